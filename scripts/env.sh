@@ -15,3 +15,4 @@ if [ -z "${JAVA_HOME:-}" ] || ! "${JAVA_HOME}/bin/java" -version 2>&1 | grep -q 
 fi
 export PATH="$JAVA_HOME/bin:$PATH"
 MVN_FLAGS=(-B -ntp)
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"

@@ -163,6 +163,20 @@ public final class Regs {
     public static final int REG_ERROR_COUNT = 0xA0;
     /** Acknowledgement packets received */
     public static final int REG_ACKS_RECEIVED = 0xA4;
+    /** Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
+    public static final int REG_TX_DROP_PARTIAL = 0xA8;
+    /** Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
+    public static final int REG_RX_BASE_LO = 0xC0;
+    /** High word of the identity-mapped receive area address */
+    public static final int REG_RX_BASE_HI = 0xC4;
+    /** Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
+    public static final int REG_LINK_RETRY_LIMIT = 0xC8;
+    /** Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
+    public static final int REG_LINK_ACK_TIMEOUT = 0xCC;
+    /** Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
+    public static final int REG_HEARTBEAT_PERIOD = 0xD0;
+    /** Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
+    public static final int REG_TX_COMBINE_IDLE = 0xD4;
     /** Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
     public static final int REG_MCAST_GROUP_BASE = 0x100;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;

@@ -1,0 +1,118 @@
+package dev.memchan;
+
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.cluster.BidLock;
+
+import java.time.Duration;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A set of cluster-wide locks (imc_lkalloc / imc_lkacquire / imc_lkrelease), using the Memory
+ * Channel lock algorithm: a region mapped broadcast + local copy and receive by every user, one row
+ * of per-node bids per lock (see {@link BidLock}). Locks held by a node that dies are released by the
+ * surviving nodes' cluster service. Threads of one process may share a lock set: within the process
+ * a local lock serializes them, since the node has one bid slot per lock.
+ */
+public final class ClusterLockSet implements AutoCloseable {
+    private final Fabric fabric;
+    private final Region region;
+    private final OutgoingMapping out;
+    private final IncomingMapping in;
+    private final BidLock[] locks;
+    private final ReentrantLock[] local;
+
+    private ClusterLockSet(Fabric fabric, Region region, OutgoingMapping out, IncomingMapping in, int count) {
+        this.fabric = fabric;
+        this.region = region;
+        this.out = out;
+        this.in = in;
+        this.locks = new BidLock[count];
+        this.local = new ReentrantLock[count];
+        long row = BidLock.rowSize(fabric.maxNodes());
+        for (int i = 0; i < count; i++) {
+            locks[i] = new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
+                    fabric.adapter().incarnation());
+            local[i] = new ReentrantLock();
+        }
+    }
+
+    static ClusterLockSet open(Fabric fabric, long key, int count) {
+        Region region = fabric.allocateLockRegion(key, count, count * BidLock.rowSize(fabric.maxNodes()));
+        try {
+            OutgoingMapping out = region.attachTransmit(Route.broadcast(), true);
+            IncomingMapping in = region.attachReceive(false);
+            return new ClusterLockSet(fabric, region, out, in, count);
+        } catch (RuntimeException e) {
+            region.close();
+            throw e;
+        }
+    }
+
+    public int size() {
+        return locks.length;
+    }
+
+    private void check(int lock) {
+        if (lock < 0 || lock >= locks.length) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " out of range 0.." + (locks.length - 1));
+        }
+    }
+
+    /** Blocks until lock {@code lock} is held by this thread. */
+    public void acquire(int lock) {
+        acquire(lock, Duration.ofNanos(Long.MAX_VALUE));
+    }
+
+    /** Acquires within {@code timeout} or throws TIMEOUT. */
+    public void acquire(int lock, Duration timeout) {
+        check(lock);
+        local[lock].lock();
+        try {
+            locks[lock].acquire(timeout.toNanos());
+        } catch (RuntimeException e) {
+            local[lock].unlock();
+            throw e;
+        }
+    }
+
+    /** One attempt; true when the lock is now held by this thread. */
+    public boolean tryAcquire(int lock) {
+        check(lock);
+        if (!local[lock].tryLock()) {
+            return false;
+        }
+        if (locks[lock].tryAcquire()) {
+            return true;
+        }
+        local[lock].unlock();
+        return false;
+    }
+
+    /** Releases a lock held by this thread; its protected stores are fenced before the release. */
+    public void release(int lock) {
+        check(lock);
+        if (!local[lock].isHeldByCurrentThread()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
+        }
+        locks[lock].release();
+        local[lock].unlock();
+    }
+
+    /** The node holding lock {@code lock}, or -1 (a racing bid also shows as -1). */
+    public int holder(int lock) {
+        check(lock);
+        return BidLock.holder(in.segment(), lock * BidLock.rowSize(fabric.maxNodes()), fabric.maxNodes());
+    }
+
+    /** Releases locks still held by this process, detaches and deallocates. */
+    @Override
+    public void close() {
+        for (int i = 0; i < locks.length; i++) {
+            if (local[i].isHeldByCurrentThread()) {
+                release(i);
+            }
+        }
+        region.close();
+        fabric.untrack(this);
+    }
+}

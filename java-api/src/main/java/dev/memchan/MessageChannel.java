@@ -1,0 +1,275 @@
+package dev.memchan;
+
+import dev.memchan.MemchanException.Kind;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * A point-to-point channel of variable-length messages, written payload first and then a
+ * header/sequence word, as in seed 000's "8-byte message plus 8-byte flag".
+ *
+ * <p>Two regions: the ring (key K, sender → receiver) and the credit word (key K | 1&lt;&lt;62,
+ * receiver → sender), so the sender never reads remote memory and never overruns the receiver.
+ *
+ * <pre>
+ *  ring (capacity bytes, a power of two), frames 8-byte aligned, no frame crosses the end:
+ *  +-------------------------------------+-----------------------------+
+ *  | u64 header = seq << 32 | length     | payload, padded to 8 bytes  |
+ *  +-------------------------------------+-----------------------------+
+ *    seq: 1, 2, 3, ... (never 0, so a zeroed ring holds no message); length 0xFFFFFFFF = padding to
+ *    the ring's end. The header is stored after a store fence (write-combining safe); the receiver
+ *    reads it with acquire and only then the payload.
+ *  credit region:  +0 u64 bytes consumed by the receiver
+ * </pre>
+ */
+public final class MessageChannel {
+    static final long CREDIT_KEY_BIT = 1L << 62;
+    static final int PAD = 0xFFFF_FFFF;
+
+    private MessageChannel() {
+    }
+
+    /** Receives a message in place: {@code buffer} holds it at {@code offset}, {@code length} bytes, until the callback returns. */
+    @FunctionalInterface
+    public interface Handler {
+        void onMessage(MemorySegment buffer, long offset, int length);
+    }
+
+    static int nextSeq(int seq) {
+        int n = seq + 1;
+        return n == 0 ? 1 : n;
+    }
+
+    static int frameLength(int payload) {
+        return (8 + payload + 7) & ~7;
+    }
+
+    private static int checkCapacity(Fabric fabric, int capacity) {
+        if (capacity < fabric.pageSize() || Integer.bitCount(capacity) != 1) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "channel capacity must be a power of two of at least one page ("
+                    + fabric.pageSize() + " bytes), not " + capacity);
+        }
+        return capacity;
+    }
+
+    /** The sending end, to node {@code receiver}; {@code capacity} bytes of ring. */
+    public static Sender sender(Fabric fabric, long key, int receiver, int capacity) {
+        checkCapacity(fabric, capacity);
+        Region ring = fabric.allocate(key, capacity, 0660);
+        Region credit = null;
+        try {
+            credit = fabric.allocate(key | CREDIT_KEY_BIT, fabric.pageSize(), 0660);
+            return fabric.track(new Sender(fabric, ring, credit, ring.attachTransmit(Route.node(receiver), false),
+                    credit.attachReceive(false), capacity));
+        } catch (RuntimeException e) {
+            ring.close();
+            if (credit != null) {
+                credit.close();
+            }
+            throw e;
+        }
+    }
+
+    /** The receiving end, from node {@code sender}. */
+    public static Receiver receiver(Fabric fabric, long key, int sender, int capacity) {
+        checkCapacity(fabric, capacity);
+        Region ring = fabric.allocate(key, capacity, 0660);
+        Region credit = null;
+        try {
+            credit = fabric.allocate(key | CREDIT_KEY_BIT, fabric.pageSize(), 0660);
+            return fabric.track(new Receiver(fabric, ring, credit, ring.attachReceive(false),
+                    credit.attachTransmit(Route.node(sender), false), capacity));
+        } catch (RuntimeException e) {
+            ring.close();
+            if (credit != null) {
+                credit.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Sending end. Single-threaded; no allocation per message. */
+    public static final class Sender implements AutoCloseable {
+        private final Fabric fabric;
+        private final Region ringRegion;
+        private final Region creditRegion;
+        private final OutgoingMapping ring;
+        private final MemorySegment ringSegment;
+        private final IncomingMapping credit;
+        private final int capacity;
+        private final int mask;
+        private long position;
+        private long limit;
+        private int seq = 1;
+
+        Sender(Fabric fabric, Region ringRegion, Region creditRegion, OutgoingMapping ring, IncomingMapping credit, int capacity) {
+            this.fabric = fabric;
+            this.ringRegion = ringRegion;
+            this.creditRegion = creditRegion;
+            this.ring = ring;
+            this.ringSegment = ring.segment();
+            this.credit = credit;
+            this.capacity = capacity;
+            this.mask = capacity - 1;
+            this.limit = capacity;
+        }
+
+        /** Largest message: half the ring. */
+        public int maxMessage() {
+            return capacity / 2 - 8;
+        }
+
+        /** Sends {@code length} bytes of {@code src} from {@code offset} if the ring has room; false otherwise. */
+        public boolean offer(MemorySegment src, long offset, int length) {
+            if (length < 0 || length > maxMessage()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes: must be 0.." + maxMessage());
+            }
+            int frame = frameLength(length);
+            int index = (int) (position & mask);
+            int toEnd = capacity - index;
+            long need = toEnd < frame ? toEnd + frame : frame;
+            if (position + need > limit) {
+                limit = credit.getLongAcquire(0) + capacity;
+                if (position + need > limit) {
+                    return false;
+                }
+            }
+            if (toEnd < frame) {
+                ring.putLongRelease(index, ((long) seq << 32) | (PAD & 0xFFFF_FFFFL));
+                seq = nextSeq(seq);
+                position += toEnd;
+                index = 0;
+            }
+            MemorySegment.copy(src, offset, ringSegment, index + 8, length);
+            ring.putLongRelease(index, ((long) seq << 32) | length); // payload first, then the header
+            seq = nextSeq(seq);
+            position += frame;
+            return true;
+        }
+
+        /** Sends, waiting for room; throws TIMEOUT after {@code timeout}. */
+        public void send(MemorySegment src, long offset, int length, Duration timeout) {
+            if (offer(src, offset, length)) {
+                return;
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            int idle = 0;
+            while (!offer(src, offset, length)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new MemchanException(Kind.TIMEOUT, "receiver did not make room within " + timeout.toMillis() + " ms");
+                }
+                idle = idle(idle);
+            }
+        }
+
+        @Override
+        public void close() {
+            ringRegion.close();
+            creditRegion.close();
+            fabric.untrack(this);
+        }
+    }
+
+    static int idle(int idle) {
+        if (idle < 1000) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield(); // two cores: let the other side run
+        }
+        return idle + 1;
+    }
+
+    /** Receiving end. Single-threaded; no allocation per message. */
+    public static final class Receiver implements AutoCloseable {
+        private final Fabric fabric;
+        private final Region ringRegion;
+        private final Region creditRegion;
+        private final IncomingMapping ring;
+        private final MemorySegment ringSegment;
+        private final OutgoingMapping credit;
+        private final int capacity;
+        private final int mask;
+        private long position;
+        private int seq = 1;
+
+        Receiver(Fabric fabric, Region ringRegion, Region creditRegion, IncomingMapping ring, OutgoingMapping credit, int capacity) {
+            this.fabric = fabric;
+            this.ringRegion = ringRegion;
+            this.creditRegion = creditRegion;
+            this.ring = ring;
+            this.ringSegment = ring.segment();
+            this.credit = credit;
+            this.capacity = capacity;
+            this.mask = capacity - 1;
+        }
+
+        /** Hands up to {@code limit} waiting messages to {@code handler}, in order; returns how many. */
+        public int poll(Handler handler, int limit) {
+            int delivered = 0;
+            long start = position;
+            while (delivered < limit) {
+                int index = (int) (position & mask);
+                long header = ring.getLongAcquire(index);
+                if ((int) (header >>> 32) != seq) {
+                    break;
+                }
+                seq = nextSeq(seq);
+                int length = (int) header;
+                if (length == PAD) {
+                    position += capacity - index;
+                    continue;
+                }
+                handler.onMessage(ringSegment, index + 8, length);
+                position += frameLength(length);
+                delivered++;
+            }
+            if (position != start) {
+                credit.putLongRelease(0, position);
+            }
+            return delivered;
+        }
+
+        /**
+         * Copies the next message into {@code dst}, waiting up to {@code timeout}; returns its length,
+         * or -1 on timeout. A message longer than {@code dst} is an error (and is not consumed).
+         */
+        public int receive(MemorySegment dst, Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            int idle = 0;
+            while (true) {
+                int index = (int) (position & mask);
+                long header = ring.getLongAcquire(index);
+                if ((int) (header >>> 32) == seq) {
+                    int length = (int) header;
+                    if (length == PAD) {
+                        seq = nextSeq(seq);
+                        position += capacity - index;
+                        credit.putLongRelease(0, position);
+                        continue;
+                    }
+                    if (length > dst.byteSize()) {
+                        throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes does not fit in "
+                                + dst.byteSize() + " bytes");
+                    }
+                    MemorySegment.copy(ringSegment, index + 8, dst, 0, length);
+                    seq = nextSeq(seq);
+                    position += frameLength(length);
+                    credit.putLongRelease(0, position);
+                    return length;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    return -1;
+                }
+                idle = idle(idle);
+            }
+        }
+
+        @Override
+        public void close() {
+            ringRegion.close();
+            creditRegion.close();
+            fabric.untrack(this);
+        }
+    }
+}

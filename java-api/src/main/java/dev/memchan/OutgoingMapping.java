@@ -1,0 +1,89 @@
+package dev.memchan;
+
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A transmit mapping: stores into {@link #segment()} travel to the region's destinations.
+ *
+ * <p>Ordering, as on the hardware: stores from one thread reach every destination in program order
+ * only where the memory orders them. The transmit window of a board is write-combining memory,
+ * where x86-TSO does <em>not</em> order stores, so anything a receiver uses as a flag must be stored
+ * after a {@link #fence()} (or with {@link #putLongRelease}, which fences first). {@link Fabric#ackBarrier()}
+ * additionally waits until the stores have arrived. Never load from a transmit mapping: on a board,
+ * reads of the transmit window return nothing useful; read your local copy through an
+ * {@link IncomingMapping} instead.
+ */
+public final class OutgoingMapping implements AutoCloseable {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final Region region;
+    private final Backend.Grant grant;
+    private final MemorySegment segment;
+    private final Route route;
+    private final Backend backend;
+
+    OutgoingMapping(Region region, Backend.Grant grant, Route route) {
+        this.region = region;
+        this.grant = grant;
+        this.segment = grant.segment();
+        this.route = route;
+        this.backend = region.fabric().adapter();
+    }
+
+    /** The mapped transmit pages: stores only. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public Route route() {
+        return route;
+    }
+
+    public Region region() {
+        return region;
+    }
+
+    /** A plain store: may be combined and reordered with other plain stores until a {@link #fence()}. */
+    public void putLong(long offset, long value) {
+        segment.set(JAVA_LONG, offset, value);
+    }
+
+    /**
+     * Store fence, then the store: every earlier store (plain, bulk copy, write-combined) reaches every
+     * destination before this one. The flag/sequence store of the message-channel idiom.
+     */
+    public void putLongRelease(long offset, long value) {
+        VarHandle.fullFence(); // sfence-strength: a locked instruction drains write-combining buffers
+        LONG.setVolatile(segment, offset, value);
+    }
+
+    /**
+     * Orders every earlier store to this (or any) transmit mapping before every later one. A real store
+     * fence: on x86 a locked instruction, which also drains write-combining buffers (VarHandle.releaseFence
+     * would only constrain the compiler there).
+     */
+    public void fence() {
+        VarHandle.fullFence();
+    }
+
+    /** Wakes the receivers that attached with {@code notify} (the adapter's interrupt on receive). */
+    public void notifyReceivers() {
+        backend.raiseNotify(grant.firstPage());
+    }
+
+    /** First network page of this mapping. */
+    public int firstPage() {
+        return grant.firstPage();
+    }
+
+    @Override
+    public void close() {
+        grant.close();
+        region.mappingClosed(this, Region.TX);
+    }
+}

@@ -1,0 +1,190 @@
+package dev.memchan;
+
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.cluster.ClusterService.RegionEntry;
+import dev.memchan.layout.RxPct;
+import dev.memchan.spi.Backend;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A region of network pages allocated by key (imc_asalloc). Attach it for transmit
+ * ({@link #attachTransmit}: imc_asattach / imc_asattach_ptp) or receive ({@link #attachReceive});
+ * {@link #close()} detaches this process's mappings and deallocates (imc_asdealloc); the last user's
+ * deallocation frees the pages.
+ */
+public final class Region implements AutoCloseable {
+    static final int TX = 0;
+    static final int RX = 1;
+
+    private final Fabric fabric;
+    private final int index;
+    private final long generation;
+    private final long key;
+    private final int firstPage;
+    private final int pageCount;
+    private final List<AutoCloseable> mappings = new ArrayList<>();
+    private boolean closed;
+
+    Region(Fabric fabric, RegionEntry e) {
+        this.fabric = fabric;
+        this.index = e.index;
+        this.generation = e.generation;
+        this.key = e.key;
+        this.firstPage = e.firstPage;
+        this.pageCount = e.pageCount;
+    }
+
+    public long key() {
+        return key;
+    }
+
+    /** First network page of the region. */
+    public int firstPage() {
+        return firstPage;
+    }
+
+    public int pageCount() {
+        return pageCount;
+    }
+
+    public long sizeBytes() {
+        return (long) pageCount * fabric.pageSize();
+    }
+
+    Fabric fabric() {
+        return fabric;
+    }
+
+    /** Attaches the whole region for transmit on {@code route}, with or without local copy. */
+    public OutgoingMapping attachTransmit(Route route, boolean localCopy) {
+        return attachTransmit(route, localCopy, false, 0, sizeBytes());
+    }
+
+    /**
+     * Attaches {@code length} bytes from {@code offset} (both whole pages) for transmit. With
+     * {@code ackRequest} every packet asks its destinations for an acknowledgement (hardware).
+     */
+    public synchronized OutgoingMapping attachTransmit(Route route, boolean localCopy, boolean ackRequest, long offset, long length) {
+        int[] pages = pages(offset, length);
+        ensureOpen();
+        if (route.isNode() && route.dest() >= fabric.maxNodes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "destination node " + route.dest() + " out of range 0.."
+                    + (fabric.maxNodes() - 1) + " on " + fabric.location());
+        }
+        boolean first = fabric.firstAttachment(index, TX);
+        try {
+            if (first) {
+                fabric.cluster().attachTransmit(index, generation, route, localCopy, fabric.credentials());
+            } else {
+                RegionEntry e = fabric.cluster().readEntry(index);
+                Route current = Route.fromPct(e.route);
+                boolean loop = (e.txLoopback & (1 << fabric.nodeId())) != 0;
+                if (!current.equals(route) || loop != localCopy) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("region 0x%x is attached for transmit by "
+                            + "this process to %s%s; a second attachment must use the same route and local copy", key,
+                            current, loop ? " with local copy" : ""));
+                }
+            }
+        } catch (RuntimeException ex) {
+            fabric.lastAttachment(index, TX);
+            throw ex;
+        }
+        Backend.Grant grant;
+        try {
+            grant = fabric.adapter().grantTransmit(firstPage + pages[0], pages[1], route.pctEntry(localCopy, ackRequest));
+        } catch (RuntimeException ex) {
+            detached(TX);
+            throw ex;
+        }
+        OutgoingMapping m = new OutgoingMapping(this, grant, route);
+        mappings.add(m);
+        return m;
+    }
+
+    /** Attaches the whole region for receive; with {@code notify}, stores to it can wake a {@link Notifier} waiter. */
+    public IncomingMapping attachReceive(boolean notify) {
+        return attachReceive(notify, 0, sizeBytes());
+    }
+
+    /** Attaches {@code length} bytes from {@code offset} (whole pages) for receive, mapped read-only. */
+    public synchronized IncomingMapping attachReceive(boolean notify, long offset, long length) {
+        int[] pages = pages(offset, length);
+        ensureOpen();
+        boolean first = fabric.firstAttachment(index, RX);
+        try {
+            if (first) {
+                fabric.cluster().attachReceive(index, generation, fabric.credentials());
+            }
+        } catch (RuntimeException ex) {
+            fabric.lastAttachment(index, RX);
+            throw ex;
+        }
+        Backend.Grant grant;
+        try {
+            grant = fabric.adapter().grantReceive(firstPage + pages[0], pages[1], RxPct.encode(true, notify));
+        } catch (RuntimeException ex) {
+            detached(RX);
+            throw ex;
+        }
+        IncomingMapping m = new IncomingMapping(this, grant);
+        mappings.add(m);
+        return m;
+    }
+
+    /** Validates a byte range of the region and returns {first page within the region, page count}. */
+    private int[] pages(long offset, long length) {
+        int ps = fabric.pageSize();
+        if (offset < 0 || length < 1 || offset % ps != 0 || length % ps != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "mapping of " + length + " bytes at offset " + offset
+                    + ": offset and length must be whole pages of " + ps + " bytes, length at least one page");
+        }
+        if (offset + length > sizeBytes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("mapping of bytes %d..%d is past the end of "
+                    + "region 0x%x (%d bytes)", offset, offset + length - 1, key, sizeBytes()));
+        }
+        return new int[]{(int) (offset / ps), (int) (length / ps)};
+    }
+
+    /** Called by a mapping's close. */
+    synchronized void mappingClosed(AutoCloseable m, int kind) {
+        if (mappings.remove(m)) {
+            detached(kind);
+        }
+    }
+
+    private void detached(int kind) {
+        if (fabric.lastAttachment(index, kind)) {
+            fabric.cluster().detach(index, generation, kind == TX);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, String.format("region 0x%x is closed", key));
+        }
+    }
+
+    /** Detaches this process's mappings of the region and deallocates it (imc_asdealloc). */
+    @Override
+    public void close() {
+        List<AutoCloseable> toClose;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(mappings);
+        }
+        for (AutoCloseable m : toClose) {
+            try {
+                m.close();
+            } catch (Exception ignored) {
+                // the release below clears this node's directory state anyway
+            }
+        }
+        fabric.cluster().release(index, generation);
+        fabric.untrack(this);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The Memory Channel lock algorithm (seed 000) on one row of bids: a u64 per node, in a page every
+ * node maps for transmit (broadcast + local copy) and receive.
+ *
+ * <pre>
+ *  row:  +---------+---------+-----+-----------+
+ *        | bid[0]  | bid[1]  | ... | bid[N-1]  |   bid = bidder's incarnation, 0 = no bid
+ *        +---------+---------+-----+-----------+
+ * </pre>
+ *
+ * To acquire: wait until no other bid is set, store our bid, fence, wait until our own bid comes
+ * back through the local copy (it has passed the point of global order, so every bid stored before
+ * it is visible too), then read the row. Only our bid: the lock is ours. Otherwise withdraw and back
+ * off for a random, growing time. The ordering rules make at most one node see itself alone.
+ */
+public final class BidLock {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final MemorySegment tx;
+    private final MemorySegment rx;
+    private final long row;
+    private final int nodes;
+    private final int me;
+    private final long bid;
+
+    public BidLock(MemorySegment tx, MemorySegment rx, long rowOffset, int nodes, int me, long bid) {
+        if (bid == 0) {
+            throw new IllegalArgumentException("bid must be non-zero");
+        }
+        this.tx = tx;
+        this.rx = rx;
+        this.row = rowOffset;
+        this.nodes = nodes;
+        this.me = me;
+        this.bid = bid;
+    }
+
+    /** Size of one row for {@code nodes} nodes. */
+    public static long rowSize(int nodes) {
+        return 8L * nodes;
+    }
+
+    private boolean othersBidding() {
+        for (int n = 0; n < nodes; n++) {
+            if (n != me && (long) LONG.getVolatile(rx, row + 8L * n) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One bid; true when the lock is now held. Never blocks for long. */
+    public boolean tryAcquire() {
+        if (othersBidding()) {
+            return false;
+        }
+        LONG.setVolatile(tx, row + 8L * me, bid);
+        VarHandle.fullFence(); // the bid must leave before we read the others (x86 may pass loads over stores)
+        long spins = 0;
+        while ((long) LONG.getVolatile(rx, row + 8L * me) != bid) { // local copy: our bid has been ordered
+            Thread.onSpinWait();
+            if (++spins > 100_000_000L) {
+                LONG.setVolatile(tx, row + 8L * me, 0L);
+                throw new MemchanException(Kind.DEVICE_ERROR, "lock bid never came back through the local copy: "
+                        + "check the page's PCT (broadcast + local copy) and the link");
+            }
+        }
+        if (!othersBidding()) {
+            return true;
+        }
+        LONG.setVolatile(tx, row + 8L * me, 0L);
+        return false;
+    }
+
+    /** Acquires, backing off on conflict; throws TIMEOUT after {@code timeoutNanos}. */
+    public void acquire(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int attempt = 0;
+        while (!tryAcquire()) {
+            backOff(attempt++);
+            if (System.nanoTime() - deadline > 0) {
+                throw new MemchanException(Kind.TIMEOUT, "lock not acquired within " + timeoutNanos / 1_000_000 + " ms");
+            }
+        }
+    }
+
+    static void backOff(int attempt) {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        if (attempt < 4) {
+            for (int i = r.nextInt(32 << attempt); i > 0; i--) {
+                Thread.onSpinWait();
+            }
+        } else if (attempt < 8) {
+            Thread.yield(); // on few cores the holder may need this CPU
+        } else {
+            LockSupport.parkNanos(r.nextLong(1_000, 1_000L << Math.min(attempt - 6, 10)));
+        }
+    }
+
+    /** Releases: a fence orders the protected stores (write-combining too) before the bid's withdrawal. */
+    public void release() {
+        VarHandle.fullFence();
+        LONG.setVolatile(tx, row + 8L * me, 0L);
+    }
+
+    /** True when this node's bid is the only one (the lock is held by us). */
+    public boolean heldByMe() {
+        return (long) LONG.getVolatile(rx, row + 8L * me) == bid && !othersBidding();
+    }
+
+    /** Clears a (dead) node's bid. */
+    public static void clearBid(MemorySegment tx, long rowOffset, int node) {
+        VarHandle.fullFence();
+        LONG.setVolatile(tx, rowOffset + 8L * node, 0L);
+    }
+
+    /** The node holding the only bid in a row, or -1. */
+    public static int holder(MemorySegment rx, long rowOffset, int nodes) {
+        int holder = -1;
+        for (int n = 0; n < nodes; n++) {
+            if ((long) LONG.getVolatile(rx, rowOffset + 8L * n) != 0) {
+                if (holder >= 0) {
+                    return -1;
+                }
+                holder = n;
+            }
+        }
+        return holder;
+    }
+}

@@ -1,0 +1,482 @@
+package dev.memchan.internal.soft;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.nativeio.ErrnoException;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The emulated adapter of one node in a soft fabric file. The node ID is claimed by a
+ * compare-and-set of the node block's OWNER word; the PCTs are the node block's tables; a grant maps
+ * the network pages' file range, writable for transmit and read-only for receive, so the sender's
+ * outgoing mapping and every receiver's incoming mapping are the same physical page.
+ */
+public final class SoftFabricBackend implements Backend {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final String location;
+    private final int fd;
+    private final SoftFabricLayout layout;
+    private final Arena controlArena = Arena.ofShared();
+    /** Header and every node block, read-write: the adapters' registers and PCTs. */
+    private final MemorySegment control;
+    private final int node;
+    private final long ownerWord;
+    private final long incarnation;
+    private final long regs;
+    private final int[] txRefs;
+    private final int[] rxRefs;
+    private final List<SoftGrant> grants = new ArrayList<>();
+    private boolean closed;
+
+    private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, long staleTimeoutNanos) {
+        this.location = location;
+        this.fd = opened.fd();
+        this.layout = opened.layout();
+        try {
+            this.control = Posix.mmap(fd, 0, layout.dataOffset(), true, controlArena);
+        } catch (ErrnoException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map node blocks: " + e.getMessage(), e);
+        }
+        this.txRefs = new int[layout.pageCount()];
+        this.rxRefs = new int[layout.pageCount()];
+        long claimed = -1;
+        int claimedNode = -1;
+        if (requestedNode >= 0) {
+            if (requestedNode >= layout.maxNodes()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + requestedNode + " out of range 0.."
+                        + (layout.maxNodes() - 1) + " for " + location);
+            }
+            claimed = claim(requestedNode, staleTimeoutNanos, true);
+            claimedNode = requestedNode;
+        } else {
+            for (int n = 0; n < layout.maxNodes() && claimed < 0; n++) {
+                claimed = claim(n, staleTimeoutNanos, false);
+                claimedNode = n;
+            }
+            if (claimed < 0) {
+                throw new MemchanException(Kind.IN_USE, location + ": all " + layout.maxNodes() + " node IDs are in use");
+            }
+        }
+        this.node = claimedNode;
+        this.ownerWord = claimed;
+        this.incarnation = claimed >>> 32;
+        this.regs = layout.nodeBlock(node);
+        control.set(JAVA_INT, regs + REG_NODE_ID, (int) (node | NODE_ID_VALID_MASK));
+        control.set(JAVA_INT, regs + REG_IRQ_STATUS, 0);
+        control.set(JAVA_INT, regs + REG_BARRIER, 0);
+    }
+
+    /** Joins {@code path} as node {@code requestedNode}, or the first free node when it is -1. */
+    public static SoftFabricBackend join(String location, Path path, int requestedNode, Duration failureTimeout) {
+        SoftFabricFile.Opened opened = SoftFabricFile.open(path);
+        try {
+            return new SoftFabricBackend(location, opened, requestedNode, failureTimeout.toNanos());
+        } catch (RuntimeException e) {
+            Posix.close(opened.fd());
+            throw e;
+        }
+    }
+
+    public SoftFabricLayout layout() {
+        return layout;
+    }
+
+    /**
+     * Claims the node block: CAS OWNER 0 -> (incarnation << 32 | pid). A stale owner (dead pid on this
+     * host, or a silent heartbeat from another host) is taken over, after its PCT is cleared.
+     * Returns the new OWNER word, or -1 when the node is in use and {@code mustHave} is false.
+     */
+    private long claim(int n, long staleTimeoutNanos, boolean mustHave) {
+        long block = layout.nodeBlock(n);
+        long myHost = HostIdentity.hostId();
+        int pid = Posix.getpid();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
+            long nextIncarnation = ((long) LONG.getVolatile(control, block + SF_NODE_INCARNATION) + 1) & 0xFFFF_FFFFL;
+            if (nextIncarnation == 0) {
+                nextIncarnation = 1;
+            }
+            long word = (nextIncarnation << 32) | (pid & 0xFFFF_FFFFL);
+            if (owner != 0 && !ownerIsStale(n, owner, myHost, staleTimeoutNanos)) {
+                if (!mustHave) {
+                    return -1;
+                }
+                throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
+                        + (owner & 0xFFFF_FFFFL) + (((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID)) == myHost ? "" : " on another host")
+                        + "; pick another node ID or leave that node first");
+            }
+            if (LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, word)) {
+                if (owner != 0) {
+                    clearPcts(n); // the dead owner's entries must not outlive it
+                }
+                LONG.setVolatile(control, block + SF_NODE_INCARNATION, nextIncarnation);
+                LONG.setVolatile(control, block + SF_NODE_HOST_ID, myHost);
+                return word;
+            }
+        }
+        throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " keeps changing owner; try again");
+    }
+
+    private boolean ownerIsStale(int n, long owner, long myHost, long staleTimeoutNanos) {
+        long block = layout.nodeBlock(n);
+        int pid = (int) (owner & 0xFFFF_FFFFL);
+        if ((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID) == myHost) {
+            return !Posix.processExists(pid);
+        }
+        // Another host (a VM sharing the file): dead only when its heartbeat has stopped.
+        long heartbeatAt = layout.dataPage(SYS_MEMBERSHIP_PAGE) + (long) n * SYS_MEMBERSHIP_SLOT_SIZE + SYS_MEMBER_HEARTBEAT;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment page = Posix.mmap(fd, layout.dataPage(SYS_MEMBERSHIP_PAGE), layout.pageSize(), false, arena);
+            long offset = heartbeatAt - layout.dataPage(SYS_MEMBERSHIP_PAGE);
+            long first = (long) LONG.getVolatile(page, offset);
+            long deadline = System.nanoTime() + staleTimeoutNanos;
+            while (System.nanoTime() < deadline) {
+                if ((long) LONG.getVolatile(page, offset) != first) {
+                    return false;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return true;
+        } catch (ErrnoException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void clearPcts(int n) {
+        for (int p = 0; p < layout.pageCount(); p++) {
+            INT.setVolatile(control, layout.txPct(n, p), 0);
+            LONG.setVolatile(control, layout.rxPct(n, p), 0L);
+        }
+    }
+
+    @Override
+    public String kind() {
+        return "soft";
+    }
+
+    @Override
+    public String location() {
+        return location;
+    }
+
+    @Override
+    public int nodeId() {
+        return node;
+    }
+
+    @Override
+    public int maxNodes() {
+        return layout.maxNodes();
+    }
+
+    @Override
+    public int pageSize() {
+        return layout.pageSize();
+    }
+
+    @Override
+    public int pageCount() {
+        return layout.pageCount();
+    }
+
+    @Override
+    public long incarnation() {
+        return incarnation;
+    }
+
+    @Override
+    public int readRegister(int offset) {
+        if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("register offset 0x%x outside the register block", offset));
+        }
+        return (int) INT.getVolatile(control, regs + offset);
+    }
+
+    /** A register of any node's emulated adapter (for status displays). */
+    public int readRegister(int otherNode, int offset) {
+        return (int) INT.getVolatile(control, layout.nodeBlock(otherNode) + offset);
+    }
+
+    private void checkRange(int first, int count) {
+        if (count < 1 || first < 0 || (long) first + count > layout.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "pages " + first + ".." + ((long) first + count - 1)
+                    + " are outside the window 0.." + (layout.pageCount() - 1));
+        }
+    }
+
+    @Override
+    public synchronized int txPct(int page) {
+        checkRange(page, 1);
+        return (int) INT.getVolatile(control, layout.txPct(node, page));
+    }
+
+    @Override
+    public synchronized long rxPct(int page) {
+        checkRange(page, 1);
+        return (long) LONG.getVolatile(control, layout.rxPct(node, page));
+    }
+
+    /** Any node's TX PCT entry (the soft fabric can see them all). */
+    public int txPct(int otherNode, int page) {
+        return (int) INT.getVolatile(control, layout.txPct(otherNode, page));
+    }
+
+    /** Any node's RX PCT entry. */
+    public long rxPct(int otherNode, int page) {
+        return (long) LONG.getVolatile(control, layout.rxPct(otherNode, page));
+    }
+
+    private void checkTxEntry(int page, int entry) {
+        String problem = TxPct.problem(entry, layout.maxNodes());
+        if (problem != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
+        }
+        if (!TxPct.enabled(entry)) {
+            return;
+        }
+        for (int n = 0; n < layout.maxNodes(); n++) {
+            int other = txPct(n, page);
+            if (n != node && TxPct.enabled(other) && TxPct.route(other) != TxPct.route(entry)) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + page + ": node " + n + " already routes it to "
+                        + TxPct.describe(other) + "; one network page has one route (wanted " + TxPct.describe(entry) + ")");
+            }
+        }
+    }
+
+    @Override
+    public synchronized void writeTxPct(int page, int entry) {
+        ensureOpen();
+        checkRange(page, 1);
+        checkTxEntry(page, entry);
+        if (txRefs[page] > 0) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by this process; detach it first");
+        }
+        INT.setVolatile(control, layout.txPct(node, page), entry);
+    }
+
+    @Override
+    public synchronized void writeRxPct(int page, long entry) {
+        ensureOpen();
+        checkRange(page, 1);
+        String problem = RxPct.problem(entry);
+        if (problem != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "receive PCT entry for page " + page + ": " + problem);
+        }
+        if (rxRefs[page] > 0) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for receive by this process; detach it first");
+        }
+        LONG.setVolatile(control, layout.rxPct(node, page), entry);
+    }
+
+    @Override
+    public synchronized Grant grantTransmit(int firstPage, int count, int txEntry) {
+        ensureOpen();
+        checkRange(firstPage, count);
+        if (!TxPct.enabled(txEntry)) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs TX_EN in its entry");
+        }
+        for (int p = firstPage; p < firstPage + count; p++) {
+            checkTxEntry(p, txEntry);
+            if (txRefs[p] > 0 && txPct(node, p) != txEntry) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for transmit as "
+                        + TxPct.describe(txPct(node, p)) + ", not " + TxPct.describe(txEntry));
+            }
+        }
+        SoftGrant g = map(firstPage, count, true);
+        for (int p = firstPage; p < firstPage + count; p++) {
+            if (txRefs[p]++ == 0) {
+                INT.setVolatile(control, layout.txPct(node, p), txEntry);
+            }
+        }
+        return g;
+    }
+
+    @Override
+    public synchronized Grant grantReceive(int firstPage, int count, long rxEntry) {
+        ensureOpen();
+        checkRange(firstPage, count);
+        String problem = RxPct.problem(rxEntry);
+        if (problem != null || !RxPct.enabled(rxEntry)) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs a valid entry with RX_EN"
+                    + (problem == null ? "" : ": " + problem));
+        }
+        for (int p = firstPage; p < firstPage + count; p++) {
+            if (rxRefs[p] > 0 && rxPct(node, p) != rxEntry) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive as "
+                        + RxPct.describe(rxPct(node, p)) + ", not " + RxPct.describe(rxEntry));
+            }
+        }
+        SoftGrant g = map(firstPage, count, false);
+        for (int p = firstPage; p < firstPage + count; p++) {
+            if (rxRefs[p]++ == 0) {
+                LONG.setVolatile(control, layout.rxPct(node, p), rxEntry);
+            }
+        }
+        return g;
+    }
+
+    private SoftGrant map(int firstPage, int count, boolean transmit) {
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment seg = Posix.mmap(fd, layout.dataPage(firstPage), (long) count * layout.pageSize(), transmit, arena);
+            SoftGrant g = new SoftGrant(firstPage, count, transmit, arena, seg);
+            grants.add(g);
+            return g;
+        } catch (ErrnoException e) {
+            arena.close();
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map pages " + firstPage + "+" + count + ": " + e.getMessage(), e);
+        }
+    }
+
+    private synchronized void release(SoftGrant g) {
+        if (!grants.remove(g)) {
+            return;
+        }
+        g.arena.close();
+        int[] refs = g.transmit ? txRefs : rxRefs;
+        for (int p = g.firstPage; p < g.firstPage + g.count; p++) {
+            if (--refs[p] == 0) {
+                if (g.transmit) {
+                    INT.setVolatile(control, layout.txPct(node, p), 0);
+                } else {
+                    LONG.setVolatile(control, layout.rxPct(node, p), 0L);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void ackBarrier(Duration timeout) {
+        // The stores are in the shared page once they leave this CPU's store buffer.
+        VarHandle.fullFence();
+        INT.setVolatile(control, regs + REG_BARRIER, BARRIER_DONE_MASK);
+    }
+
+    @Override
+    public void raiseNotify(int page) {
+        checkRange(page, 1);
+        VarHandle.fullFence(); // the notification must not overtake the stores it announces
+        for (int n = 0; n < layout.maxNodes(); n++) {
+            long entry = rxPct(n, page);
+            if (RxPct.enabled(entry) && RxPct.interruptOnReceive(entry)) {
+                long r = layout.nodeBlock(n);
+                INT.getAndBitwiseOr(control, r + REG_IRQ_STATUS, IRQ_STATUS_RX_NOTIFY_MASK);
+                INT.setVolatile(control, r + REG_RX_NOTIFY_PAGE, page);
+                INT.getAndAdd(control, r + REG_NOTIFY_COUNT, 1);
+                Posix.futexWake(control.asSlice(r + REG_NOTIFY_COUNT, 4));
+            }
+        }
+    }
+
+    @Override
+    public int notifyCount() {
+        return (int) INT.getVolatile(control, regs + REG_NOTIFY_COUNT);
+    }
+
+    @Override
+    public void awaitNotify(int observed, long timeoutNanos) {
+        try (Arena arena = Arena.ofConfined()) {
+            Posix.futexWait(control.asSlice(regs + REG_NOTIFY_COUNT, 4), observed, Math.max(0, timeoutNanos), arena.allocate(16, 8));
+        }
+    }
+
+    @Override
+    public long errorCount() {
+        return Integer.toUnsignedLong(readRegister(REG_ERROR_COUNT));
+    }
+
+    @Override
+    public void releaseDeadNode(int n, long deadIncarnation) {
+        if (n == node || n < 0 || n >= layout.maxNodes()) {
+            return;
+        }
+        long block = layout.nodeBlock(n);
+        long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
+        if (owner != 0 && (owner >>> 32) == deadIncarnation && LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, 0L)) {
+            clearPcts(n);
+            INT.setVolatile(control, block + REG_NODE_ID, 0);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, location + " node " + node + " is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        for (SoftGrant g : new ArrayList<>(grants)) {
+            release(g);
+        }
+        clearPcts(node);
+        INT.setVolatile(control, regs + REG_NODE_ID, 0);
+        LONG.compareAndSet(control, regs + SF_NODE_OWNER, ownerWord, 0L);
+        closed = true;
+        controlArena.close();
+        Posix.close(fd);
+    }
+
+    private final class SoftGrant implements Grant {
+        final int firstPage;
+        final int count;
+        final boolean transmit;
+        final Arena arena;
+        final MemorySegment segment;
+
+        SoftGrant(int firstPage, int count, boolean transmit, Arena arena, MemorySegment segment) {
+            this.firstPage = firstPage;
+            this.count = count;
+            this.transmit = transmit;
+            this.arena = arena;
+            this.segment = segment;
+        }
+
+        @Override
+        public int firstPage() {
+            return firstPage;
+        }
+
+        @Override
+        public int pageCount() {
+            return count;
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        @Override
+        public void close() {
+            release(this);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.memchan.spi;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * One node's adapter, as the library sees it: registers, PCT, grants of network pages mapped into
+ * this process, the acknowledge sweep and receive notifications. Implemented by the soft fabric
+ * ({@code shm:NAME}) and by the kernel driver's device ({@code dev:/dev/memchanN}); everything above
+ * this interface (region directory, locks, membership, channels) is backend-independent and lives
+ * in the fabric's system pages.
+ *
+ * <p>Every method that changes state validates all of its input first and throws
+ * {@link dev.memchan.MemchanException} without changing anything when the input is bad.
+ */
+public interface Backend extends AutoCloseable {
+
+    /** "soft" or "dev". */
+    String kind();
+
+    /** The URI this adapter was opened from, e.g. {@code shm:demo}. */
+    String location();
+
+    int nodeId();
+
+    int maxNodes();
+
+    int pageSize();
+
+    int pageCount();
+
+    /** A 32-bit register of this node's register block at its BAR0 offset ({@code Regs.REG_*}). */
+    int readRegister(int offset);
+
+    int txPct(int page);
+
+    long rxPct(int page);
+
+    /** Raw, privileged PCT write (mcctl). Refuses invalid entries and route conflicts. */
+    void writeTxPct(int page, int entry);
+
+    /** Raw, privileged PCT write (mcctl). Refuses invalid entries. */
+    void writeRxPct(int page, long entry);
+
+    /**
+     * Enables {@code count} pages from {@code firstPage} for transmit with {@code txEntry} and maps them
+     * writable into this process. Pages granted more than once share the entry (reference counted);
+     * a different entry for a page already granted is refused.
+     */
+    Grant grantTransmit(int firstPage, int count, int txEntry);
+
+    /** Enables pages for receive with {@code rxEntry} and maps them read-only into this process. */
+    Grant grantReceive(int firstPage, int count, long rxEntry);
+
+    /**
+     * Acknowledge sweep: returns once every store this process made through a transmit grant before the
+     * call has reached its destinations (seed 000's barrier acknowledge).
+     */
+    void ackBarrier(Duration timeout);
+
+    /**
+     * The adapter's interrupt on receive for {@code page}: wakes the receivers whose RX PCT entry has
+     * IRQ_ON_RX. On a board the packet itself does this and the call only orders it after earlier stores.
+     */
+    void raiseNotify(int page);
+
+    /** This node's NOTIFY_COUNT: read it, re-check your condition, then {@link #awaitNotify}. */
+    int notifyCount();
+
+    /** Sleeps while NOTIFY_COUNT equals {@code observed}, at most {@code timeoutNanos}; may return early. */
+    void awaitNotify(int observed, long timeoutNanos);
+
+    /** Transfers that may have been lost (the adapter's ERROR_COUNT); always 0 on the soft fabric. */
+    long errorCount();
+
+    /**
+     * Called by the cluster service after it has cleaned up a dead node's directory state: frees the
+     * dead node's adapter-side state where this backend can see it (the soft fabric clears the node
+     * block's PCTs and releases its OWNER word if still held by that incarnation).
+     */
+    void releaseDeadNode(int node, long incarnation);
+
+    /** Incarnation of this node's claim (changes every time the node ID is claimed). */
+    long incarnation();
+
+    @Override
+    void close();
+
+    /** Pages mapped into this process. Closing unmaps them and withdraws the PCT entries it enabled. */
+    interface Grant extends AutoCloseable {
+        int firstPage();
+
+        int pageCount();
+
+        /** Writable for transmit grants, read-only for receive grants. Invalid after {@link #close()}. */
+        MemorySegment segment();
+
+        @Override
+        void close();
+    }
+}
