@@ -3,6 +3,7 @@ package dev.memchan;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.cluster.ClusterService;
 import dev.memchan.internal.cluster.Credentials;
+import dev.memchan.internal.nativeio.NativeAccess;
 import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
@@ -66,6 +67,7 @@ public final class Fabric implements AutoCloseable {
     }
 
     static Backend openBackend(String location, FabricOptions options) {
+        NativeAccess.require();
         int colon = location.indexOf(':');
         String scheme = colon < 0 ? "" : location.substring(0, colon);
         String rest = colon < 0 ? location : location.substring(colon + 1);
@@ -93,11 +95,13 @@ public final class Fabric implements AutoCloseable {
 
     /** Creates a soft fabric file without joining it (mcctl node create). */
     public static void createSoftFabric(String name, FabricOptions options) {
+        NativeAccess.require();
         SoftFabricFile.create(SoftFabricFile.pathOf(name), options.fabricSize(), options.pageSize(), options.maxNodes(), options.group());
     }
 
     /** Removes a soft fabric file. */
     public static void removeSoftFabric(String name) {
+        NativeAccess.require();
         SoftFabricFile.remove(SoftFabricFile.pathOf(name));
     }
 

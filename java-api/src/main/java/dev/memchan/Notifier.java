@@ -19,6 +19,7 @@ public final class Notifier implements AutoCloseable {
     private final OutgoingMapping out;
     private final IncomingMapping in;
     private long signals;
+    private long sleeps;
 
     private Notifier(Fabric fabric, Region region, OutgoingMapping out, IncomingMapping in) {
         this.fabric = fabric;
@@ -87,10 +88,16 @@ public final class Notifier implements AutoCloseable {
             if (v != lastSeen) {
                 break;
             }
+            sleeps++;
             fabric.adapter().awaitNotify(observed, left);
             v = in.getLongAcquire(0);
         }
         return v;
+    }
+
+    /** How often {@link #await} went to sleep on the adapter's notification (after polling). */
+    public long sleepCount() {
+        return sleeps;
     }
 
     @Override

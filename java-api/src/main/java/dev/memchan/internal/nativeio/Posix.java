@@ -85,7 +85,7 @@ public final class Posix {
     private static final MethodHandle SYSCALL6;
 
     static {
-        requireNativeAccess();
+        NativeAccess.require();
         OPEN = capturing("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
         CLOSE = capturing("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
         FTRUNCATE = capturing("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
@@ -107,18 +107,6 @@ public final class Posix {
         // long syscall(long number, ...): every further argument is variadic.
         SYSCALL6 = capturing("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG, JAVA_LONG), 1);
-    }
-
-    /** Fails with a message saying exactly what to add to the java command line. */
-    public static void requireNativeAccess() {
-        Module module = Posix.class.getModule();
-        if (!module.isNativeAccessEnabled()) {
-            String flag = module.isNamed() ? "--enable-native-access=" + module.getName() : "--enable-native-access=ALL-UNNAMED";
-            throw new MemchanException(MemchanException.Kind.NATIVE_ACCESS,
-                    "memchan maps adapter memory and calls mmap/ioctl/futex through the Foreign Function & Memory API, "
-                            + "which the JVM allows only with native access enabled: add " + flag
-                            + " to the java command line (the mcctl launcher does this itself)");
-        }
     }
 
     private static MethodHandle capturing(String name, FunctionDescriptor fd, int firstVariadic) {

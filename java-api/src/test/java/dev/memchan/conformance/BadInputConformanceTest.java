@@ -1,0 +1,278 @@
+package dev.memchan.conformance;
+
+import dev.memchan.Fabric;
+import dev.memchan.FabricOptions;
+import dev.memchan.IncomingMapping;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.OutgoingMapping;
+import dev.memchan.Region;
+import dev.memchan.Route;
+import dev.memchan.internal.cluster.ClusterService.RegionEntry;
+import dev.memchan.internal.nativeio.Posix;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Protection and bad input (issue point 6): every refusal is a clear MemchanException of the right
+ * kind, and the fabric file, directory and PCT are exactly as they were.
+ */
+class BadInputConformanceTest {
+    private static final Duration T = Duration.ofSeconds(60);
+
+    @AfterAll
+    static void cleanup() {
+        TestBackend.cleanup();
+    }
+
+    private static MemchanException refused(Kind kind, String fragment, Executable call) {
+        MemchanException e = assertThrows(MemchanException.class, call);
+        assertEquals(kind, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains(fragment), "message should mention '" + fragment + "': " + e.getMessage());
+        return e;
+    }
+
+    private static String sha256(Path p) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+    }
+
+    private static Path softPath(String location) {
+        return Path.of("/dev/shm", "memchan-" + location.substring("shm:".length()));
+    }
+
+    // ---- fabric files ----------------------------------------------------------------------------
+
+    @Test
+    void fabricFilesAreCreatedGroupReadWriteOnly() throws Exception {
+        Assumptions.assumeTrue(TestBackend.isSoft(), "soft fabric files only");
+        Path p = softPath(TestBackend.newFabric("mode"));
+        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)));
+    }
+
+    @Test
+    void wrongMagicVersionOrSizeIsRefusedAndNeverWritten() throws Exception {
+        Assumptions.assumeTrue(TestBackend.isSoft(), "soft fabric files only");
+        // Not a fabric at all.
+        String garbageName = "t" + ProcessHandle.current().pid() + "-garbage";
+        Path garbage = Path.of("/dev/shm", "memchan-" + garbageName);
+        Files.write(garbage, new byte[1 << 20]);
+        try {
+            String before = sha256(garbage);
+            refused(Kind.BAD_FORMAT, "magic", () -> Fabric.open("shm:" + garbageName, FabricOptions.defaults()));
+            assertEquals(before, sha256(garbage), "a refused file must not be written");
+        } finally {
+            Files.deleteIfExists(garbage);
+        }
+        // A fabric from another version.
+        String location = TestBackend.newFabric("version");
+        Path p = softPath(location);
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.seek(8);
+            f.write(new byte[]{99, 0, 0, 0});
+        }
+        String before = sha256(p);
+        refused(Kind.BAD_FORMAT, "version 99", () -> Fabric.open(location, TestBackend.joinOptions()));
+        assertEquals(before, sha256(p));
+        // A fabric whose size changed under it.
+        String grown = TestBackend.newFabric("size");
+        Path g = softPath(grown);
+        try (RandomAccessFile f = new RandomAccessFile(g.toFile(), "rw")) {
+            f.setLength(f.length() + 4096);
+        }
+        String grownBefore = sha256(g);
+        refused(Kind.BAD_FORMAT, "states size", () -> Fabric.open(grown, TestBackend.joinOptions()));
+        assertEquals(grownBefore, sha256(g));
+    }
+
+    @Test
+    void creatingOverAnExistingFileIsRefused() throws Exception {
+        Assumptions.assumeTrue(TestBackend.isSoft(), "soft fabric files only");
+        String location = TestBackend.newFabric("exists");
+        Path p = softPath(location);
+        String before = sha256(p);
+        refused(Kind.IN_USE, "already exists", () -> Fabric.createSoftFabric(location.substring(4), FabricOptions.defaults()));
+        assertEquals(before, sha256(p));
+        refused(Kind.INVALID_ARGUMENT, "power of two", () -> Fabric.createSoftFabric("t-bad-size", FabricOptions.defaults().withGeometry(3 << 20, 4096, 8)));
+        refused(Kind.INVALID_ARGUMENT, "page size", () -> Fabric.createSoftFabric("t-bad-page", FabricOptions.defaults().withGeometry(1 << 22, 1000, 8)));
+        refused(Kind.INVALID_ARGUMENT, "max nodes", () -> Fabric.createSoftFabric("t-bad-nodes", FabricOptions.defaults().withGeometry(1 << 22, 4096, 33)));
+        assertTrue(Files.notExists(Path.of("/dev/shm/memchan-t-bad-size")));
+    }
+
+    // ---- node IDs -----------------------------------------------------------------------------------
+
+    @Test
+    void nodeIdOutOfRangeIsRefused() {
+        String location = TestBackend.newFabric("range");
+        refused(Kind.INVALID_ARGUMENT, "out of range", () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(8)));
+        refused(Kind.INVALID_ARGUMENT, "out of range", () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(40)));
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions().withNodeId(7))) {
+            assertEquals(7, f.nodeId());
+        }
+    }
+
+    @Test
+    void aSecondProcessCannotClaimALiveNodeId() throws Exception {
+        String location = TestBackend.newFabric("claim");
+        try (NodeProcess holder = NodeProcess.start("holder", "claim", location, "2")) {
+            holder.expect("JOINED node=2", T);
+            refused(Kind.IN_USE, "in use by pid " + holder.pid(), () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(2)));
+            try (Fabric f = Fabric.open(location, TestBackend.joinOptions().withNodeId(3))) {
+                assertTrue((f.members() & (1 << 2)) != 0, "the holder is still a member after the refused claim");
+            }
+        }
+    }
+
+    // ---- routing ------------------------------------------------------------------------------------
+
+    /** Directory entries plus every node's view of its PCT for the region: the state a refusal must not change. */
+    private static List<String> snapshot(Fabric f, Region r) {
+        List<String> s = new ArrayList<>();
+        for (RegionEntry e : f.cluster().regions()) {
+            s.add(e.key + " " + e.users + " " + e.txNodes + " " + e.rxNodes + " " + e.txLoopback + " " + e.route);
+        }
+        for (int p = r.firstPage(); p < r.firstPage() + r.pageCount(); p++) {
+            s.add(p + ":" + f.adapter().txPct(p) + "/" + f.adapter().rxPct(p));
+        }
+        return s;
+    }
+
+    @Test
+    void conflictingRoutesAndUnreachableReceiversAreRefusedAndChangeNothing() {
+        String location = TestBackend.newFabric("route");
+        long key = TestBackend.key();
+        try (Fabric a = Fabric.open(location, TestBackend.joinOptions().withNodeId(1));
+             Fabric b = Fabric.open(location, TestBackend.joinOptions().withNodeId(2));
+             Fabric c = Fabric.open(location, TestBackend.joinOptions().withNodeId(3))) {
+            Region ra = a.allocate(key, 2L * a.pageSize(), 0660);
+            Region rb = b.allocate(key, 2L * b.pageSize(), 0660);
+            Region rc = c.allocate(key, 2L * c.pageSize(), 0660);
+            ra.attachTransmit(Route.node(2), false);
+            rb.attachReceive(false);
+            List<String> before = snapshot(c, rc);
+            refused(Kind.INVALID_ARGUMENT, "one route", () -> rc.attachTransmit(Route.broadcast(), true));
+            assertEquals(before, snapshot(c, rc));
+            refused(Kind.INVALID_ARGUMENT, "node 3 receives the region", () -> rc.attachReceive(false));
+            assertEquals(before, snapshot(c, rc));
+            refused(Kind.INVALID_ARGUMENT, "without local copy", () -> ra.attachReceive(false));
+            assertEquals(before, snapshot(c, rc));
+            refused(Kind.INVALID_ARGUMENT, "out of range", () -> rc.attachTransmit(Route.node(9), false));
+            refused(Kind.INVALID_ARGUMENT, "out of range", () -> Route.multicast(16));
+            assertEquals(before, snapshot(c, rc));
+            // The raw PCT path (mcctl pct set) enforces the same rule.
+            int page = rc.firstPage();
+            refused(Kind.INVALID_ARGUMENT, "one route", () -> c.adapter().writeTxPct(page, Route.node(3).pctEntry(false, false)));
+            refused(Kind.INVALID_ARGUMENT, "reserved bits", () -> c.adapter().writeTxPct(page, 0x8000_0001));
+            assertEquals(before, snapshot(c, rc));
+        }
+    }
+
+    // ---- mappings -----------------------------------------------------------------------------------
+
+    @Test
+    void mappingPastARegionIsRefused() {
+        String location = TestBackend.newFabric("past");
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions());
+             Region r = f.allocate(TestBackend.key(), 2L * f.pageSize(), 0660)) {
+            int ps = f.pageSize();
+            List<String> before = snapshot(f, r);
+            refused(Kind.INVALID_ARGUMENT, "past the end", () -> r.attachTransmit(Route.broadcast(), true, false, ps, 2L * ps));
+            refused(Kind.INVALID_ARGUMENT, "past the end", () -> r.attachReceive(false, 2L * ps, ps));
+            refused(Kind.INVALID_ARGUMENT, "whole pages", () -> r.attachReceive(false, 100, ps));
+            refused(Kind.INVALID_ARGUMENT, "whole pages", () -> r.attachReceive(false, 0, 0));
+            assertEquals(before, snapshot(f, r));
+            try (OutgoingMapping out = r.attachTransmit(Route.broadcast(), true, false, ps, ps)) {
+                assertEquals(ps, out.segment().byteSize());
+                assertEquals(r.firstPage() + 1, out.firstPage());
+            }
+        }
+    }
+
+    @Test
+    void incomingMappingsAreReadOnlyAndSameMemoryAsTheOutgoingOnes() throws IOException {
+        String location = TestBackend.newFabric("ro");
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions());
+             Region r = f.allocate(TestBackend.key(), f.pageSize(), 0660)) {
+            OutgoingMapping out = r.attachTransmit(Route.broadcast(), true);
+            IncomingMapping in = r.attachReceive(false);
+            assertTrue(in.segment().isReadOnly());
+            assertThrows(IllegalArgumentException.class, () -> in.segment().set(JAVA_LONG, 0, 1L)); // read-only segment
+            // The kernel mapping itself has no write permission ("r--s"), so not even a raw store could land.
+            long addr = in.segment().address();
+            String perms = mappingPermissions(addr);
+            assertEquals("r--s", perms, "receive pages must be mapped without PROT_WRITE");
+            out.putLongRelease(8, 0x1234_5678L);
+            assertEquals(0x1234_5678L, in.getLongAcquire(8)); // zero-copy: the store is the receiver's memory
+        }
+    }
+
+    private static String mappingPermissions(long addr) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/maps"))) {
+            String[] f = line.split("\\s+");
+            String[] range = f[0].split("-");
+            long lo = Long.parseUnsignedLong(range[0], 16);
+            long hi = Long.parseUnsignedLong(range[1], 16);
+            if (addr >= lo && addr < hi) {
+                return f[1];
+            }
+        }
+        return "unmapped";
+    }
+
+    // ---- permissions and native access --------------------------------------------------------------
+
+    @Test
+    void regionModesAndFileModesKeepOtherUsersOut() throws Exception {
+        Assumptions.assumeTrue(TestBackend.isSoft() && Posix.getuid() == 0 && Files.isExecutable(Path.of("/usr/bin/setpriv")),
+                "needs root and setpriv to run a node as another uid");
+        List<String> nobody = List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups");
+        // A fabric of another group: the file mode (0660) keeps uid 65534 out entirely.
+        String closed = TestBackend.newFabric("closed");
+        try (NodeProcess p = NodeProcess.startAs("nobody-open", nobody, true, "claim", closed, "1")) {
+            String line = p.next(T);
+            assertTrue(line.startsWith("ERROR PERMISSION") && line.contains("0660"), line);
+        }
+        // A fabric shared with group 65534: the file opens, but a region of mode 0640 owned by root:root
+        // grants that user neither transmit nor receive.
+        String name = "t" + ProcessHandle.current().pid() + "-shared";
+        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8).withGroup(65534));
+        try (Fabric owner = Fabric.open("shm:" + name, TestBackend.joinOptions());
+             Region r = owner.allocate(0x5151L, owner.pageSize(), 0640)) {
+            for (String how : List.of("tx", "rx")) {
+                try (NodeProcess p = NodeProcess.startAs("nobody-" + how, nobody, true, "attach", "shm:" + name, "" + 0x5151L, how)) {
+                    String line = p.next(T);
+                    assertTrue(line.startsWith("ERROR PERMISSION") && line.contains("uid 65534"), line);
+                }
+            }
+            assertEquals(1 << owner.nodeId(), owner.cluster().regions().get(0).users, "refused users left no trace");
+        } finally {
+            Fabric.removeSoftFabric(name);
+        }
+    }
+
+    @Test
+    void missingNativeAccessIsExplained() throws Exception {
+        String location = TestBackend.newFabric("native");
+        try (NodeProcess p = NodeProcess.startAs("no-native", List.of(), false, "native-check", location)) {
+            String line = p.next(T);
+            assertTrue(line.startsWith("ERROR NATIVE_ACCESS") && line.contains("--enable-native-access=ALL-UNNAMED"), line);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package dev.memchan.conformance;
+
+import dev.memchan.ClusterBarrier;
+import dev.memchan.ClusterEvent;
+import dev.memchan.ClusterLockSet;
+import dev.memchan.Fabric;
+import dev.memchan.IncomingMapping;
+import dev.memchan.MemchanException;
+import dev.memchan.Notifier;
+import dev.memchan.OutgoingMapping;
+import dev.memchan.Region;
+import dev.memchan.Route;
+import dev.memchan.internal.cluster.ClusterService;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One node of a conformance scenario, in its own JVM. Usage: {@code NodeMain SCENARIO LOCATION ARGS...}.
+ * Prints READY when attached, waits for GO where the scenario is coordinated, prints OK/DONE lines
+ * with results, FAIL on a violated rule (exit 1) and "ERROR kind message" on a MemchanException (exit 3).
+ */
+public final class NodeMain {
+    private static final BufferedReader STDIN = new BufferedReader(new InputStreamReader(System.in));
+
+    private NodeMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+            System.out.flush();
+            System.exit(0);
+        } catch (MemchanException e) {
+            System.out.println("ERROR " + e.kind() + " " + e.getMessage());
+            System.out.flush();
+            System.exit(3);
+        } catch (Throwable t) {
+            System.out.println("FAIL " + t);
+            t.printStackTrace();
+            System.out.flush();
+            System.exit(1);
+        }
+    }
+
+    static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    static void await(String word) throws IOException {
+        String line;
+        while ((line = STDIN.readLine()) != null) {
+            if (line.equals(word)) {
+                return;
+            }
+            if (line.equals("QUIT")) {
+                System.exit(0);
+            }
+        }
+        System.exit(0); // the test went away
+    }
+
+    static void fail(String why) {
+        say("FAIL " + why);
+        System.exit(1);
+    }
+
+    private static void run(String[] a) throws Exception {
+        String scenario = a[0];
+        String location = a[1];
+        if (scenario.equals("native-check")) { // run without --enable-native-access
+            try (Fabric f = Fabric.open(location, TestBackend.joinOptions())) {
+                say("OK opened without native access?!");
+            }
+            return;
+        }
+        int nodeId = scenario.equals("claim") ? Integer.parseInt(a[2]) : -1;
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions().withNodeId(nodeId))) {
+            switch (scenario) {
+                case "order-send" -> orderSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "order-recv" -> orderRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "iriw-send" -> iriwSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
+                case "iriw-recv" -> iriwRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]), Path.of(a[5]));
+                case "barrier" -> barrier(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
+                case "lock-count" -> lockCount(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]));
+                case "hold-lock" -> holdLock(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
+                case "watch-death" -> watchDeath(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]));
+                case "notify-wait" -> notifyWait(f, Long.parseLong(a[2]));
+                case "notify-signal" -> notifySignal(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "claim" -> {
+                    say("JOINED node=" + f.nodeId());
+                    await("QUIT");
+                }
+                case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
+                default -> fail("unknown scenario " + scenario);
+            }
+        }
+    }
+
+    /** Single-sender rule: data word (i mod 512) = i, then flag = i; 2 pages. */
+    private static void orderSend(Fabric f, long key, int n) throws IOException {
+        Region r = f.allocate(key, 2L * f.pageSize(), 0660);
+        OutgoingMapping out = r.attachTransmit(Route.broadcast(), false);
+        say("READY node=" + f.nodeId());
+        await("GO");
+        int flag = f.pageSize();
+        for (int i = 1; i <= n; i++) {
+            out.putLong(8L * (i % 512), i);
+            out.putLongRelease(flag, i);
+        }
+        f.ackBarrier();
+        say("DONE sent=" + n);
+        await("QUIT");
+    }
+
+    private static void orderRecv(Fabric f, long key, int n) throws IOException {
+        Region r = f.allocate(key, 2L * f.pageSize(), 0660);
+        IncomingMapping in = r.attachReceive(false);
+        say("READY node=" + f.nodeId());
+        int flag = f.pageSize();
+        long last = 0;
+        long observations = 0;
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (last < n) {
+            long seen = in.getLongAcquire(flag);
+            if (seen < last) {
+                fail("flag went back from " + last + " to " + seen);
+            }
+            if (seen > last) {
+                observations++;
+                for (long j = Math.max(last + 1, seen - 511); j <= seen; j++) { // every store before the flag
+                    long v = in.getLong(8L * (j % 512));
+                    if (v < j) {
+                        fail("flag " + seen + " visible but data word " + (j % 512) + " = " + v + " < " + j);
+                    }
+                }
+                last = seen;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("stalled at " + last);
+            }
+        }
+        say("OK observations=" + observations);
+        await("QUIT");
+    }
+
+    /** Multi-sender rule, IRIW shape: sender s stores 1..n into word s of one broadcast page. */
+    private static void iriwSend(Fabric f, long key, int word, int n) throws IOException {
+        Region r = f.allocate(key, f.pageSize(), 0660);
+        OutgoingMapping out = r.attachTransmit(Route.broadcast(), false);
+        say("READY node=" + f.nodeId());
+        await("GO");
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int i = 1; i <= n; i++) {
+            out.putLongRelease(8L * word, i);
+            for (int s = rnd.nextInt(64); s > 0; s--) {
+                Thread.onSpinWait();
+            }
+        }
+        say("DONE");
+        await("QUIT");
+    }
+
+    /** Reads word {@code first} then the other; records each new (first, second) pair to a file. */
+    private static void iriwRecv(Fabric f, long key, int first, int n, Path out) throws IOException {
+        Region r = f.allocate(key, f.pageSize(), 0660);
+        IncomingMapping in = r.attachReceive(false);
+        say("READY node=" + f.nodeId());
+        long a0 = -1;
+        long b0 = -1;
+        int count = 0;
+        long[] obs = new long[4_000_000];
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (true) {
+            long a = in.getLongVolatile(8L * first);
+            long b = in.getLongVolatile(8L * (1 - first));
+            if ((a != a0 || b != b0) && count < obs.length) {
+                obs[count++] = a;
+                obs[count++] = b;
+                a0 = a;
+                b0 = b;
+            }
+            if (a >= n && b >= n) {
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("stalled at " + a + "," + b);
+            }
+        }
+        try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            for (int i = 0; i < count; i += 2) {
+                w.println(obs[i] + " " + obs[i + 1]);
+            }
+        }
+        say("OK pairs=" + count / 2);
+        await("QUIT");
+    }
+
+    /** Barrier: after await, every party's stores made before it arrived are visible. */
+    private static void barrier(Fabric f, long dataKey, long barrierKey, int parties, int rounds) throws IOException {
+        int words = 64;
+        Region r = f.allocate(dataKey, 8L * words * f.maxNodes(), 0660);
+        OutgoingMapping out = r.attachTransmit(Route.broadcast(), true);
+        IncomingMapping in = r.attachReceive(false);
+        ClusterBarrier b = ClusterBarrier.open(f, barrierKey, parties);
+        say("READY node=" + f.nodeId());
+        await("GO");
+        int me = f.nodeId();
+        int[] peers = new int[f.maxNodes()];
+        for (int round = 1; round <= rounds; round++) {
+            for (int w = 0; w < words; w++) {
+                out.putLong(8L * (me * words + w), (long) round * 1_000_000 + w);
+            }
+            b.await(Duration.ofSeconds(60));
+            int seen = 0;
+            for (int node = 0; node < f.maxNodes(); node++) {
+                if (in.getLong(8L * node * words) < (long) round * 1_000_000) {
+                    continue; // not a party
+                }
+                seen++;
+                for (int w = 0; w < words; w++) {
+                    long v = in.getLong(8L * (node * words + w));
+                    if (v != (long) round * 1_000_000 + w) {
+                        fail("round " + round + ": node " + node + " word " + w + " = " + v + " after the barrier");
+                    }
+                }
+                peers[node]++;
+            }
+            if (seen != parties) {
+                fail("round " + round + ": " + seen + " parties' stores visible after the barrier, expected " + parties);
+            }
+            b.await(Duration.ofSeconds(60)); // nobody writes round+1 while others still check round
+        }
+        say("OK rounds=" + rounds);
+        await("QUIT");
+    }
+
+    /** Mutual exclusion: a counter incremented by plain load/store only under the cluster lock. */
+    private static void lockCount(Fabric f, long lockKey, long dataKey, int iterations) throws IOException {
+        ClusterLockSet locks = f.lockSet(lockKey, 1);
+        Region r = f.allocate(dataKey, f.pageSize(), 0660);
+        OutgoingMapping out = r.attachTransmit(Route.broadcast(), true);
+        IncomingMapping in = r.attachReceive(false);
+        say("READY node=" + f.nodeId());
+        await("GO");
+        long me = f.nodeId() + 1;
+        for (int i = 0; i < iterations; i++) {
+            locks.acquire(0);
+            out.putLongRelease(8, me);
+            while (in.getLongVolatile(8) != me) { // our own store, back through the local copy
+                Thread.onSpinWait();
+            }
+            long c = in.getLongVolatile(0);
+            out.putLongRelease(0, c + 1);
+            while (in.getLongVolatile(0) != c + 1) {
+                Thread.onSpinWait();
+            }
+            if (in.getLongVolatile(8) != me) {
+                fail("node " + (me - 1) + ": another node entered the critical section (owner " + (in.getLongVolatile(8) - 1) + ")");
+            }
+            locks.release(0);
+        }
+        say("DONE iterations=" + iterations);
+        await("QUIT");
+    }
+
+    private static void holdLock(Fabric f, long lockKey, long regionKey) throws IOException {
+        ClusterLockSet locks = f.lockSet(lockKey, 1);
+        Region r = f.allocate(regionKey, f.pageSize(), 0660);
+        r.attachTransmit(Route.broadcast(), true);
+        r.attachReceive(false);
+        locks.acquire(0);
+        say("HOLDING node=" + f.nodeId());
+        await("QUIT");
+    }
+
+    /** Waits for the victim's LEAVE, then takes its lock and checks the directory was cleaned. */
+    private static void watchDeath(Fabric f, long lockKey, long regionKey, int victim) throws Exception {
+        ClusterLockSet locks = f.lockSet(lockKey, 1);
+        Region r = f.allocate(regionKey, f.pageSize(), 0660);
+        r.attachReceive(false);
+        if (locks.tryAcquire(0)) {
+            fail("lock 0 acquired while node " + victim + " holds it");
+        }
+        say("READY node=" + f.nodeId() + " holder=" + locks.holder(0));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            ClusterEvent e = f.awaitClusterEvent(Duration.ofSeconds(1));
+            if (e != null && e.type() == ClusterEvent.Type.LEAVE && e.node() == victim) {
+                say("LEAVE node=" + e.node() + " failed=" + e.failed() + " at=" + System.currentTimeMillis());
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("no LEAVE event for node " + victim);
+            }
+        }
+        locks.acquire(0, Duration.ofSeconds(10));
+        say("ACQUIRED at=" + System.currentTimeMillis());
+        locks.release(0);
+        int bit = 1 << victim;
+        for (ClusterService.RegionEntry e : f.cluster().regions()) {
+            if (((e.users | e.txNodes | e.rxNodes | e.txLoopback) & bit) != 0) {
+                fail(String.format("region 0x%x still lists dead node %d", e.key, victim));
+            }
+        }
+        if ((f.members() & bit) != 0) {
+            fail("dead node " + victim + " still a member");
+        }
+        say("CLEAN");
+        await("QUIT");
+    }
+
+    private static void notifyWait(Fabric f, long key) throws IOException {
+        Notifier n = Notifier.waiter(f, key);
+        long before = n.current();
+        say("READY node=" + f.nodeId());
+        long t0 = System.nanoTime();
+        long v = n.await(before, Duration.ofSeconds(30));
+        long waited = (System.nanoTime() - t0) / 1_000_000;
+        if (v == before) {
+            fail("not woken within 30 s");
+        }
+        say("WOKE value=" + v + " sleeps=" + n.sleepCount() + " waitedMs=" + waited);
+        await("QUIT");
+    }
+
+    private static void notifySignal(Fabric f, long key, int dest) throws IOException {
+        Notifier n = Notifier.signaller(f, key, Route.node(dest));
+        say("READY node=" + f.nodeId());
+        await("GO");
+        n.signal();
+        say("SIGNALLED");
+        await("QUIT");
+    }
+
+    /** attach KEY tx|rx: allocate (or join) and attach; used for permission checks. */
+    private static void attach(Fabric f, long key, String how) throws IOException {
+        Region r = f.allocate(key, f.pageSize(), 0640);
+        if (how.equals("tx")) {
+            r.attachTransmit(Route.broadcast(), true);
+        } else {
+            r.attachReceive(false);
+        }
+        say("OK attached " + how);
+        await("QUIT");
+    }
+}

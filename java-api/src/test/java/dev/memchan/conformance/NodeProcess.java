@@ -1,0 +1,162 @@
+package dev.memchan.conformance;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cluster node in its own JVM running {@link NodeMain}: the conformance suite's nodes are real
+ * processes, so ordering, locking and failure detection cross process boundaries as in production.
+ * The test talks to it over stdin/stdout lines; stderr goes to a log file quoted on failure.
+ */
+public final class NodeProcess implements AutoCloseable {
+    private final Process process;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final Writer stdin;
+    private final Path log;
+    private final String name;
+
+    private NodeProcess(String name, List<String> command) throws IOException {
+        this.name = name;
+        this.log = Files.createTempFile("memchan-" + name + "-", ".log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
+        this.process = pb.start();
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // process gone
+            }
+            lines.add("<EOF>");
+        }, "node-" + name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code NodeMain scenario args...}. */
+    public static NodeProcess start(String name, String... args) throws IOException {
+        return startAs(name, List.of(), true, args);
+    }
+
+    /**
+     * Starts a node JVM, optionally behind a command prefix (e.g. setpriv to change uid) and optionally
+     * without --enable-native-access.
+     */
+    public static NodeProcess startAs(String name, List<String> prefix, boolean nativeAccess, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (nativeAccess) {
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+        }
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-Xmx128m");
+        cmd.add("-cp");
+        cmd.add(classPath());
+        cmd.add(NodeMain.class.getName());
+        cmd.addAll(List.of(args));
+        return new NodeProcess(name, cmd);
+    }
+
+    /** The library's and the suite's classes only: readable by any uid, unlike a build tool's cache. */
+    static String classPath() {
+        try {
+            return Path.of(NodeMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + java.io.File.pathSeparator
+                    + Path.of(dev.memchan.Fabric.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits for a line starting with {@code prefix}; fails on ERROR/FAIL lines, EOF or timeout. */
+    public String expect(String prefix, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
+            if (line == null) {
+                throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms" + logTail());
+            }
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+            if (line.startsWith("FAIL") || line.startsWith("ERROR") || line.equals("<EOF>")) {
+                throw new AssertionError(name + ": expected '" + prefix + "' but got: " + line + logTail());
+            }
+        }
+    }
+
+    /** Waits for the next line, whatever it is. */
+    public String next(Duration timeout) throws InterruptedException {
+        String line = lines.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (line == null) {
+            throw new AssertionError(name + ": no output within " + timeout.toMillis() + " ms" + logTail());
+        }
+        return line;
+    }
+
+    public void send(String line) throws IOException {
+        stdin.write(line + "\n");
+        stdin.flush();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hook, no cleanup: the cluster must notice on its own. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    public int waitFor(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError(name + ": still running after " + timeout.toMillis() + " ms" + logTail());
+        }
+        return process.exitValue();
+    }
+
+    public String logTail() {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return all.isEmpty() ? "" : "\n--- " + name + " stderr ---\n" + String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            try {
+                send("QUIT");
+            } catch (IOException ignored) {
+                // already gone
+            }
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException ignored) {
+            // temp file
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.memchan.conformance;
+
+import dev.memchan.Fabric;
+import dev.memchan.IncomingMapping;
+import dev.memchan.Region;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Barrier, cluster locks and notification across real processes. */
+class SynchronizationConformanceTest {
+    private static final Duration T = Duration.ofSeconds(180);
+
+    @AfterAll
+    static void cleanup() {
+        TestBackend.cleanup();
+    }
+
+    @Test
+    void barrierCompletesOnlyAfterEveryEarlierStoreIsVisible() throws Exception {
+        String fabric = TestBackend.newFabric("barrier");
+        long dataKey = TestBackend.key();
+        long barrierKey = TestBackend.key();
+        int parties = 3;
+        List<NodeProcess> nodes = new ArrayList<>();
+        try {
+            for (int i = 0; i < parties; i++) {
+                nodes.add(NodeProcess.start("b" + i, "barrier", fabric, "" + dataKey, "" + barrierKey, "" + parties, "300"));
+            }
+            for (NodeProcess p : nodes) {
+                p.expect("READY", T);
+            }
+            for (NodeProcess p : nodes) {
+                p.send("GO");
+            }
+            for (NodeProcess p : nodes) {
+                assertEquals("OK rounds=300", p.expect("OK", T));
+            }
+        } finally {
+            for (NodeProcess p : nodes) {
+                p.close();
+            }
+        }
+    }
+
+    @Test
+    void clusterLockGivesMutualExclusionToFourProcesses() throws Exception {
+        String fabric = TestBackend.newFabric("lock");
+        long lockKey = TestBackend.key();
+        long dataKey = TestBackend.key();
+        int processes = 4;
+        int each = 3_000; // 12,000 acquisitions in all
+        List<NodeProcess> nodes = new ArrayList<>();
+        try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions());
+             Region data = observer.allocate(dataKey, observer.pageSize(), 0660)) {
+            IncomingMapping counter = data.attachReceive(false);
+            for (int i = 0; i < processes; i++) {
+                nodes.add(NodeProcess.start("lock" + i, "lock-count", fabric, "" + lockKey, "" + dataKey, "" + each));
+            }
+            for (NodeProcess p : nodes) {
+                p.expect("READY", T);
+            }
+            for (NodeProcess p : nodes) {
+                p.send("GO");
+            }
+            for (NodeProcess p : nodes) {
+                p.expect("DONE", T);
+            }
+            assertEquals((long) processes * each, counter.getLongVolatile(0),
+                    "lost updates: the counter was incremented without mutual exclusion");
+        } finally {
+            for (NodeProcess p : nodes) {
+                p.close();
+            }
+        }
+    }
+
+    @Test
+    void notificationWakesABlockedReceiver() throws Exception {
+        String fabric = TestBackend.newFabric("notify");
+        long key = TestBackend.key();
+        try (NodeProcess waiter = NodeProcess.start("waiter", "notify-wait", fabric, "" + key)) {
+            String ready = waiter.expect("READY", T);
+            int waiterNode = Integer.parseInt(ready.substring(ready.indexOf('=') + 1));
+            try (NodeProcess signaller = NodeProcess.start("signaller", "notify-signal", fabric, "" + key, "" + waiterNode)) {
+                String sready = signaller.expect("READY", T);
+                long signallerNode = Long.parseLong(sready.substring(sready.indexOf('=') + 1));
+                Thread.sleep(500); // the waiter has long finished polling and sleeps on the adapter
+                signaller.send("GO");
+                signaller.expect("SIGNALLED", T);
+                String woke = waiter.expect("WOKE", Duration.ofSeconds(20));
+                long sleeps = Long.parseLong(woke.replaceAll(".*sleeps=(\\d+).*", "$1"));
+                assertTrue(sleeps >= 1, "the receiver never slept, so nothing was woken: " + woke);
+                assertEquals((signallerNode << 48) | 1, Long.parseLong(woke.replaceAll(".*value=(\\d+).*", "$1")),
+                        "the woken receiver must read the signaller's first notification: " + woke);
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.memchan.conformance;
+
+import dev.memchan.Fabric;
+import dev.memchan.FabricOptions;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The backend the conformance suite runs on, chosen by the system property
+ * {@code memchan.test.backend}: {@code soft} (default: a fresh soft fabric per test) or a location
+ * such as {@code dev:/dev/memchan0} (the kernel driver; the suite then runs unchanged against it).
+ */
+public final class TestBackend {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final List<String> CREATED = new ArrayList<>();
+    private static int counter;
+
+    private TestBackend() {
+    }
+
+    public static String property() {
+        String p = System.getProperty("memchan.test.backend", "soft");
+        return p.isBlank() ? "soft" : p;
+    }
+
+    public static boolean isSoft() {
+        return property().equals("soft");
+    }
+
+    /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
+    public static synchronized String newFabric(String tag) {
+        if (!isSoft()) {
+            return property();
+        }
+        String name = "t" + ProcessHandle.current().pid() + "-" + tag + "-" + (counter++);
+        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8));
+        CREATED.add(name);
+        return "shm:" + name;
+    }
+
+    /** Removes the soft fabrics this JVM created. */
+    public static synchronized void cleanup() {
+        for (String name : CREATED) {
+            try {
+                Fabric.removeSoftFabric(name);
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+        }
+        CREATED.clear();
+    }
+
+    /** A random key, so tests never collide on a shared (device) fabric. */
+    public static long key() {
+        return RANDOM.nextLong() & 0x0FFF_FFFF_FFFF_FFFFL;
+    }
+
+    public static FabricOptions joinOptions() {
+        return FabricOptions.defaults().withCreate(false);
+    }
+}
