@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR MIT) */
+/*
+ * memchan: user ABI of the memchan cluster interconnect driver.
+ *
+ * This header is the contract between the kernel driver (native/memchan.c)
+ * and user space (the Java library's dev: backend, mcctl, the C tests).
+ * Register offsets and PCT entry encodings are those of memchan_regs.h
+ * (generated from regmap/memchan.toml); they are not repeated here.
+ *
+ * Rules (Documentation/process/botching-up-ioctls.rst):
+ *  - every argument struct starts with __u32 argsz (the size user space
+ *    passes, at least the v1 size below) and __u32 flags;
+ *  - only __u32/__u64 fields, explicit padding, every struct a multiple of
+ *    8 bytes, no pointers;
+ *  - unknown flags, non-zero padding/reserved fields and non-zero bytes
+ *    beyond the structure the kernel knows are rejected (EINVAL / E2BIG);
+ *  - the kernel writes back at most argsz bytes.
+ *  - MEMCHAN_GET_API_VERSION returns MEMCHAN_API_VERSION as the ioctl's
+ *    return value; a later version only adds ioctls, flags and trailing
+ *    fields.
+ *
+ * The ioctl numbers carry no size (as in VFIO): argsz is the size.
+ *
+ * mmap offsets (docs/driver.md):
+ *   MEMCHAN_MMAP_TX_BASE + page * page_size   transmit window of network
+ *        page "page": MAP_SHARED, PROT_READ|PROT_WRITE (write-combining on
+ *        hardware); every page of the range must be granted for transmit
+ *        to the open file, otherwise EACCES.
+ *   MEMCHAN_MMAP_RX_BASE + page * page_size   receive page: MAP_SHARED,
+ *        PROT_READ only (PROT_WRITE is refused with EACCES); every page
+ *        must be granted for receive to the open file.
+ * The control node /dev/memchanN-ctl maps, at offset 0, BAR0 (registers and
+ * PCTs) on hardware and the whole soft-fabric file (ivshmem BAR2) on the
+ * ivshmem backend.
+ */
+#ifndef _UAPI_LINUX_MEMCHAN_H
+#define _UAPI_LINUX_MEMCHAN_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define MEMCHAN_API_VERSION	1
+
+#define MEMCHAN_MMAP_TX_BASE	0x0ULL
+#define MEMCHAN_MMAP_RX_BASE	(1ULL << 40)
+
+#define MEMCHAN_BACKEND_HW	1	/* the FPGA adapter */
+#define MEMCHAN_BACKEND_IVSHMEM	2	/* soft fabric on QEMU ivshmem */
+
+#define MEMCHAN_NODE_NONE	0xffffffffU
+
+/* MEMCHAN_INFO: out only; flags must be 0 on entry. */
+#define MEMCHAN_INFO_NODE_VALID	(1U << 0)	/* out: a node ID is set */
+struct memchan_info {
+	__u32 argsz;
+	__u32 flags;
+	__u32 api_version;	/* MEMCHAN_API_VERSION */
+	__u32 backend;		/* MEMCHAN_BACKEND_* */
+	__u32 regmap_version;	/* VERSION register (MAJOR << 16 | MINOR) */
+	__u32 caps;		/* CAPS register */
+	__u32 node_id;		/* node ID or MEMCHAN_NODE_NONE */
+	__u32 max_nodes;
+	__u32 page_size;	/* network page size: 4096 or 8192 */
+	__u32 page_count;	/* network pages */
+	__u32 link_status;	/* LINK_STATUS register */
+	__u32 loopback;		/* LOOPBACK.MODE */
+	__u64 window_size;	/* page_count * page_size */
+	__u64 tx_mmap_base;	/* MEMCHAN_MMAP_TX_BASE */
+	__u64 rx_mmap_base;	/* MEMCHAN_MMAP_RX_BASE */
+	/* counters: the registers of the same name */
+	__u32 tx_packets;
+	__u32 tx_bytes;
+	__u32 rx_packets;
+	__u32 rx_bytes;
+	__u32 tx_drop_disabled;
+	__u32 rx_drop_disabled;
+	__u32 crc_errors;
+	__u32 link_retries;
+	__u32 error_count;
+	__u32 acks_received;
+	__u32 notify_count;
+	__u32 ack_outstanding;
+};
+
+/* MEMCHAN_SET_NODE: CAP_SYS_ADMIN (else EPERM). */
+#define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim whose heartbeat stopped */
+struct memchan_node {
+	__u32 argsz;
+	__u32 flags;
+	__u32 node_id;		/* 0..max_nodes-1, or MEMCHAN_NODE_NONE to release */
+	__u32 pad;		/* must be 0 */
+};
+
+/*
+ * MEMCHAN_PCT: read one page's TX and RX PCT entries; with the WRITE flags
+ * (CAP_SYS_ADMIN, else EPERM) write them first. Entries use the encodings
+ * of memchan_regs.h; reserved bits, REMAP_EN/REMAP_ADDR (the driver owns
+ * receive-side remapping) and out-of-range destinations are refused.
+ */
+#define MEMCHAN_PCT_WRITE_TX	(1U << 0)
+#define MEMCHAN_PCT_WRITE_RX	(1U << 1)
+struct memchan_pct {
+	__u32 argsz;
+	__u32 flags;
+	__u32 page;
+	__u32 tx_entry;
+	__u64 rx_entry;
+};
+
+/*
+ * MEMCHAN_GRANT / MEMCHAN_REVOKE: give (take back) this open file the right
+ * to map pages first_page..first_page+count-1 for transmit (MEMCHAN_GRANT_TX,
+ * tx_entry = the TX PCT entry to program, TX_EN set) or receive
+ * (MEMCHAN_GRANT_RX, rx_flags = MEMCHAN_RX_IRQ or 0). Exactly one of TX/RX.
+ * A grant fails with EBUSY when a page already carries a different route on
+ * this node or (ivshmem) another node's TX PCT routes it elsewhere; with
+ * EEXIST when this file already holds that grant; ENXIO without a node ID.
+ * The PCT entry stays while any open file holds a grant; it is cleared when
+ * the last one goes. REVOKE of a page the file does not hold: EACCES; it
+ * unmaps the file's mappings of the range (later access: SIGBUS).
+ * Out: mmap_offset of first_page in the direction granted.
+ */
+#define MEMCHAN_GRANT_TX	(1U << 0)
+#define MEMCHAN_GRANT_RX	(1U << 1)
+#define MEMCHAN_RX_IRQ		(1U << 0)	/* rx_flags: notify on arrival (IRQ_ON_RX) */
+struct memchan_grant {
+	__u32 argsz;
+	__u32 flags;
+	__u32 first_page;
+	__u32 count;
+	__u32 tx_entry;
+	__u32 rx_flags;
+	__u64 mmap_offset;	/* out */
+};
+
+/*
+ * MEMCHAN_BARRIER: acknowledge sweep. Returns when every earlier store of the
+ * caller has been acknowledged (hardware: BARRIER.DONE) or fails with
+ * ETIMEDOUT after timeout_ns (0: 100 ms).
+ */
+struct memchan_barrier {
+	__u32 argsz;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 ack_outstanding;	/* out */
+	__u32 pad;
+};
+
+/*
+ * MEMCHAN_WAIT: sleep until NOTIFY_COUNT differs from count (in) or
+ * timeout_ns passes (0: do not sleep); count (out) is the current value,
+ * also acknowledged for poll() on this file. ETIMEDOUT on timeout,
+ * EINTR on a signal. poll() reports EPOLLIN while NOTIFY_COUNT differs from
+ * the value last acknowledged by MEMCHAN_WAIT or read() (8 bytes: the count
+ * as __u64) on the file.
+ */
+struct memchan_wait {
+	__u32 argsz;
+	__u32 flags;
+	__u64 timeout_ns;
+	__u32 count;
+	__u32 pad;
+};
+
+/* MEMCHAN_SET_EVENTFD: signal eventfd fd at every notification; fd -1 clears. */
+struct memchan_eventfd {
+	__u32 argsz;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+};
+
+/*
+ * MEMCHAN_NOTIFY: emulated receive interrupt (ivshmem): for every node whose
+ * RX PCT entry of page has RX_EN|IRQ_ON_RX, set IRQ_STATUS.RX_NOTIFY, store
+ * RX_NOTIFY_PAGE and increment NOTIFY_COUNT. The file must hold a transmit
+ * grant of page (EACCES). On hardware arrival raises the interrupt itself:
+ * EOPNOTSUPP. Out: nodes = mask of nodes notified.
+ */
+struct memchan_notify {
+	__u32 argsz;
+	__u32 flags;
+	__u32 page;
+	__u32 nodes;		/* out */
+};
+
+/* MEMCHAN_LOOPBACK: set LOOPBACK.MODE (CAP_SYS_ADMIN); mode 0 off, 1 internal, 2 external. */
+struct memchan_loopback {
+	__u32 argsz;
+	__u32 flags;
+	__u32 mode;
+	__u32 pad;
+};
+
+/*
+ * MEMCHAN_ERRCNT: read ERROR_COUNT (imc_rderrcnt). With MEMCHAN_ERRCNT_CHECK
+ * also compare it with since (imc_ckerrcnt): changed = 1 when it differs.
+ */
+#define MEMCHAN_ERRCNT_CHECK	(1U << 0)
+struct memchan_errcnt {
+	__u32 argsz;
+	__u32 flags;
+	__u32 since;
+	__u32 count;		/* out */
+	__u32 changed;		/* out */
+	__u32 pad;
+};
+
+#define MEMCHAN_IOC_MAGIC	0xB7
+
+#define MEMCHAN_GET_API_VERSION	_IO(MEMCHAN_IOC_MAGIC, 0x00)
+#define MEMCHAN_INFO		_IO(MEMCHAN_IOC_MAGIC, 0x01)
+#define MEMCHAN_SET_NODE	_IO(MEMCHAN_IOC_MAGIC, 0x02)
+#define MEMCHAN_PCT		_IO(MEMCHAN_IOC_MAGIC, 0x03)
+#define MEMCHAN_GRANT		_IO(MEMCHAN_IOC_MAGIC, 0x04)
+#define MEMCHAN_REVOKE		_IO(MEMCHAN_IOC_MAGIC, 0x05)
+#define MEMCHAN_BARRIER		_IO(MEMCHAN_IOC_MAGIC, 0x06)
+#define MEMCHAN_WAIT		_IO(MEMCHAN_IOC_MAGIC, 0x07)
+#define MEMCHAN_SET_EVENTFD	_IO(MEMCHAN_IOC_MAGIC, 0x08)
+#define MEMCHAN_NOTIFY		_IO(MEMCHAN_IOC_MAGIC, 0x09)
+#define MEMCHAN_LOOPBACK	_IO(MEMCHAN_IOC_MAGIC, 0x0a)
+#define MEMCHAN_ERRCNT		_IO(MEMCHAN_IOC_MAGIC, 0x0b)
+
+#endif /* _UAPI_LINUX_MEMCHAN_H */

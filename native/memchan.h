@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memchan: internal definitions shared by the core and the two backends.
+ */
+#ifndef MEMCHAN_H
+#define MEMCHAN_H
+
+#include <linux/kref.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/version.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "include/memchan_regs.h"
+#include "include/uapi/linux/memchan.h"
+
+#define MEMCHAN_NAME "memchan"
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define memchan_vm_flags_set(vma, f)	vm_flags_set(vma, f)
+#define memchan_vm_flags_clear(vma, f)	vm_flags_clear(vma, f)
+#else
+#define memchan_vm_flags_set(vma, f)	((vma)->vm_flags |= (f))
+#define memchan_vm_flags_clear(vma, f)	((vma)->vm_flags &= ~(f))
+#endif
+
+struct memchan_dev;
+
+/*
+ * Backend operations. All are called with md->lock held and md->removed
+ * false, except the pfn helpers, which run in the fault path under
+ * md->map_lock (read) with md->removed false.
+ */
+struct memchan_backend {
+	u32 kind;				/* MEMCHAN_BACKEND_* */
+	/* BAR0 register (hardware) or own node block register (ivshmem); 0 if none */
+	u32 (*reg_read)(struct memchan_dev *md, u32 off);
+	u32 (*tx_pct_read)(struct memchan_dev *md, u32 page);
+	u64 (*rx_pct_read)(struct memchan_dev *md, u32 page);
+	/* entry validated by the core (reserved bits, ranges); backend checks routes */
+	int (*tx_pct_write)(struct memchan_dev *md, u32 page, u32 entry);
+	/* entry holds RX_EN/IRQ_ON_RX only; the backend adds remapping */
+	int (*rx_pct_write)(struct memchan_dev *md, u32 page, u64 entry);
+	int (*set_node)(struct memchan_dev *md, u32 node, u32 flags);
+	int (*ack_sweep)(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding);
+	int (*notify)(struct memchan_dev *md, u32 page, u32 *nodes);
+	int (*loopback)(struct memchan_dev *md, u32 mode);
+	/* pfn of byte offset off of a network page */
+	unsigned long (*tx_pfn)(struct memchan_dev *md, u32 page, u32 off);
+	unsigned long (*rx_pfn)(struct memchan_dev *md, u32 page, u32 off);
+	pgprot_t (*tx_prot)(pgprot_t prot);
+	pgprot_t (*rx_prot)(pgprot_t prot);
+	/* control node: protection of what it maps (md->ctl_start/ctl_len) */
+	pgprot_t (*ctl_prot)(pgprot_t prot);
+};
+
+struct memchan_dev {
+	struct kref kref;
+	struct pci_dev *pdev;
+	int index;
+	char name[16];
+	char ctl_name[24];
+	struct miscdevice misc;
+	struct miscdevice misc_ctl;
+	bool misc_registered;
+	bool ctl_registered;
+	const struct memchan_backend *be;
+
+	u32 page_size;
+	u32 page_count;
+	u32 max_nodes;
+	u32 caps;
+	u32 regmap_version;
+	u32 node_id;				/* MEMCHAN_NODE_NONE when unset */
+
+	struct mutex lock;			/* state; never held across user copies */
+	struct rw_semaphore map_lock;		/* fault path vs. revocation */
+	bool removed;
+
+	u32 *tx_users;				/* per page: open files holding a tx grant */
+	u32 *rx_users;
+	u32 *rx_irq_users;
+	u32 grants;				/* sum of the above two */
+
+	spinlock_t files_lock;
+	struct list_head files;
+	wait_queue_head_t wq;
+	u32 notify_count;			/* last NOTIFY_COUNT seen by irq/poll */
+
+	struct inode *inode;			/* address space of all mappings */
+
+	resource_size_t ctl_start;
+	resource_size_t ctl_len;
+
+	/* hardware */
+	void __iomem *regs;
+	resource_size_t win_start;
+	void **rx_cpu;
+	dma_addr_t *rx_dma;
+
+	/* ivshmem */
+	void *fab;
+	resource_size_t fab_start;
+	u64 fab_len;
+	u64 node_area;
+	u64 node_block_size;
+	u64 data_off;
+	u64 host_id;
+	u64 owner;				/* OWNER word we stored */
+	unsigned long next_heartbeat;
+	struct delayed_work tick;
+};
+
+struct memchan_file {
+	struct memchan_dev *md;
+	struct list_head node;
+	unsigned long *tx_map;
+	unsigned long *rx_map;
+	unsigned long *rx_irq_map;
+	u32 seen;
+	struct eventfd_ctx *efd;
+	bool ctl;
+};
+
+extern const struct memchan_backend memchan_hw_backend;
+extern const struct memchan_backend memchan_ivshmem_backend;
+extern unsigned int memchan_poll_ms;
+extern unsigned int memchan_heartbeat_ms;
+
+/* core services for the backends */
+void memchan_notify_arrived(struct memchan_dev *md, u32 count);
+
+/* backend probe/remove: fill md (page_size, page_count, ...), undo */
+int memchan_hw_probe(struct memchan_dev *md);
+void memchan_hw_remove(struct memchan_dev *md);
+int memchan_ivshmem_probe(struct memchan_dev *md);
+void memchan_ivshmem_remove(struct memchan_dev *md);
+
+#endif /* MEMCHAN_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memchan: software backend on QEMU's ivshmem-plain device (1af4:1110).
+ *
+ * BAR2 is the soft-fabric file (docs/soft-fabric.md), shared with other
+ * guests and with host processes that map the same /dev/shm file. This
+ * backend is one node of that fabric: it claims a node block (OWNER word,
+ * HOST_ID, INCARNATION), writes its own TX/RX PCT there, maps data pages of
+ * the file for granted pages, polls its NOTIFY_COUNT (a futex wake cannot
+ * cross the VM boundary), performs the emulated receive interrupt for
+ * MEMCHAN_NOTIFY and increments its membership HEARTBEAT while it holds a
+ * node ID. The file is little endian, like the only hosts QEMU gives ivshmem
+ * to that this driver supports.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+
+#include "memchan.h"
+
+#define MEMCHAN_IVSHMEM_BAR	2
+#define MEMCHAN_STALE_MS	1000	/* longer than the 800 ms failure timeout */
+
+static void *sf_node(struct memchan_dev *md, u32 node)
+{
+	return md->fab + md->node_area + (u64)node * md->node_block_size;
+}
+
+static u32 *sf_reg(struct memchan_dev *md, u32 node, u32 off)
+{
+	return sf_node(md, node) + off;
+}
+
+static u32 *sf_tx_pct(struct memchan_dev *md, u32 node, u32 page)
+{
+	return sf_node(md, node) + MC_SF_NODE_TX_PCT + (u64)page * MC_TX_PCT_ENTRY_SIZE;
+}
+
+static u64 *sf_rx_pct(struct memchan_dev *md, u32 node, u32 page)
+{
+	u64 base = MC_SF_NODE_TX_PCT +
+		   ALIGN((u64)md->page_count * MC_TX_PCT_ENTRY_SIZE, md->page_size);
+
+	return sf_node(md, node) + base + (u64)page * MC_RX_PCT_ENTRY_SIZE;
+}
+
+static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
+{
+	return sf_node(md, node) + off;
+}
+
+static u64 *sf_heartbeat(struct memchan_dev *md, u32 node)
+{
+	return md->fab + md->data_off + (u64)MC_SYS_MEMBERSHIP_PAGE * md->page_size +
+		(u64)node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT;
+}
+
+static u32 sf_hdr32(struct memchan_dev *md, u32 off)
+{
+	return READ_ONCE(*(u32 *)(md->fab + off));
+}
+
+static u64 sf_hdr64(struct memchan_dev *md, u32 off)
+{
+	return READ_ONCE(*(u64 *)(md->fab + off));
+}
+
+static u32 mc_sf_reg_read(struct memchan_dev *md, u32 off)
+{
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return 0;
+	return READ_ONCE(*sf_reg(md, md->node_id, off));
+}
+
+static u32 mc_sf_tx_pct_read(struct memchan_dev *md, u32 page)
+{
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return 0;
+	return READ_ONCE(*sf_tx_pct(md, md->node_id, page));
+}
+
+static u64 mc_sf_rx_pct_read(struct memchan_dev *md, u32 page)
+{
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return 0;
+	return READ_ONCE(*sf_rx_pct(md, md->node_id, page));
+}
+
+/* One route per network page: no other node may route it elsewhere. */
+static int mc_sf_tx_pct_write(struct memchan_dev *md, u32 page, u32 entry)
+{
+	const u32 route = MC_TX_PCT_DEST_KIND_MASK | MC_TX_PCT_DEST_MASK;
+	u32 n, other;
+
+	if (entry & MC_TX_PCT_TX_EN_MASK) {
+		for (n = 0; n < md->max_nodes; n++) {
+			if (n == md->node_id)
+				continue;
+			other = READ_ONCE(*sf_tx_pct(md, n, page));
+			if ((other & MC_TX_PCT_TX_EN_MASK) && ((other ^ entry) & route))
+				return -EBUSY;
+		}
+	}
+	WRITE_ONCE(*sf_tx_pct(md, md->node_id, page), entry);
+	return 0;
+}
+
+static int mc_sf_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
+{
+	WRITE_ONCE(*sf_rx_pct(md, md->node_id, page), entry);
+	return 0;
+}
+
+static void mc_sf_clear_pcts(struct memchan_dev *md, u32 node)
+{
+	u64 tx_len = ALIGN((u64)md->page_count * MC_TX_PCT_ENTRY_SIZE, md->page_size);
+	u64 rx_len = ALIGN((u64)md->page_count * MC_RX_PCT_ENTRY_SIZE, md->page_size);
+
+	memset(sf_node(md, node) + MC_SF_NODE_TX_PCT, 0, tx_len + rx_len);
+}
+
+static void mc_sf_release_node(struct memchan_dev *md)
+{
+	u32 node = md->node_id;
+
+	mc_sf_clear_pcts(md, node);
+	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
+	smp_mb();
+	cmpxchg64(sf_node_word(md, node, MC_SF_NODE_OWNER), md->owner, 0);
+	md->node_id = MEMCHAN_NODE_NONE;
+	md->owner = 0;
+}
+
+static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
+{
+	u64 *owner_p, old, new, inc, hb;
+	u32 pid = task_tgid_nr(current);
+
+	if (node == MEMCHAN_NODE_NONE) {
+		if (md->node_id != MEMCHAN_NODE_NONE)
+			mc_sf_release_node(md);
+		return 0;
+	}
+
+	owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
+	old = READ_ONCE(*owner_p);
+	if (old) {
+		if (!(flags & MEMCHAN_NODE_TAKEOVER)) {
+			dev_info(&md->pdev->dev, "node ID %u is in use by pid %u\n",
+				 node, lower_32_bits(old));
+			return -EBUSY;
+		}
+		/* stale only when its heartbeat stopped for the failure timeout */
+		hb = READ_ONCE(*sf_heartbeat(md, node));
+		msleep(MEMCHAN_STALE_MS);
+		if (READ_ONCE(*sf_heartbeat(md, node)) != hb || READ_ONCE(*owner_p) != old)
+			return -EBUSY;
+	}
+	inc = READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION)) + 1;
+	new = (inc << 32) | pid;
+	if (cmpxchg64(owner_p, old, new) != old)
+		return -EBUSY;
+	/* the new block is ours: only now give up the old one */
+	if (md->node_id != MEMCHAN_NODE_NONE)
+		mc_sf_release_node(md);
+	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION), inc);
+	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID), md->host_id);
+	mc_sf_clear_pcts(md, node);
+	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), node | MC_NODE_ID_VALID_MASK);
+	md->owner = new;
+	md->node_id = node;
+	md->notify_count = READ_ONCE(*sf_reg(md, node, MC_REG_NOTIFY_COUNT));
+	md->next_heartbeat = jiffies;
+	schedule_delayed_work(&md->tick, 1);
+	return 0;
+}
+
+static void sf_atomic_or(u32 *p, u32 bits)
+{
+	atomic_or(bits, (atomic_t *)p);
+}
+
+static u32 sf_atomic_inc(u32 *p)
+{
+	return atomic_inc_return((atomic_t *)p);
+}
+
+/* The emulated adapter's receive interrupt (docs/soft-fabric.md). */
+static int mc_sf_notify(struct memchan_dev *md, u32 page, u32 *nodes)
+{
+	const u64 want = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK;
+	u32 n, count;
+
+	smp_mb();	/* the caller's data stores before the notification */
+	*nodes = 0;
+	for (n = 0; n < md->max_nodes; n++) {
+		if ((READ_ONCE(*sf_rx_pct(md, n, page)) & want) != want)
+			continue;
+		sf_atomic_or(sf_reg(md, n, MC_REG_IRQ_STATUS), MC_IRQ_STATUS_RX_NOTIFY_MASK);
+		WRITE_ONCE(*sf_reg(md, n, MC_REG_RX_NOTIFY_PAGE), page);
+		count = sf_atomic_inc(sf_reg(md, n, MC_REG_NOTIFY_COUNT));
+		*nodes |= BIT(n);
+		if (n == md->node_id)
+			memchan_notify_arrived(md, count);
+	}
+	return 0;
+}
+
+/* Stores are in the shared page once they leave the store buffer. */
+static int mc_sf_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding)
+{
+	smp_mb();
+	*outstanding = 0;
+	if (md->node_id != MEMCHAN_NODE_NONE) {
+		WRITE_ONCE(*sf_reg(md, md->node_id, MC_REG_BARRIER), MC_BARRIER_DONE_MASK);
+		*outstanding = READ_ONCE(*sf_reg(md, md->node_id, MC_REG_ACK_OUTSTANDING));
+	}
+	return 0;
+}
+
+static int mc_sf_loopback(struct memchan_dev *md, u32 mode)
+{
+	return mode ? -EOPNOTSUPP : 0;
+}
+
+static unsigned long mc_sf_pfn(struct memchan_dev *md, u32 page, u32 off)
+{
+	return (md->fab_start + md->data_off + (u64)page * md->page_size + off) >> PAGE_SHIFT;
+}
+
+static pgprot_t mc_sf_prot(pgprot_t prot)
+{
+	return prot;	/* BAR2 is RAM on the host side: cached, as memremap'ed */
+}
+
+static void mc_sf_tick(struct work_struct *work)
+{
+	struct memchan_dev *md = container_of(to_delayed_work(work), struct memchan_dev, tick);
+	u32 count;
+
+	mutex_lock(&md->lock);
+	if (md->removed || md->node_id == MEMCHAN_NODE_NONE) {
+		mutex_unlock(&md->lock);
+		return;
+	}
+	count = READ_ONCE(*sf_reg(md, md->node_id, MC_REG_NOTIFY_COUNT));
+	if (count != md->notify_count)
+		memchan_notify_arrived(md, count);
+	if (time_after_eq(jiffies, md->next_heartbeat)) {
+		atomic64_inc((atomic64_t *)sf_heartbeat(md, md->node_id));
+		md->next_heartbeat = jiffies + msecs_to_jiffies(max(memchan_heartbeat_ms, 1U));
+	}
+	schedule_delayed_work(&md->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
+	mutex_unlock(&md->lock);
+}
+
+static int mc_sf_validate(struct memchan_dev *md, u64 len)
+{
+	struct device *dev = &md->pdev->dev;
+	u32 ps, pc, nodes, state;
+	u64 nbs, data;
+	int waited;
+
+	if (sf_hdr64(md, MC_SF_HDR_MAGIC) != MC_SF_MAGIC) {
+		dev_info(dev, "BAR2 is not a memchan soft fabric (MAGIC), not binding\n");
+		return -ENODEV;
+	}
+	if (sf_hdr32(md, MC_SF_HDR_VERSION) != MC_SF_VERSION) {
+		dev_err(dev, "soft fabric VERSION %u, want %u\n",
+			sf_hdr32(md, MC_SF_HDR_VERSION), MC_SF_VERSION);
+		return -EINVAL;
+	}
+	for (waited = 0; (state = smp_load_acquire((u32 *)(md->fab + MC_SF_HDR_STATE))) ==
+	     MC_SF_STATE_INITIALIZING && waited < 2000; waited += 50)
+		msleep(50);
+	if (state != MC_SF_STATE_READY) {
+		dev_err(dev, "soft fabric STATE %u is not ready\n", state);
+		return -EINVAL;
+	}
+	ps = sf_hdr32(md, MC_SF_HDR_PAGE_SIZE);
+	pc = sf_hdr32(md, MC_SF_HDR_PAGE_COUNT);
+	nodes = sf_hdr32(md, MC_SF_HDR_MAX_NODES);
+	if (sf_hdr32(md, MC_SF_HDR_HEADER_SIZE) != MC_SF_HEADER_SIZE) {
+		dev_err(dev, "soft fabric HEADER_SIZE wrong\n");
+		return -EINVAL;
+	}
+	if (ps != 4096 && ps != 8192) {
+		dev_err(dev, "soft fabric PAGE_SIZE %u\n", ps);
+		return -EINVAL;
+	}
+	if (nodes < 2 || nodes > MC_MAX_NODES) {
+		dev_err(dev, "soft fabric MAX_NODES %u\n", nodes);
+		return -EINVAL;
+	}
+	if (sf_hdr64(md, MC_SF_HDR_FILE_SIZE) != len || !is_power_of_2(len) ||
+	    len < MC_SF_MIN_FILE_SIZE) {
+		dev_err(dev, "soft fabric FILE_SIZE %llu, BAR2 is %llu bytes\n",
+			sf_hdr64(md, MC_SF_HDR_FILE_SIZE), len);
+		return -EINVAL;
+	}
+	if (!pc || pc > MC_MAX_PAGES) {
+		dev_err(dev, "soft fabric PAGE_COUNT %u\n", pc);
+		return -EINVAL;
+	}
+	if (sf_hdr64(md, MC_SF_HDR_NODE_AREA_OFFSET) != MC_SF_HEADER_SIZE) {
+		dev_err(dev, "soft fabric NODE_AREA_OFFSET wrong\n");
+		return -EINVAL;
+	}
+	nbs = MC_SF_NODE_REGS_SIZE + ALIGN((u64)pc * MC_TX_PCT_ENTRY_SIZE, ps) +
+	      ALIGN((u64)pc * MC_RX_PCT_ENTRY_SIZE, ps);
+	data = ALIGN(MC_SF_HEADER_SIZE + nodes * nbs, ps);
+	if (sf_hdr64(md, MC_SF_HDR_NODE_BLOCK_SIZE) != nbs) {
+		dev_err(dev, "soft fabric NODE_BLOCK_SIZE %llu, want %llu\n",
+			sf_hdr64(md, MC_SF_HDR_NODE_BLOCK_SIZE), nbs);
+		return -EINVAL;
+	}
+	if (sf_hdr64(md, MC_SF_HDR_DATA_OFFSET) != data) {
+		dev_err(dev, "soft fabric DATA_OFFSET %llu, want %llu\n",
+			sf_hdr64(md, MC_SF_HDR_DATA_OFFSET), data);
+		return -EINVAL;
+	}
+	if (data + (u64)pc * ps > len) {
+		dev_err(dev, "soft fabric data pages do not fit\n");
+		return -EINVAL;
+	}
+	if (pc <= MC_SYS_PAGES) {
+		dev_err(dev, "soft fabric has no page beyond the system pages\n");
+		return -EINVAL;
+	}
+	md->page_size = ps;
+	md->page_count = pc;
+	md->max_nodes = nodes;
+	md->node_area = MC_SF_HEADER_SIZE;
+	md->node_block_size = nbs;
+	md->data_off = data;
+	return 0;
+}
+
+int memchan_ivshmem_probe(struct memchan_dev *md)
+{
+	struct pci_dev *pdev = md->pdev;
+	struct device *dev = &pdev->dev;
+	u64 len = pci_resource_len(pdev, MEMCHAN_IVSHMEM_BAR);
+	int ret;
+
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_CPU_BIG_ENDIAN));
+	if (!(pci_resource_flags(pdev, MEMCHAN_IVSHMEM_BAR) & IORESOURCE_MEM) ||
+	    len < PAGE_SIZE)
+		return -ENODEV;
+	ret = pci_request_region(pdev, MEMCHAN_IVSHMEM_BAR, MEMCHAN_NAME);
+	if (ret)
+		return ret;
+	md->fab_start = pci_resource_start(pdev, MEMCHAN_IVSHMEM_BAR);
+	md->fab_len = len;
+	md->fab = devm_memremap(dev, md->fab_start, len, MEMREMAP_WB);
+	if (IS_ERR(md->fab))
+		return PTR_ERR(md->fab);
+	/* validation only reads: a file that fails it is left untouched */
+	ret = mc_sf_validate(md, len);
+	if (ret)
+		return ret;
+	md->regmap_version = MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT | MC_VERSION_MINOR;
+	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
+	md->ctl_start = md->fab_start;
+	md->ctl_len = len;
+	do {
+		md->host_id = get_random_u64();
+	} while (!md->host_id);
+	INIT_DELAYED_WORK(&md->tick, mc_sf_tick);
+	return 0;
+}
+
+void memchan_ivshmem_remove(struct memchan_dev *md)
+{
+	cancel_delayed_work_sync(&md->tick);
+	mutex_lock(&md->lock);
+	if (md->node_id != MEMCHAN_NODE_NONE)
+		mc_sf_release_node(md);
+	mutex_unlock(&md->lock);
+}
+
+const struct memchan_backend memchan_ivshmem_backend = {
+	.kind = MEMCHAN_BACKEND_IVSHMEM,
+	.reg_read = mc_sf_reg_read,
+	.tx_pct_read = mc_sf_tx_pct_read,
+	.rx_pct_read = mc_sf_rx_pct_read,
+	.tx_pct_write = mc_sf_tx_pct_write,
+	.rx_pct_write = mc_sf_rx_pct_write,
+	.set_node = mc_sf_set_node,
+	.ack_sweep = mc_sf_barrier,
+	.notify = mc_sf_notify,
+	.loopback = mc_sf_loopback,
+	.tx_pfn = mc_sf_pfn,
+	.rx_pfn = mc_sf_pfn,
+	.tx_prot = mc_sf_prot,
+	.rx_prot = mc_sf_prot,
+	.ctl_prot = mc_sf_prot,
+};

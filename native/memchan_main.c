@@ -1,0 +1,1126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memchan: driver core. PCI binding, character devices, the ioctl ABI of
+ * include/uapi/linux/memchan.h, grants, mmap with revocation, notification.
+ *
+ * Locking:
+ *  md->lock (mutex) serializes every state change and every backend call.
+ *  md->map_lock (rwsem) is taken for read in the fault path (under the
+ *  caller's mmap_lock) and for write (under md->lock) while grants are
+ *  taken away or the device goes, before the mappings are zapped with
+ *  unmap_mapping_range(). No user memory is touched under either lock.
+ *  Every mapping is populated at fault time and checks the grant and
+ *  md->removed there, so a zapped range can never be re-populated without
+ *  a grant.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/eventfd.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/poll.h>
+#include <linux/pseudo_fs.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "memchan.h"
+
+unsigned int memchan_poll_ms = 1;
+module_param_named(poll_ms, memchan_poll_ms, uint, 0644);
+MODULE_PARM_DESC(poll_ms,
+		 "ivshmem backend: period in ms of the NOTIFY_COUNT poll that wakes waiters (default 1, at least one jiffy)");
+
+unsigned int memchan_heartbeat_ms = 100;
+module_param_named(heartbeat_ms, memchan_heartbeat_ms, uint, 0644);
+MODULE_PARM_DESC(heartbeat_ms,
+		 "ivshmem backend: period in ms of the membership HEARTBEAT increment while a node ID is set (default 100)");
+
+static bool memchan_bind_ivshmem = true;
+module_param_named(ivshmem, memchan_bind_ivshmem, bool, 0444);
+MODULE_PARM_DESC(ivshmem,
+		 "bind QEMU ivshmem-plain devices (1af4:1110) that hold a valid soft-fabric file (default Y)");
+
+static DEFINE_IDA(memchan_ida);
+
+/* ---------------------------------------------------------------------- */
+/* pseudo file system: one anonymous inode per device owns every mapping */
+
+#define MEMCHAN_FS_MAGIC 0x4d43464d
+static int memchan_fs_cnt;
+static struct vfsmount *memchan_fs_mnt;
+
+static int memchan_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, MEMCHAN_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+/*
+ * No .owner: the internal mount lives exactly as long as a bound device or
+ * an open file (which pins the module through its fops), and it is released
+ * synchronously (MNT_INTERNAL) when the last of them goes. With an owner the
+ * mount would pin the module and rmmod would never succeed.
+ */
+static struct file_system_type memchan_fs_type = {
+	.name = "memchan_inode",
+	.init_fs_context = memchan_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+static struct inode *memchan_inode_new(void)
+{
+	struct inode *inode;
+	int ret;
+
+	ret = simple_pin_fs(&memchan_fs_type, &memchan_fs_mnt, &memchan_fs_cnt);
+	if (ret)
+		return ERR_PTR(ret);
+	inode = alloc_anon_inode(memchan_fs_mnt->mnt_sb);
+	if (IS_ERR(inode))
+		simple_release_fs(&memchan_fs_mnt, &memchan_fs_cnt);
+	return inode;
+}
+
+static void memchan_inode_free(struct inode *inode)
+{
+	iput(inode);
+	simple_release_fs(&memchan_fs_mnt, &memchan_fs_cnt);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void memchan_release_dev(struct kref *kref)
+{
+	struct memchan_dev *md = container_of(kref, struct memchan_dev, kref);
+
+	if (md->inode)
+		memchan_inode_free(md->inode);
+	kvfree(md->tx_users);
+	kvfree(md->rx_users);
+	kvfree(md->rx_irq_users);
+	ida_free(&memchan_ida, md->index);
+	kfree(md);
+}
+
+static void memchan_put(struct memchan_dev *md)
+{
+	kref_put(&md->kref, memchan_release_dev);
+}
+
+/* Wake poll()/read()/MEMCHAN_WAIT sleepers and eventfds: count changed. */
+void memchan_notify_arrived(struct memchan_dev *md, u32 count)
+{
+	struct memchan_file *f;
+
+	WRITE_ONCE(md->notify_count, count);
+	wake_up_interruptible_all(&md->wq);
+	spin_lock(&md->files_lock);
+	list_for_each_entry(f, &md->files, node)
+		if (f->efd)
+			eventfd_signal(f->efd, 1);
+	spin_unlock(&md->files_lock);
+}
+
+/* Zap every user mapping of [start, start + len) in the device's address space. */
+static void memchan_zap(struct memchan_dev *md, u64 start, u64 len)
+{
+	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
+}
+
+static u64 memchan_page_offset(struct memchan_dev *md, bool tx, u32 page)
+{
+	return (tx ? MEMCHAN_MMAP_TX_BASE : MEMCHAN_MMAP_RX_BASE) +
+		(u64)page * md->page_size;
+}
+
+/* ---------------------------------------------------------------------- */
+/* PCT entry validation (user-supplied entries) */
+
+static int memchan_check_tx_entry(struct memchan_dev *md, u32 e)
+{
+	u32 kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;
+	u32 dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;
+
+	if (e & ~MC_TX_PCT_VALID_MASK)
+		return -EINVAL;
+	switch (kind) {
+	case MC_DEST_KIND_NODE:
+		return dest < md->max_nodes ? 0 : -EINVAL;
+	case MC_DEST_KIND_BROADCAST:
+		return dest == 0 ? 0 : -EINVAL;
+	case MC_DEST_KIND_MULTICAST:
+		return dest < MC_MULTICAST_GROUPS ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int memchan_check_rx_entry(u64 e)
+{
+	if (e & ~(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK))
+		return -EINVAL;	/* reserved bits, or REMAP (driver-owned) */
+	return 0;
+}
+
+static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
+{
+	u64 e = 0;
+
+	if (md->rx_users[page]) {
+		e = MC_RX_PCT_RX_EN_MASK;
+		if (md->rx_irq_users[page])
+			e |= MC_RX_PCT_IRQ_ON_RX_MASK;
+	}
+	return e;
+}
+
+/* ---------------------------------------------------------------------- */
+/* grants */
+
+/* Take back page grants of f in [first, first + count); md->lock held. */
+static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
+				bool tx, u32 first, u32 count)
+{
+	unsigned long *map = tx ? f->tx_map : f->rx_map;
+	u32 p;
+
+	down_write(&md->map_lock);
+	for (p = first; p < first + count; p++) {
+		if (!test_bit(p, map))
+			continue;
+		clear_bit(p, map);
+		md->grants--;
+		if (tx) {
+			if (--md->tx_users[p] == 0 && !md->removed)
+				md->be->tx_pct_write(md, p, 0);
+		} else {
+			if (test_and_clear_bit(p, f->rx_irq_map))
+				md->rx_irq_users[p]--;
+			md->rx_users[p]--;
+			if (!md->removed)
+				md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
+		}
+	}
+	up_write(&md->map_lock);
+	memchan_zap(md, memchan_page_offset(md, tx, first), (u64)count * md->page_size);
+}
+
+static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
+			 struct memchan_grant *g)
+{
+	bool tx = g->flags == MEMCHAN_GRANT_TX;
+	u32 p, last;
+	int ret = 0;
+
+	if (g->flags != MEMCHAN_GRANT_TX && g->flags != MEMCHAN_GRANT_RX)
+		return -EINVAL;
+	if (!g->count || g->first_page >= md->page_count ||
+	    g->count > md->page_count - g->first_page)
+		return -EINVAL;
+	if (tx) {
+		if (g->rx_flags || !(g->tx_entry & MC_TX_PCT_TX_EN_MASK))
+			return -EINVAL;
+		ret = memchan_check_tx_entry(md, g->tx_entry);
+		if (ret)
+			return ret;
+	} else if (g->tx_entry || (g->rx_flags & ~MEMCHAN_RX_IRQ)) {
+		return -EINVAL;
+	}
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	last = g->first_page + g->count;
+
+	for (p = g->first_page; p < last; p++) {
+		if (test_bit(p, tx ? f->tx_map : f->rx_map))
+			return -EEXIST;
+		if (tx) {
+			u32 cur = md->be->tx_pct_read(md, p);
+
+			if ((cur & MC_TX_PCT_TX_EN_MASK) && cur != g->tx_entry)
+				return -EBUSY;
+		}
+	}
+	for (p = g->first_page; p < last; p++) {
+		if (tx) {
+			if (md->tx_users[p] == 0) {
+				ret = md->be->tx_pct_write(md, p, g->tx_entry);
+				if (ret)
+					break;
+			}
+			md->tx_users[p]++;
+			set_bit(p, f->tx_map);
+		} else {
+			md->rx_users[p]++;
+			if (g->rx_flags & MEMCHAN_RX_IRQ) {
+				md->rx_irq_users[p]++;
+				set_bit(p, f->rx_irq_map);
+			}
+			set_bit(p, f->rx_map);
+			ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
+			if (ret) {
+				md->grants++;
+				p++;
+				break;
+			}
+		}
+		md->grants++;
+	}
+	if (ret) {
+		memchan_drop_grants(md, f, tx, g->first_page, p - g->first_page);
+		return ret;
+	}
+	g->mmap_offset = memchan_page_offset(md, tx, g->first_page);
+	return 0;
+}
+
+static int memchan_revoke(struct memchan_dev *md, struct memchan_file *f,
+			  struct memchan_grant *g)
+{
+	bool tx = g->flags == MEMCHAN_GRANT_TX;
+	u32 p;
+
+	if (g->flags != MEMCHAN_GRANT_TX && g->flags != MEMCHAN_GRANT_RX)
+		return -EINVAL;
+	if (g->tx_entry || g->rx_flags)
+		return -EINVAL;
+	if (!g->count || g->first_page >= md->page_count ||
+	    g->count > md->page_count - g->first_page)
+		return -EINVAL;
+	for (p = g->first_page; p < g->first_page + g->count; p++)
+		if (!test_bit(p, tx ? f->tx_map : f->rx_map))
+			return -EACCES;
+	memchan_drop_grants(md, f, tx, g->first_page, g->count);
+	g->mmap_offset = memchan_page_offset(md, tx, g->first_page);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* ioctl handlers: run with md->lock held and !md->removed */
+
+static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_info *in = arg;
+	const struct memchan_backend *be = md->be;
+
+	if (in->flags)
+		return -EINVAL;
+	memset(in, 0, sizeof(*in));
+	in->api_version = MEMCHAN_API_VERSION;
+	in->backend = be->kind;
+	in->regmap_version = md->regmap_version;
+	in->caps = md->caps;
+	in->node_id = md->node_id;
+	if (md->node_id != MEMCHAN_NODE_NONE)
+		in->flags |= MEMCHAN_INFO_NODE_VALID;
+	in->max_nodes = md->max_nodes;
+	in->page_size = md->page_size;
+	in->page_count = md->page_count;
+	in->link_status = be->reg_read(md, MC_REG_LINK_STATUS);
+	in->loopback = be->reg_read(md, MC_REG_LOOPBACK) & MC_LOOPBACK_MODE_MASK;
+	in->window_size = (u64)md->page_count * md->page_size;
+	in->tx_mmap_base = MEMCHAN_MMAP_TX_BASE;
+	in->rx_mmap_base = MEMCHAN_MMAP_RX_BASE;
+	in->tx_packets = be->reg_read(md, MC_REG_TX_PACKETS);
+	in->tx_bytes = be->reg_read(md, MC_REG_TX_BYTES);
+	in->rx_packets = be->reg_read(md, MC_REG_RX_PACKETS);
+	in->rx_bytes = be->reg_read(md, MC_REG_RX_BYTES);
+	in->tx_drop_disabled = be->reg_read(md, MC_REG_TX_DROP_DISABLED);
+	in->rx_drop_disabled = be->reg_read(md, MC_REG_RX_DROP_DISABLED);
+	in->crc_errors = be->reg_read(md, MC_REG_CRC_ERRORS);
+	in->link_retries = be->reg_read(md, MC_REG_LINK_RETRIES);
+	in->error_count = be->reg_read(md, MC_REG_ERROR_COUNT);
+	in->acks_received = be->reg_read(md, MC_REG_ACKS_RECEIVED);
+	in->notify_count = be->reg_read(md, MC_REG_NOTIFY_COUNT);
+	in->ack_outstanding = be->reg_read(md, MC_REG_ACK_OUTSTANDING);
+	return 0;
+}
+
+static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_node *n = arg;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if ((n->flags & ~MEMCHAN_NODE_TAKEOVER) || n->pad)
+		return -EINVAL;
+	if (n->node_id != MEMCHAN_NODE_NONE && n->node_id >= md->max_nodes)
+		return -EINVAL;
+	if (n->node_id == md->node_id)
+		return 0;
+	if (md->grants)
+		return -EBUSY;
+	return md->be->set_node(md, n->node_id, n->flags);
+}
+
+static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_pct *pc = arg;
+	int ret;
+
+	if (pc->flags & ~(MEMCHAN_PCT_WRITE_TX | MEMCHAN_PCT_WRITE_RX))
+		return -EINVAL;
+	if (pc->page >= md->page_count)
+		return -EINVAL;
+	if (pc->flags) {
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		if (md->node_id == MEMCHAN_NODE_NONE)
+			return -ENXIO;
+		if (pc->flags & MEMCHAN_PCT_WRITE_TX) {
+			ret = memchan_check_tx_entry(md, pc->tx_entry);
+			if (ret)
+				return ret;
+		}
+		if (pc->flags & MEMCHAN_PCT_WRITE_RX) {
+			ret = memchan_check_rx_entry(pc->rx_entry);
+			if (ret)
+				return ret;
+		}
+		if (pc->flags & MEMCHAN_PCT_WRITE_TX) {
+			ret = md->be->tx_pct_write(md, pc->page, pc->tx_entry);
+			if (ret)
+				return ret;
+		}
+		if (pc->flags & MEMCHAN_PCT_WRITE_RX) {
+			ret = md->be->rx_pct_write(md, pc->page, pc->rx_entry);
+			if (ret)
+				return ret;
+		}
+	} else if (pc->tx_entry || pc->rx_entry) {
+		return -EINVAL;
+	}
+	pc->tx_entry = md->be->tx_pct_read(md, pc->page);
+	pc->rx_entry = md->be->rx_pct_read(md, pc->page);
+	/* bus addresses of receive pages are for the privileged tool only */
+	if (!capable(CAP_SYS_ADMIN))
+		pc->rx_entry &= ~(MC_RX_PCT_REMAP_ADDR_MASK | MC_RX_PCT_REMAP_EN_MASK);
+	return 0;
+}
+
+static int memchan_ioc_grant(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	return memchan_grant(md, f, arg);
+}
+
+static int memchan_ioc_revoke(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	return memchan_revoke(md, f, arg);
+}
+
+static int memchan_ioc_barrier(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_barrier *b = arg;
+	u64 t = b->timeout_ns ? b->timeout_ns : 100 * NSEC_PER_MSEC;
+
+	if (b->flags || b->pad || b->ack_outstanding)
+		return -EINVAL;
+	if (t > 10ULL * NSEC_PER_SEC)
+		return -EINVAL;
+	return md->be->ack_sweep(md, t, &b->ack_outstanding);
+}
+
+static int memchan_ioc_eventfd(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_eventfd *e = arg;
+	struct eventfd_ctx *ctx = NULL, *old;
+
+	if (e->flags || e->pad)
+		return -EINVAL;
+	if (e->fd != -1) {
+		if (e->fd < 0)
+			return -EINVAL;
+		ctx = eventfd_ctx_fdget(e->fd);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
+	spin_lock(&md->files_lock);
+	old = f->efd;
+	f->efd = ctx;
+	spin_unlock(&md->files_lock);
+	if (old)
+		eventfd_ctx_put(old);
+	return 0;
+}
+
+static int memchan_ioc_notify(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_notify *n = arg;
+
+	if (n->flags || n->nodes)
+		return -EINVAL;
+	if (n->page >= md->page_count)
+		return -EINVAL;
+	if (!md->be->notify)
+		return -EOPNOTSUPP;
+	if (!test_bit(n->page, f->tx_map))
+		return -EACCES;
+	return md->be->notify(md, n->page, &n->nodes);
+}
+
+static int memchan_ioc_loopback(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_loopback *l = arg;
+
+	if (l->flags || l->pad)
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (l->mode > 2)
+		return -EINVAL;
+	return md->be->loopback(md, l->mode);
+}
+
+static int memchan_ioc_errcnt(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_errcnt *e = arg;
+
+	if ((e->flags & ~MEMCHAN_ERRCNT_CHECK) || e->pad || e->count || e->changed)
+		return -EINVAL;
+	if (!(e->flags & MEMCHAN_ERRCNT_CHECK) && e->since)
+		return -EINVAL;
+	e->count = md->be->reg_read(md, MC_REG_ERROR_COUNT);
+	if (e->flags & MEMCHAN_ERRCNT_CHECK)
+		e->changed = e->count != e->since;
+	return 0;
+}
+
+/* MEMCHAN_WAIT runs without md->lock: it sleeps. */
+static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
+			    struct memchan_wait *w)
+{
+	long left;
+	u64 t = w->timeout_ns;
+	u32 from = w->count;
+
+	if (w->flags || w->pad)
+		return -EINVAL;
+	if (t > 3600ULL * NSEC_PER_SEC)
+		return -EINVAL;
+	if (t && READ_ONCE(md->notify_count) == from) {
+		left = wait_event_interruptible_timeout(md->wq,
+				READ_ONCE(md->notify_count) != from ||
+				READ_ONCE(md->removed),
+				max_t(unsigned long, 1, nsecs_to_jiffies(t)));
+		if (left < 0)
+			return -EINTR;
+	}
+	if (READ_ONCE(md->removed))
+		return -ENODEV;
+	w->count = READ_ONCE(md->notify_count);
+	f->seen = w->count;
+	return w->count == from ? -ETIMEDOUT : 0;
+}
+
+struct memchan_ioc_desc {
+	unsigned int cmd;
+	u32 size;
+	bool locked;
+	int (*fn)(struct memchan_dev *md, struct memchan_file *f, void *arg);
+};
+
+static const struct memchan_ioc_desc memchan_iocs[] = {
+	{ MEMCHAN_INFO, sizeof(struct memchan_info), true, memchan_ioc_info },
+	{ MEMCHAN_SET_NODE, sizeof(struct memchan_node), true, memchan_ioc_set_node },
+	{ MEMCHAN_PCT, sizeof(struct memchan_pct), true, memchan_ioc_pct },
+	{ MEMCHAN_GRANT, sizeof(struct memchan_grant), true, memchan_ioc_grant },
+	{ MEMCHAN_REVOKE, sizeof(struct memchan_grant), true, memchan_ioc_revoke },
+	{ MEMCHAN_BARRIER, sizeof(struct memchan_barrier), true, memchan_ioc_barrier },
+	{ MEMCHAN_WAIT, sizeof(struct memchan_wait), false, NULL },
+	{ MEMCHAN_SET_EVENTFD, sizeof(struct memchan_eventfd), true, memchan_ioc_eventfd },
+	{ MEMCHAN_NOTIFY, sizeof(struct memchan_notify), true, memchan_ioc_notify },
+	{ MEMCHAN_LOOPBACK, sizeof(struct memchan_loopback), true, memchan_ioc_loopback },
+	{ MEMCHAN_ERRCNT, sizeof(struct memchan_errcnt), true, memchan_ioc_errcnt },
+};
+
+union memchan_ioc_arg {
+	struct memchan_info info;
+	struct memchan_node node;
+	struct memchan_pct pct;
+	struct memchan_grant grant;
+	struct memchan_barrier barrier;
+	struct memchan_wait wait;
+	struct memchan_eventfd efd;
+	struct memchan_notify notify;
+	struct memchan_loopback loopback;
+	struct memchan_errcnt errcnt;
+};
+
+static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct memchan_file *f = file->private_data;
+	struct memchan_dev *md = f->md;
+	void __user *uarg = (void __user *)arg;
+	const struct memchan_ioc_desc *d = NULL;
+	union memchan_ioc_arg karg;
+	u32 argsz;
+	size_t i;
+	int ret;
+
+	if (cmd == MEMCHAN_GET_API_VERSION)
+		return arg ? -EINVAL : MEMCHAN_API_VERSION;
+	for (i = 0; i < ARRAY_SIZE(memchan_iocs); i++)
+		if (memchan_iocs[i].cmd == cmd)
+			d = &memchan_iocs[i];
+	if (!d)
+		return -ENOTTY;
+	if (get_user(argsz, (u32 __user *)uarg))
+		return -EFAULT;
+	if (argsz < d->size || argsz > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(&karg, d->size, uarg, argsz);
+	if (ret)
+		return ret;
+
+	if (!d->locked) {
+		ret = memchan_ioc_wait(md, f, &karg.wait);
+	} else {
+		mutex_lock(&md->lock);
+		ret = md->removed ? -ENODEV : d->fn(md, f, &karg);
+		mutex_unlock(&md->lock);
+	}
+	if (ret && ret != -ETIMEDOUT)
+		return ret;
+	karg.info.argsz = d->size;
+	if (copy_to_user(uarg, &karg, d->size))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* file operations */
+
+static int memchan_open_common(struct inode *inode, struct file *file,
+			       struct memchan_dev *md, bool ctl)
+{
+	struct memchan_file *f;
+	size_t words;
+
+	if (ctl && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	words = BITS_TO_LONGS(md->page_count);
+	f->tx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	f->rx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	f->rx_irq_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
+	if (!f->tx_map || !f->rx_map || !f->rx_irq_map) {
+		kvfree(f->tx_map);
+		kvfree(f->rx_map);
+		kvfree(f->rx_irq_map);
+		kfree(f);
+		return -ENOMEM;
+	}
+	f->md = md;
+	f->ctl = ctl;
+	kref_get(&md->kref);
+	f->seen = READ_ONCE(md->notify_count);
+	mutex_lock(&md->lock);
+	spin_lock(&md->files_lock);
+	list_add(&f->node, &md->files);
+	spin_unlock(&md->files_lock);
+	mutex_unlock(&md->lock);
+	file->private_data = f;
+	file->f_mapping = md->inode->i_mapping;
+	return stream_open(inode, file);
+}
+
+static int memchan_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+
+	return memchan_open_common(inode, file,
+				   container_of(misc, struct memchan_dev, misc), false);
+}
+
+static int memchan_ctl_open(struct inode *inode, struct file *file)
+{
+	struct miscdevice *misc = file->private_data;
+
+	return memchan_open_common(inode, file,
+				   container_of(misc, struct memchan_dev, misc_ctl), true);
+}
+
+static int memchan_release(struct inode *inode, struct file *file)
+{
+	struct memchan_file *f = file->private_data;
+	struct memchan_dev *md = f->md;
+
+	mutex_lock(&md->lock);
+	memchan_drop_grants(md, f, true, 0, md->page_count);
+	memchan_drop_grants(md, f, false, 0, md->page_count);
+	spin_lock(&md->files_lock);
+	list_del(&f->node);
+	spin_unlock(&md->files_lock);
+	mutex_unlock(&md->lock);
+	if (f->efd)
+		eventfd_ctx_put(f->efd);
+	kvfree(f->tx_map);
+	kvfree(f->rx_map);
+	kvfree(f->rx_irq_map);
+	kfree(f);
+	memchan_put(md);
+	return 0;
+}
+
+static __poll_t memchan_poll(struct file *file, poll_table *wait)
+{
+	struct memchan_file *f = file->private_data;
+	struct memchan_dev *md = f->md;
+
+	poll_wait(file, &md->wq, wait);
+	if (READ_ONCE(md->removed))
+		return EPOLLERR | EPOLLHUP;
+	if (READ_ONCE(md->notify_count) != READ_ONCE(f->seen))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static ssize_t memchan_read(struct file *file, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct memchan_file *f = file->private_data;
+	struct memchan_dev *md = f->md;
+	u64 v;
+
+	if (len < sizeof(v))
+		return -EINVAL;
+	if (READ_ONCE(md->notify_count) == f->seen && !READ_ONCE(md->removed)) {
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(md->wq,
+					     READ_ONCE(md->notify_count) != f->seen ||
+					     READ_ONCE(md->removed)))
+			return -ERESTARTSYS;
+	}
+	if (READ_ONCE(md->removed))
+		return -ENODEV;
+	v = READ_ONCE(md->notify_count);
+	f->seen = v;
+	if (put_user(v, (u64 __user *)buf))
+		return -EFAULT;
+	return sizeof(v);
+}
+
+/* ---------------------------------------------------------------------- */
+/* mmap: every page is inserted at fault time after checking its grant */
+
+static vm_fault_t memchan_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct memchan_file *f = vma->vm_private_data;
+	struct memchan_dev *md = f->md;
+	u64 off = (u64)vmf->pgoff << PAGE_SHIFT;
+	unsigned long pfn = 0;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	bool tx = off < MEMCHAN_MMAP_RX_BASE;
+	u32 page;
+
+	down_read(&md->map_lock);
+	if (md->removed)
+		goto out;
+	if (f->ctl) {
+		if (off < md->ctl_len)
+			pfn = (md->ctl_start + off) >> PAGE_SHIFT;
+	} else {
+		if (!tx)
+			off -= MEMCHAN_MMAP_RX_BASE;
+		page = div_u64(off, md->page_size);
+		if (page >= md->page_count)
+			goto out;
+		if (tx && test_bit(page, f->tx_map))
+			pfn = md->be->tx_pfn(md, page, off - (u64)page * md->page_size);
+		else if (!tx && test_bit(page, f->rx_map))
+			pfn = md->be->rx_pfn(md, page, off - (u64)page * md->page_size);
+	}
+	if (pfn)
+		ret = vmf_insert_pfn(vma, vmf->address, pfn);
+out:
+	up_read(&md->map_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct memchan_vm_ops = {
+	.fault = memchan_fault,
+};
+
+static int memchan_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct memchan_file *f = file->private_data;
+	struct memchan_dev *md = f->md;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	u32 first, last, p;
+	bool tx;
+	int ret = 0;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	down_read(&md->map_lock);
+	if (md->removed) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (f->ctl) {
+		if (off >= md->ctl_len || len > md->ctl_len - off) {
+			ret = -EINVAL;
+			goto out;
+		}
+		vma->vm_page_prot = md->be->ctl_prot(vma->vm_page_prot);
+		goto ok;
+	}
+	tx = off < MEMCHAN_MMAP_RX_BASE;
+	if (!tx)
+		off -= MEMCHAN_MMAP_RX_BASE;
+	if (off >= (u64)md->page_count * md->page_size ||
+	    len > (u64)md->page_count * md->page_size - off) {
+		ret = -EINVAL;
+		goto out;
+	}
+	first = div_u64(off, md->page_size);
+	last = div_u64(off + len - 1, md->page_size);
+	for (p = first; p <= last; p++) {
+		if (!test_bit(p, tx ? f->tx_map : f->rx_map)) {
+			ret = -EACCES;
+			goto out;
+		}
+	}
+	if (tx) {
+		vma->vm_page_prot = md->be->tx_prot(vma->vm_page_prot);
+	} else {
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EACCES;
+			goto out;
+		}
+		memchan_vm_flags_clear(vma, VM_MAYWRITE);
+		vma->vm_page_prot = md->be->rx_prot(vma->vm_page_prot);
+	}
+ok:
+	memchan_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_private_data = f;
+	vma->vm_ops = &memchan_vm_ops;
+out:
+	up_read(&md->map_lock);
+	return ret;
+}
+
+static const struct file_operations memchan_fops = {
+	.owner = THIS_MODULE,
+	.open = memchan_open,
+	.release = memchan_release,
+	.unlocked_ioctl = memchan_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = memchan_mmap,
+	.poll = memchan_poll,
+	.read = memchan_read,
+};
+
+static const struct file_operations memchan_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = memchan_ctl_open,
+	.release = memchan_release,
+	.unlocked_ioctl = memchan_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = memchan_mmap,
+};
+
+/* ---------------------------------------------------------------------- */
+/* sysfs (Documentation/ABI/testing/sysfs-class-memchan) */
+
+static struct memchan_dev *memchan_from_dev(struct device *dev)
+{
+	struct miscdevice *misc = dev_get_drvdata(dev);
+
+	return container_of(misc, struct memchan_dev, misc);
+}
+
+static ssize_t memchan_show_reg(struct device *dev, char *buf, u32 reg, const char *fmt)
+{
+	struct memchan_dev *md = memchan_from_dev(dev);
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&md->lock);
+	if (!md->removed)
+		ret = sysfs_emit(buf, fmt, md->be->reg_read(md, reg));
+	mutex_unlock(&md->lock);
+	return ret;
+}
+
+static ssize_t node_id_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct memchan_dev *md = memchan_from_dev(dev);
+	u32 id = READ_ONCE(md->node_id);
+
+	if (id == MEMCHAN_NODE_NONE)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%u\n", id);
+}
+static DEVICE_ATTR_RO(node_id);
+
+static ssize_t link_state_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct memchan_dev *md = memchan_from_dev(dev);
+	ssize_t ret = -ENODEV;
+	u32 st;
+
+	mutex_lock(&md->lock);
+	if (!md->removed) {
+		if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM) {
+			ret = sysfs_emit(buf, "soft\n");
+		} else {
+			st = md->be->reg_read(md, MC_REG_LINK_STATUS);
+			ret = sysfs_emit(buf, "%s%s%s peer=%u\n",
+					 st & MC_LINK_STATUS_UP_MASK ? "up" : "down",
+					 st & MC_LINK_STATUS_PEER_SEEN_MASK ? " peer-seen" : "",
+					 st & MC_LINK_STATUS_DISCARDING_MASK ? " discarding" : "",
+					 (st & MC_LINK_STATUS_PEER_NODE_MASK) >>
+					 MC_LINK_STATUS_PEER_NODE_SHIFT);
+		}
+	}
+	mutex_unlock(&md->lock);
+	return ret;
+}
+static DEVICE_ATTR_RO(link_state);
+
+static ssize_t version_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct memchan_dev *md = memchan_from_dev(dev);
+
+	return sysfs_emit(buf, "%u.%u api=%u\n",
+			  (md->regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT,
+			  md->regmap_version & MC_VERSION_MINOR_MASK, MEMCHAN_API_VERSION);
+}
+static DEVICE_ATTR_RO(version);
+
+static ssize_t backend_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct memchan_dev *md = memchan_from_dev(dev);
+
+	return sysfs_emit(buf, "%s\n",
+			  md->be->kind == MEMCHAN_BACKEND_HW ? "hw" : "ivshmem");
+}
+static DEVICE_ATTR_RO(backend);
+
+static ssize_t page_size_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", memchan_from_dev(dev)->page_size);
+}
+static DEVICE_ATTR_RO(page_size);
+
+static ssize_t page_count_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", memchan_from_dev(dev)->page_count);
+}
+static DEVICE_ATTR_RO(page_count);
+
+static struct attribute *memchan_attrs[] = {
+	&dev_attr_node_id.attr,
+	&dev_attr_link_state.attr,
+	&dev_attr_version.attr,
+	&dev_attr_backend.attr,
+	&dev_attr_page_size.attr,
+	&dev_attr_page_count.attr,
+	NULL,
+};
+
+static const struct attribute_group memchan_attr_group = {
+	.attrs = memchan_attrs,
+};
+
+#define MEMCHAN_COUNTER_ATTR(_name, _reg)					\
+static ssize_t _name##_show(struct device *dev, struct device_attribute *attr,	\
+			    char *buf)						\
+{										\
+	return memchan_show_reg(dev, buf, _reg, "%u\n");			\
+}										\
+static DEVICE_ATTR_RO(_name)
+
+MEMCHAN_COUNTER_ATTR(tx_packets, MC_REG_TX_PACKETS);
+MEMCHAN_COUNTER_ATTR(tx_bytes, MC_REG_TX_BYTES);
+MEMCHAN_COUNTER_ATTR(rx_packets, MC_REG_RX_PACKETS);
+MEMCHAN_COUNTER_ATTR(rx_bytes, MC_REG_RX_BYTES);
+MEMCHAN_COUNTER_ATTR(tx_drop_disabled, MC_REG_TX_DROP_DISABLED);
+MEMCHAN_COUNTER_ATTR(rx_drop_disabled, MC_REG_RX_DROP_DISABLED);
+MEMCHAN_COUNTER_ATTR(crc_errors, MC_REG_CRC_ERRORS);
+MEMCHAN_COUNTER_ATTR(link_retries, MC_REG_LINK_RETRIES);
+MEMCHAN_COUNTER_ATTR(error_count, MC_REG_ERROR_COUNT);
+MEMCHAN_COUNTER_ATTR(acks_received, MC_REG_ACKS_RECEIVED);
+MEMCHAN_COUNTER_ATTR(notify_count, MC_REG_NOTIFY_COUNT);
+
+static struct attribute *memchan_counter_attrs[] = {
+	&dev_attr_tx_packets.attr,
+	&dev_attr_tx_bytes.attr,
+	&dev_attr_rx_packets.attr,
+	&dev_attr_rx_bytes.attr,
+	&dev_attr_tx_drop_disabled.attr,
+	&dev_attr_rx_drop_disabled.attr,
+	&dev_attr_crc_errors.attr,
+	&dev_attr_link_retries.attr,
+	&dev_attr_error_count.attr,
+	&dev_attr_acks_received.attr,
+	&dev_attr_notify_count.attr,
+	NULL,
+};
+
+static const struct attribute_group memchan_counter_group = {
+	.name = "counters",
+	.attrs = memchan_counter_attrs,
+};
+
+static const struct attribute_group *memchan_groups[] = {
+	&memchan_attr_group,
+	&memchan_counter_group,
+	NULL,
+};
+
+/* ---------------------------------------------------------------------- */
+/* PCI */
+
+static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct memchan_dev *md;
+	bool ivshmem = id->driver_data == MEMCHAN_BACKEND_IVSHMEM;
+	int ret;
+
+	if (ivshmem && !memchan_bind_ivshmem)
+		return -ENODEV;
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+
+	md = kzalloc(sizeof(*md), GFP_KERNEL);
+	if (!md)
+		return -ENOMEM;
+	ret = ida_alloc(&memchan_ida, GFP_KERNEL);
+	if (ret < 0) {
+		kfree(md);
+		return ret;
+	}
+	md->index = ret;
+	kref_init(&md->kref);
+	md->pdev = pdev;
+	md->node_id = MEMCHAN_NODE_NONE;
+	mutex_init(&md->lock);
+	init_rwsem(&md->map_lock);
+	spin_lock_init(&md->files_lock);
+	INIT_LIST_HEAD(&md->files);
+	init_waitqueue_head(&md->wq);
+	md->be = ivshmem ? &memchan_ivshmem_backend : &memchan_hw_backend;
+	snprintf(md->name, sizeof(md->name), MEMCHAN_NAME "%d", md->index);
+	snprintf(md->ctl_name, sizeof(md->ctl_name), MEMCHAN_NAME "%d-ctl", md->index);
+
+	md->inode = memchan_inode_new();
+	if (IS_ERR(md->inode)) {
+		ret = PTR_ERR(md->inode);
+		md->inode = NULL;
+		goto err_put;
+	}
+
+	ret = ivshmem ? memchan_ivshmem_probe(md) : memchan_hw_probe(md);
+	if (ret)
+		goto err_put;
+	if (md->page_size < PAGE_SIZE || md->page_size % PAGE_SIZE) {
+		dev_err(&pdev->dev, "network page size %u unsupported with PAGE_SIZE %lu\n",
+			md->page_size, PAGE_SIZE);
+		ret = -EINVAL;
+		goto err_backend;
+	}
+	md->tx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
+	md->rx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
+	md->rx_irq_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
+	if (!md->tx_users || !md->rx_users || !md->rx_irq_users) {
+		ret = -ENOMEM;
+		goto err_backend;
+	}
+	pci_set_drvdata(pdev, md);
+
+	md->misc.minor = MISC_DYNAMIC_MINOR;
+	md->misc.name = md->name;
+	md->misc.fops = &memchan_fops;
+	md->misc.parent = &pdev->dev;
+	md->misc.groups = memchan_groups;
+	ret = misc_register(&md->misc);
+	if (ret)
+		goto err_backend;
+	md->misc_registered = true;
+
+	md->misc_ctl.minor = MISC_DYNAMIC_MINOR;
+	md->misc_ctl.name = md->ctl_name;
+	md->misc_ctl.fops = &memchan_ctl_fops;
+	md->misc_ctl.parent = &pdev->dev;
+	md->misc_ctl.mode = 0600;
+	ret = misc_register(&md->misc_ctl);
+	if (ret)
+		goto err_misc;
+	md->ctl_registered = true;
+
+	dev_info(&pdev->dev, "%s: %s backend, %u pages of %u bytes, %u nodes\n",
+		 md->name, ivshmem ? "ivshmem" : "hw", md->page_count,
+		 md->page_size, md->max_nodes);
+	return 0;
+
+err_misc:
+	misc_deregister(&md->misc);
+err_backend:
+	if (ivshmem)
+		memchan_ivshmem_remove(md);
+	else
+		memchan_hw_remove(md);
+err_put:
+	memchan_put(md);
+	return ret;
+}
+
+static void memchan_remove(struct pci_dev *pdev)
+{
+	struct memchan_dev *md = pci_get_drvdata(pdev);
+	struct memchan_file *f;
+
+	/* no new opens, no sysfs readers */
+	misc_deregister(&md->misc_ctl);
+	misc_deregister(&md->misc);
+
+	mutex_lock(&md->lock);
+	/* clear the PCT entries every open file still holds */
+	list_for_each_entry(f, &md->files, node) {
+		memchan_drop_grants(md, f, true, 0, md->page_count);
+		memchan_drop_grants(md, f, false, 0, md->page_count);
+	}
+	down_write(&md->map_lock);
+	WRITE_ONCE(md->removed, true);
+	up_write(&md->map_lock);
+	/* every mapping goes: a later access faults and gets SIGBUS */
+	memchan_zap(md, 0, 0);
+	mutex_unlock(&md->lock);
+	wake_up_interruptible_all(&md->wq);
+
+	if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM)
+		memchan_ivshmem_remove(md);
+	else
+		memchan_hw_remove(md);
+	memchan_put(md);
+}
+
+static const struct pci_device_id memchan_ids[] = {
+	{ PCI_DEVICE(MC_PCI_VENDOR, MC_PCI_DEVICE), .driver_data = MEMCHAN_BACKEND_HW },
+	{ PCI_DEVICE(MC_IVSHMEM_VENDOR, MC_IVSHMEM_DEVICE),
+	  .driver_data = MEMCHAN_BACKEND_IVSHMEM },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, memchan_ids);
+
+static struct pci_driver memchan_driver = {
+	.name = MEMCHAN_NAME,
+	.id_table = memchan_ids,
+	.probe = memchan_probe,
+	.remove = memchan_remove,
+};
+module_pci_driver(memchan_driver);
+
+MODULE_DESCRIPTION("memchan cluster interconnect: FPGA adapter and ivshmem soft fabric");
+MODULE_AUTHOR("memchan project");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,223 @@
+#!/bin/bash
+# native/test.sh: build the memchan driver against the installed Debian kernel,
+# check it (-Werror, sparse, modinfo, udev rules), boot that kernel under QEMU
+# (TCG) with a busybox initramfs and the host file system over 9p, and run the
+# guest tests on the ivshmem backend:
+#   abi      kselftest-style ABI tests, ioctl fuzz, unprivileged uid, udevadm,
+#            unbind with live mappings (SIGBUS), module unload and reload
+#   cluster  two guests sharing one ivshmem file form a 2-node cluster
+#   host     a host process on the same soft-fabric file talks to a guest
+# A guest oops, BUG or WARNING on the console fails its boot. Closing line:
+# "native: N passed, N failed"; exit status 1 on any failure.
+#
+# Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
+# work directory), MEMCHAN_ONLY="abi cluster host" (subset of the boots).
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+N=$ROOT/native
+PASS=0
+FAIL=0
+T_START=$(date +%s)
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+notok() { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+finish() {
+	echo "# total $(( $(date +%s) - T_START )) s"
+	echo "native: $PASS passed, $FAIL failed"
+	[ "${MEMCHAN_KEEP:-0}" = 1 ] || rm -rf "$WORK"
+	rm -f /dev/shm/memchan-test-$$-*
+	[ $FAIL -eq 0 ] && [ $PASS -gt 0 ]
+	exit $?
+}
+
+# ---- packages ---------------------------------------------------------------
+need=()
+for p in qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static sparse kmod udev gcc make; do
+	dpkg -s "$p" > /dev/null 2>&1 || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	echo "# installing ${need[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "# need root to install packages"; notok "packages installed"; WORK=$(mktemp -d); finish
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q > /dev/null && apt-get install -y -q "${need[@]}" > /dev/null ||
+		{ notok "apt-get install ${need[*]}"; WORK=$(mktemp -d); finish; }
+fi
+
+# ---- kernel: newest version with both headers and an image ------------------
+KVER=${MEMCHAN_KVER:-}
+if [ -z "$KVER" ]; then
+	for b in $(ls -d /lib/modules/*/build 2>/dev/null | sort -V); do
+		v=${b#/lib/modules/}; v=${v%/build}
+		[ -f "/boot/vmlinuz-$v" ] && KVER=$v
+	done
+fi
+WORK=$(mktemp -d /tmp/memchan-test.XXXXXX)
+if [ -z "$KVER" ] || [ ! -f "/boot/vmlinuz-$KVER" ]; then
+	notok "a kernel image with headers is installed"; finish
+fi
+echo "# kernel $KVER"
+
+# ---- build ------------------------------------------------------------------
+t0=$(date +%s)
+make -C "$N" clean KVER="$KVER" > /dev/null 2>&1
+if make -C "$N" KVER="$KVER" -j2 > "$WORK/build.log" 2>&1; then
+	ok "module builds with -Werror against $KVER ($(( $(date +%s) - t0 )) s)"
+else
+	sed 's/^/# /' "$WORK/build.log"; notok "module builds with -Werror"; finish
+fi
+touch "$N"/memchan_*.c
+make -C "$N" KVER="$KVER" C=1 -j2 > "$WORK/sparse.log" 2>&1
+if [ $? -eq 0 ] && grep -q CHECK "$WORK/sparse.log" && ! grep -E "warning:|error:" "$WORK/sparse.log"; then
+	ok "sparse (make C=1) is clean"
+else
+	sed 's/^/# /' "$WORK/sparse.log"; notok "sparse (make C=1) is clean"
+fi
+if [ "$(modinfo -F name "$N/memchan.ko")" = memchan ] &&
+   [ "$(modinfo -F parm "$N/memchan.ko" | grep -c ':.\{20,\}')" -ge 3 ] &&
+   modinfo -F alias "$N/memchan.ko" | grep -q "v000010EEd00004D43" &&
+   modinfo -F alias "$N/memchan.ko" | grep -q "v00001AF4d00001110"; then
+	ok "modinfo: name, documented parameters, PCI aliases (board and ivshmem)"
+else
+	modinfo "$N/memchan.ko" | sed 's/^/# /'; notok "modinfo: name, documented parameters, PCI aliases"
+fi
+if make -C "$N" tools > "$WORK/tools.log" 2>&1; then
+	ok "user-space tools and tests build with -Werror"
+else
+	sed 's/^/# /' "$WORK/tools.log"; notok "user-space tools and tests build"; finish
+fi
+if grep -q 'PACKAGE_NAME="memchan"' "$N/dkms.conf" && grep -q 'BUILT_MODULE_NAME\[0\]="memchan"' "$N/dkms.conf"; then
+	ok "dkms.conf names the memchan module"
+else
+	notok "dkms.conf names the memchan module"
+fi
+
+# ---- initramfs --------------------------------------------------------------
+mkdir -p "$WORK/initrd/bin" "$WORK/initrd/lib/modules" "$WORK/initrd/proc" "$WORK/initrd/sys" \
+	"$WORK/initrd/dev" "$WORK/initrd/host"
+cp /bin/busybox "$WORK/initrd/bin/busybox"
+MODS="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci 9pnet 9pnet_virtio netfs fscache 9p"
+for m in $MODS; do
+	f=$(find "/lib/modules/$KVER/kernel" -name "$m.ko*" | head -1)
+	[ -n "$f" ] || continue	# built in
+	case "$f" in
+	*.xz) xz -dc "$f" > "$WORK/initrd/lib/modules/$m.ko" ;;
+	*.zst) zstd -qdc "$f" > "$WORK/initrd/lib/modules/$m.ko" ;;
+	*) cp "$f" "$WORK/initrd/lib/modules/$m.ko" ;;
+	esac
+done
+cat > "$WORK/initrd/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $MODS; do [ -f /lib/modules/\$m.ko ] && insmod /lib/modules/\$m.ko; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || echo "MEMCHAN-GUEST-9P-FAILED"
+mount -t proc proc /host/proc
+mount -t sysfs sys /host/sys
+mount -t devtmpfs dev /host/dev
+mount -t tmpfs tmp /host/tmp
+mount -t tmpfs run /host/run
+for x in \$(cat /proc/cmdline); do
+	case \$x in mctest=*) T=\${x#mctest=} ;; mcroot=*) R=\${x#mcroot=} ;; esac
+done
+echo "MEMCHAN-GUEST-START \$T"
+chroot /host /bin/sh \$R/native/tests/guest.sh \$R \$T
+echo "MEMCHAN-GUEST-EXIT \$?"
+poweroff -f
+EOF
+chmod +x "$WORK/initrd/init"
+(cd "$WORK/initrd" && find . | cpio -o -H newc 2> /dev/null | gzip -1) > "$WORK/initrd.gz"
+
+# boot NAME TEST SHMFILE: one guest; console in $WORK/NAME.log
+boot() {
+	timeout 300 qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -no-reboot \
+		-display none -monitor none -serial "file:$WORK/$1.log" \
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
+		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$2 mcroot=$ROOT" \
+		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
+		-object memory-backend-file,id=hm,mem-path="$3",size=16M,share=on \
+		-device ivshmem-plain,memdev=hm > "$WORK/$1.qemu" 2>&1
+}
+
+# verdict NAME SECONDS: count the guest's TAP lines, check for oopses
+verdict() {
+	local log=$WORK/$1.log
+	sed 's/^/# [guest '"$1"'] /' "$log" | grep -v "^# \[guest $1\] *$"
+	grep -E "^(not )?ok [0-9]+ " "$log" > "$WORK/$1.tap"
+	local p f
+	p=$(grep -c "^ok " "$WORK/$1.tap")
+	f=$(grep -c "^not ok " "$WORK/$1.tap")
+	PASS=$((PASS + p)); FAIL=$((FAIL + f))
+	echo "# guest $1: $p passed, $f failed in $2 s"
+	if grep -qE "Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|UBSAN|KASAN" "$log"; then
+		notok "guest $1: no oops, BUG or WARNING on the console"
+	else
+		ok "guest $1: no oops, BUG or WARNING on the console"
+	fi
+	if grep -q "MEMCHAN-GUEST-EXIT 0" "$log" && [ "$p" -gt 0 ]; then
+		ok "guest $1: test command exited 0"
+	else
+		notok "guest $1: test command exited 0 ($(grep -a MEMCHAN-GUEST-EXIT "$log" || echo 'no exit marker'))"
+	fi
+}
+
+newfab() {
+	local f=/dev/shm/memchan-test-$$-$1
+	rm -f "$f"
+	"$N/tools/mcfab-create" "$f" > /dev/null || { notok "mcfab-create $f"; return 1; }
+	echo "$f"
+}
+
+ONLY=${MEMCHAN_ONLY:-abi cluster host}
+
+if [[ " $ONLY " == *" abi "* ]]; then
+	fab=$(newfab abi) && {
+		t0=$(date +%s)
+		boot abi abi "$fab"
+		verdict abi $(( $(date +%s) - t0 ))
+		# the driver released its node block when it went
+		if "$N/tools/mcfab-create" --check "$fab" > /dev/null &&
+		   [ "$(od -An -tx8 -j $((4096 + 0x800)) -N8 "$fab" | tr -d ' ')" = 0000000000000000 ]; then
+			ok "abi: the fabric file is still valid and node 0 was released"
+		else
+			notok "abi: the fabric file is still valid and node 0 was released"
+		fi
+	}
+fi
+
+if [[ " $ONLY " == *" cluster "* ]]; then
+	fab=$(newfab cluster) && {
+		t0=$(date +%s)
+		boot cluster-a cluster-a "$fab" &
+		pa=$!
+		boot cluster-b cluster-b "$fab" &
+		pb=$!
+		wait $pa $pb
+		t=$(( $(date +%s) - t0 ))
+		verdict cluster-a $t
+		verdict cluster-b $t
+	}
+fi
+
+if [[ " $ONLY " == *" host "* ]]; then
+	fab=$(newfab host) && {
+		t0=$(date +%s)
+		boot host-guest cluster-a "$fab" &
+		pg=$!
+		timeout 280 "$N/tests/mc_cluster" --role b --node 1 --peer 0 --fabric "$fab" --timeout 240 \
+			> "$WORK/host-peer.log" 2>&1
+		rc=$?
+		wait $pg
+		t=$(( $(date +%s) - t0 ))
+		sed 's/^/# [host peer] /' "$WORK/host-peer.log"
+		p=$(grep -c "^ok " "$WORK/host-peer.log"); f=$(grep -c "^not ok " "$WORK/host-peer.log")
+		PASS=$((PASS + p)); FAIL=$((FAIL + f))
+		[ $rc -eq 0 ] && [ "$p" -gt 0 ] && ok "host peer exited 0" || notok "host peer exited 0 (rc $rc)"
+		verdict host-guest $t
+	}
+fi
+
+finish

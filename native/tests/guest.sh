@@ -1,0 +1,79 @@
+#!/bin/sh
+# Runs inside the QEMU guest, chrooted into the host's file system (read-only
+# 9p; /dev, /proc, /sys, /tmp, /run are the guest's). Usage: guest.sh ROOT TEST
+# Prints TAP lines; native/test.sh counts them and checks the console for oopses.
+R=$1
+T=$2
+N=$R/native
+set -u
+
+load() {
+	insmod "$N/memchan.ko" "$@" || { echo "not ok 1 insmod memchan.ko"; return 1; }
+	i=0
+	while [ ! -e /dev/memchan0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e /dev/memchan0 ] || { echo "not ok 1 /dev/memchan0 appeared"; return 1; }
+}
+
+udev_check() {
+	# udevadm test against the real device, with our rules and a memchan group
+	mount -t tmpfs tmp /etc/udev/rules.d
+	cp "$R/udev/60-memchan.rules" /etc/udev/rules.d/
+	cp /etc/group /tmp/group
+	grep -q '^memchan:' /tmp/group || echo 'memchan:x:4711:' >> /tmp/group
+	mount --bind /tmp/group /etc/group
+	gid=$(awk -F: '$1 == "memchan" { print $3 }' /etc/group)
+	for d in memchan0 memchan0-ctl; do
+		udevadm test --action=add "/sys/class/misc/$d" > "/tmp/udev-$d.log" 2>&1
+		grep -E "60-memchan.rules|GROUP|MODE" "/tmp/udev-$d.log" | sed "s/^/# $d: /"
+	done
+	if grep -q "GROUP $gid" /tmp/udev-memchan0.log && grep -q "MODE 0660" /tmp/udev-memchan0.log; then
+		echo "ok 1 udev: /dev/memchan0 gets group memchan mode 0660"
+	else
+		echo "not ok 1 udev: /dev/memchan0 gets group memchan mode 0660"
+	fi
+	if grep -q "MODE 0600" /tmp/udev-memchan0-ctl.log && ! grep -q "GROUP $gid" /tmp/udev-memchan0-ctl.log; then
+		echo "ok 2 udev: /dev/memchan0-ctl root only (0600)"
+	else
+		echo "not ok 2 udev: /dev/memchan0-ctl root only (0600)"
+	fi
+	umount /etc/group
+	umount /etc/udev/rules.d
+}
+
+case "$T" in
+abi)
+	load || exit 1
+	ls -l /dev/memchan0 /dev/memchan0-ctl
+	start=$(date +%s)
+	"$N/tests/memchan_test" abi
+	rc=$?
+	echo "# abi tests took $(( $(date +%s) - start )) s"
+	udev_check
+	"$N/tests/memchan_test" unbind || rc=1
+	# the module is gone; it loads again and the node block it released is free
+	load || exit 1
+	"$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 0 > /tmp/reload.log 2>&1
+	if grep -q "handshake" /tmp/reload.log; then
+		echo "ok 1 reload: module loads again and node 0 can be claimed"
+	else
+		cat /tmp/reload.log
+		echo "not ok 1 reload: module loads again and node 0 can be claimed"
+		rc=1
+	fi
+	rmmod memchan || rc=1
+	dmesg | grep -E "memchan" | sed 's/^/# dmesg: /'
+	exit $rc
+	;;
+cluster-a)
+	load || exit 1
+	exec "$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 150
+	;;
+cluster-b)
+	load || exit 1
+	exec "$N/tests/mc_cluster" --role b --node 1 --peer 0 --dev /dev/memchan0 --timeout 150
+	;;
+*)
+	echo "not ok 1 unknown guest test $T"
+	exit 1
+	;;
+esac

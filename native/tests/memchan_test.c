@@ -1,0 +1,1036 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memchan_test: ABI tests of /dev/memchanN on the ivshmem backend, in the
+ * style of kselftest (one test per case, TAP output, each test in its own
+ * child process so a crash fails that test only).
+ *
+ *   memchan_test [abi]     every ABI test (needs root, a fresh fabric)
+ *   memchan_test unbind    live mappings survive device removal: SIGBUS,
+ *                          ENODEV, no oops; the module is then removable
+ *
+ * Environment: MEMCHAN_DEV (default /dev/memchan0), MEMCHAN_FUZZ (ioctl fuzz
+ * iterations, default 20000).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../include/memchan_regs.h"
+#include "../include/uapi/linux/memchan.h"
+
+static const char *dev_path = "/dev/memchan0";
+static char ctl_path[64];
+static char sysfs[128];
+
+#define FAIL(...) do {							\
+	printf("#   %s:%d: ", __func__, __LINE__);				\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	fflush(stdout);							\
+	_exit(1);							\
+} while (0)
+
+#define EXPECT_OK(expr) do {						\
+	if ((expr) < 0)							\
+		FAIL("%s: %s", #expr, strerror(errno));			\
+} while (0)
+
+#define EXPECT_ERR(expr, err) do {					\
+	errno = 0;							\
+	if ((expr) != -1 || errno != (err))				\
+		FAIL("%s: want %s, got %s", #expr, strerrorname_np(err),	\
+		     errno ? strerrorname_np(errno) : "success");		\
+} while (0)
+
+#define EXPECT(cond, fmt, ...) do {					\
+	if (!(cond))							\
+		FAIL("%s: " fmt, #cond, ##__VA_ARGS__);			\
+} while (0)
+
+#define CHECK(cond) do {						\
+	if (!(cond))							\
+		FAIL("%s", #cond);					\
+} while (0)
+
+/* ---- helpers ---- */
+
+static int dev_open(void)
+{
+	int fd = open(dev_path, O_RDWR);
+
+	if (fd < 0)
+		FAIL("open %s: %s", dev_path, strerror(errno));
+	return fd;
+}
+
+static struct memchan_info info(int fd)
+{
+	struct memchan_info in = { .argsz = sizeof(in) };
+
+	if (ioctl(fd, MEMCHAN_INFO, &in))
+		FAIL("MEMCHAN_INFO: %s", strerror(errno));
+	return in;
+}
+
+static int set_node(int fd, uint32_t id, uint32_t flags)
+{
+	struct memchan_node n = { .argsz = sizeof(n), .flags = flags, .node_id = id };
+
+	return ioctl(fd, MEMCHAN_SET_NODE, &n);
+}
+
+static int grant(int fd, uint32_t flags, uint32_t first, uint32_t count, uint32_t tx,
+		 uint32_t rxf, uint64_t *off)
+{
+	struct memchan_grant g = { .argsz = sizeof(g), .flags = flags, .first_page = first,
+				   .count = count, .tx_entry = tx, .rx_flags = rxf };
+	int ret = ioctl(fd, MEMCHAN_GRANT, &g);
+
+	if (!ret && off)
+		*off = g.mmap_offset;
+	return ret;
+}
+
+static int ungrant(int fd, uint32_t flags, uint32_t first, uint32_t count)
+{
+	struct memchan_grant g = { .argsz = sizeof(g), .flags = flags, .first_page = first,
+				   .count = count };
+
+	return ioctl(fd, MEMCHAN_REVOKE, &g);
+}
+
+static struct memchan_pct pct(int fd, uint32_t page)
+{
+	struct memchan_pct p = { .argsz = sizeof(p), .page = page };
+
+	if (ioctl(fd, MEMCHAN_PCT, &p))
+		FAIL("MEMCHAN_PCT read %u: %s", page, strerror(errno));
+	return p;
+}
+
+static uint32_t tx_to(uint32_t node)
+{
+	return MC_TX_PCT_TX_EN_MASK | node << MC_TX_PCT_DEST_SHIFT;
+}
+
+/* the whole soft-fabric file through the control node */
+static char *ctl_map(size_t *len)
+{
+	int fd = open(ctl_path, O_RDWR);
+	char *hdr, *fab;
+	size_t size;
+
+	if (fd < 0)
+		FAIL("open %s: %s", ctl_path, strerror(errno));
+	hdr = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (hdr == MAP_FAILED)
+		FAIL("mmap ctl: %s", strerror(errno));
+	size = *(uint64_t *)(hdr + MC_SF_HDR_FILE_SIZE);
+	munmap(hdr, 4096);
+	fab = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fab == MAP_FAILED)
+		FAIL("mmap ctl %zu: %s", size, strerror(errno));
+	close(fd);
+	*len = size;
+	return fab;
+}
+
+#define U32(p, off) (*(volatile uint32_t *)((char *)(p) + (off)))
+#define U64(p, off) (*(volatile uint64_t *)((char *)(p) + (off)))
+
+static char *node_block(char *fab, uint32_t node)
+{
+	return fab + U64(fab, MC_SF_HDR_NODE_AREA_OFFSET) +
+		node * U64(fab, MC_SF_HDR_NODE_BLOCK_SIZE);
+}
+
+static volatile uint64_t *heartbeat(char *fab, uint32_t node)
+{
+	return (volatile uint64_t *)(fab + U64(fab, MC_SF_HDR_DATA_OFFSET) +
+		MC_SYS_MEMBERSHIP_PAGE * U32(fab, MC_SF_HDR_PAGE_SIZE) +
+		node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT);
+}
+
+static int read_sysfs(const char *attr, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs, attr);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+static sigjmp_buf fault_jmp;
+static volatile int fault_sig;
+
+static void on_fault(int sig)
+{
+	fault_sig = sig;
+	siglongjmp(fault_jmp, 1);
+}
+
+/* touch one byte; returns the signal it raised, 0 if none */
+static int touch(volatile char *p, int write)
+{
+	struct sigaction sa = { .sa_handler = on_fault };
+
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+	fault_sig = 0;
+	if (!sigsetjmp(fault_jmp, 1)) {
+		if (write)
+			*p = 1;
+		else
+			(void)*p;
+	}
+	return fault_sig;
+}
+
+static uint64_t rnd_state = 0x2545F4914F6CDD1DULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return rnd_state * 0x2545F4914F6CDD1DULL;
+}
+
+/* ---- tests (run in order; node 0 is set by set_node_claims_block) ---- */
+
+static void api_version(void)
+{
+	int fd = dev_open();
+
+	CHECK(ioctl(fd, MEMCHAN_GET_API_VERSION, 0) == MEMCHAN_API_VERSION);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_GET_API_VERSION, 1), EINVAL);
+}
+
+static void info_rejects_bad_argsz(void)
+{
+	char buf[8192] = { 0 };
+	struct memchan_info *in = (void *)buf;
+	int fd = dev_open();
+
+	in->argsz = sizeof(*in) - 8;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, in), EINVAL);
+	in->argsz = 0;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, in), EINVAL);
+	in->argsz = 4097;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, in), EINVAL);
+	in->argsz = sizeof(*in) + 64;	/* larger, zero tail: accepted */
+	EXPECT_OK(ioctl(fd, MEMCHAN_INFO, in));
+	CHECK(in->argsz == sizeof(*in));
+	in->argsz = sizeof(*in) + 64;
+	buf[sizeof(*in) + 3] = 1;	/* non-zero byte the kernel does not know */
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, in), E2BIG);
+	buf[sizeof(*in) + 3] = 0;
+	in->argsz = sizeof(*in);
+	in->flags = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, in), EINVAL);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, NULL), EFAULT);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, (void *)16), EFAULT);
+}
+
+static void unknown_ioctl_enotty(void)
+{
+	uint64_t buf[64] = { sizeof(buf) };
+	int fd = dev_open();
+
+	EXPECT_ERR(ioctl(fd, _IO(MEMCHAN_IOC_MAGIC, 0x7f), buf), ENOTTY);
+	EXPECT_ERR(ioctl(fd, _IOWR('x', 1, uint64_t), buf), ENOTTY);
+}
+
+static void info_fields(void)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+
+	CHECK(in.api_version == MEMCHAN_API_VERSION);
+	CHECK(in.backend == MEMCHAN_BACKEND_IVSHMEM);
+	CHECK(in.page_size == 4096);
+	CHECK(in.page_count > MC_SYS_PAGES && in.page_count <= MC_MAX_PAGES);
+	CHECK(in.max_nodes == 16);
+	CHECK(in.caps & MC_CAPS_SOFT_MASK);
+	CHECK((in.regmap_version >> 16) == MC_VERSION_MAJOR);
+	CHECK(in.node_id == MEMCHAN_NODE_NONE && !(in.flags & MEMCHAN_INFO_NODE_VALID));
+	CHECK(in.window_size == (uint64_t)in.page_count * in.page_size);
+	CHECK(in.tx_mmap_base == MEMCHAN_MMAP_TX_BASE && in.rx_mmap_base == MEMCHAN_MMAP_RX_BASE);
+	CHECK(in.error_count == 0 && in.ack_outstanding == 0);
+}
+
+static void grant_without_node_enxio(void)
+{
+	int fd = dev_open();
+
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1), 0, NULL), ENXIO);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, 0, NULL), ENXIO);
+}
+
+static void set_node_validation(void)
+{
+	struct memchan_node n = { .argsz = sizeof(n), .node_id = 1, .pad = 1 };
+	int fd = dev_open();
+
+	EXPECT_ERR(set_node(fd, 16, 0), EINVAL);
+	EXPECT_ERR(set_node(fd, 1000, 0), EINVAL);
+	EXPECT_ERR(set_node(fd, 1, 2), EINVAL);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_SET_NODE, &n), EINVAL);
+	CHECK(info(fd).node_id == MEMCHAN_NODE_NONE);
+}
+
+static void set_node_claims_block(void)
+{
+	int fd = dev_open();
+	size_t len;
+	char *fab = ctl_map(&len), *nb = node_block(fab, 0), buf[32];
+
+	EXPECT_OK(set_node(fd, 0, 0));
+	CHECK(info(fd).node_id == 0);
+	CHECK(info(fd).flags & MEMCHAN_INFO_NODE_VALID);
+	CHECK(U64(nb, MC_SF_NODE_OWNER) != 0);
+	CHECK(U64(nb, MC_SF_NODE_OWNER) >> 32 == U64(nb, MC_SF_NODE_INCARNATION));
+	CHECK(U64(nb, MC_SF_NODE_INCARNATION) >= 1);
+	CHECK(U64(nb, MC_SF_NODE_HOST_ID) != 0);
+	CHECK(U32(nb, MC_REG_NODE_ID) == MC_NODE_ID_VALID_MASK);
+	CHECK(read_sysfs("node_id", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
+	EXPECT_OK(set_node(fd, 0, 0));	/* same ID: no-op */
+}
+
+static void heartbeat_advances(void)
+{
+	size_t len;
+	char *fab = ctl_map(&len);
+	uint64_t h0 = *heartbeat(fab, 0), h1;
+
+	usleep(550000);
+	h1 = *heartbeat(fab, 0);
+	EXPECT(h1 - h0 >= 3 && h1 - h0 <= 8, "heartbeat moved %llu in 550 ms",
+	       (unsigned long long)(h1 - h0));
+	CHECK(*heartbeat(fab, 1) == 0);
+}
+
+static void grant_validation(void)
+{
+	int fd = dev_open();
+	uint32_t pc = info(fd).page_count;
+
+	EXPECT_ERR(grant(fd, 0, 10, 1, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX | MEMCHAN_GRANT_RX, 10, 1, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, 4, 10, 1, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 0, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, pc, 1, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, pc - 1, 2, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 1, 0xffffffff, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, 0, 0, NULL), EINVAL);	/* no TX_EN */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | 1 << 3, 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | 1 << 16, 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(16), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 3 << 4, 0, NULL),
+		   EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 1 << 4 | 1 << 8,
+			 0, NULL), EINVAL);	/* broadcast with a DEST */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 2 << 4 | 16 << 8,
+			 0, NULL), EINVAL);	/* multicast group 16 */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1), MEMCHAN_RX_IRQ, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, tx_to(1), 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, 2, NULL), EINVAL);
+	CHECK(pct(fd, 10).tx_entry == 0 && pct(fd, 10).rx_entry == 0);
+}
+
+static void grant_tx_programs_pct(void)
+{
+	int fd = dev_open();
+	uint64_t off = 1;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 100, 4, tx_to(1), 0, &off));
+	CHECK(off == MEMCHAN_MMAP_TX_BASE + 100 * 4096);
+	CHECK(pct(fd, 100).tx_entry == tx_to(1) && pct(fd, 103).tx_entry == tx_to(1));
+	CHECK(pct(fd, 104).tx_entry == 0);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 100, 2, 0, MEMCHAN_RX_IRQ, &off));
+	CHECK(off == MEMCHAN_MMAP_RX_BASE + 100 * 4096);
+	CHECK(pct(fd, 101).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK));
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 103, 2, tx_to(1), 0, NULL), EEXIST);
+	CHECK(pct(fd, 104).tx_entry == 0);
+	close(fd);
+	fd = dev_open();	/* close dropped the grants */
+	CHECK(pct(fd, 100).tx_entry == 0 && pct(fd, 100).rx_entry == 0);
+}
+
+static void grant_conflicting_route_ebusy(void)
+{
+	int a = dev_open(), b = dev_open();
+
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_TX, 120, 2, tx_to(1), 0, NULL));
+	EXPECT_ERR(grant(b, MEMCHAN_GRANT_TX, 121, 2, tx_to(2), 0, NULL), EBUSY);
+	CHECK(pct(b, 122).tx_entry == 0);	/* nothing half-done */
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_TX, 121, 1, tx_to(1), 0, NULL));	/* same route: shared */
+	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_TX, 120, 2));
+	CHECK(pct(b, 120).tx_entry == 0);
+	CHECK(pct(b, 121).tx_entry == tx_to(1));	/* b still holds it */
+	EXPECT_OK(ungrant(b, MEMCHAN_GRANT_TX, 121, 1));
+	CHECK(pct(b, 121).tx_entry == 0);
+	/* two receivers, one with IRQ: the entry keeps IRQ_ON_RX while that one holds it */
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 125, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 125, 1, 0, 0, NULL));
+	CHECK(pct(a, 125).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK));
+	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_RX, 125, 1));
+	CHECK(pct(a, 125).rx_entry == MC_RX_PCT_RX_EN_MASK);
+	EXPECT_OK(ungrant(b, MEMCHAN_GRANT_RX, 125, 1));
+	CHECK(pct(a, 125).rx_entry == 0);
+}
+
+static void revoke_validation(void)
+{
+	struct memchan_grant g = { .argsz = sizeof(g), .flags = MEMCHAN_GRANT_TX,
+				   .first_page = 130, .count = 1, .tx_entry = 1 };
+	int fd = dev_open();
+
+	EXPECT_ERR(ungrant(fd, MEMCHAN_GRANT_TX, 130, 1), EACCES);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 130, 1, tx_to(1), 0, NULL));
+	EXPECT_ERR(ungrant(fd, MEMCHAN_GRANT_TX, 130, 2), EACCES);	/* 131 not held */
+	EXPECT_ERR(ungrant(fd, MEMCHAN_GRANT_RX, 130, 1), EACCES);
+	EXPECT_ERR(ungrant(fd, 0, 130, 1), EINVAL);
+	EXPECT_ERR(ungrant(fd, MEMCHAN_GRANT_TX, 130, 0), EINVAL);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REVOKE, &g), EINVAL);
+	CHECK(pct(fd, 130).tx_entry == tx_to(1));
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 130, 1));
+	CHECK(pct(fd, 130).tx_entry == 0);
+}
+
+static void mmap_checks(void)
+{
+	int fd = dev_open();
+	uint32_t pc = info(fd).page_count;
+	void *p;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 140, 2, tx_to(1), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 140, 2, 0, 0, NULL));
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 142 * 4096) == MAP_FAILED &&
+	      errno == EACCES);
+	CHECK(mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * 4096) ==
+	      MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 140 * 4096) ==
+	      MAP_FAILED && errno == EINVAL);
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 140 * 4096) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 139 * 4096) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (uint64_t)pc * 4096) == MAP_FAILED &&
+	      errno == EINVAL);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 1ULL << 39) == MAP_FAILED &&
+	      errno == EINVAL);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 1ULL << 41) == MAP_FAILED &&
+	      errno == EINVAL);
+	p = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 140 * 4096);
+	CHECK(p != MAP_FAILED);
+	EXPECT_ERR(mprotect(p, 4096, PROT_READ | PROT_WRITE), EACCES);
+	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * 4096);
+	CHECK(p != MAP_FAILED);
+	CHECK(mremap(p, 2 * 4096, 4 * 4096, 0) == MAP_FAILED);	/* VM_DONTEXPAND */
+}
+
+static void tx_stores_reach_rx_page(void)
+{
+	int fd = dev_open();
+	volatile uint64_t *tx, *rx;
+	uint64_t b, i, bad = 0;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 150, 4,
+			tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 150, 4, 0, 0, NULL));
+	tx = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * 4096);
+	rx = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	for (b = 0; b < 64; b++)
+		tx[b] = 1ULL << b;	/* walking ones */
+	for (b = 0; b < 64; b++)
+		bad += rx[b] != 1ULL << b;
+	for (i = 0; i < 4 * 512; i++)
+		tx[i] = 150 * 4096 + i * 8;	/* address in data */
+	for (i = 0; i < 4 * 512; i++)
+		bad += rx[i] != 150 * 4096 + i * 8;
+	EXPECT(bad == 0, "%llu words differ", (unsigned long long)bad);
+}
+
+static void rx_store_segv(void)
+{
+	int fd = dev_open();
+	char *rx;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 160, 1, 0, 0, NULL));
+	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 160 * 4096);
+	CHECK(rx != MAP_FAILED);
+	CHECK(touch(rx, 0) == 0);
+	CHECK(touch(rx, 1) == SIGSEGV);
+}
+
+static void revoke_while_mapped_sigbus(void)
+{
+	int fd = dev_open();
+	char *tx, *rx;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 170, 2, tx_to(1), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 170, 1, 0, 0, NULL));
+	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 170 * 4096);
+	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 170 * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	CHECK(touch(tx, 1) == 0 && touch(tx + 4096, 1) == 0 && touch(rx, 0) == 0);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 171, 1));
+	CHECK(touch(tx, 1) == 0);		/* page 170 still granted */
+	CHECK(touch(tx + 4096, 1) == SIGBUS);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 170, 1));
+	CHECK(touch(rx, 0) == SIGBUS);
+	/* a new grant of the same page makes the old mapping usable again */
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 170, 1, 0, 0, NULL));
+	CHECK(touch(rx, 0) == 0);
+}
+
+static void other_file_grants_do_not_map(void)
+{
+	int a = dev_open(), b = dev_open();
+
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_TX, 180, 1, tx_to(1), 0, NULL));
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, b, 180 * 4096) == MAP_FAILED &&
+	      errno == EACCES);
+}
+
+static void notify_poll_read_wait(void)
+{
+	int fd = dev_open();
+	struct memchan_notify n = { .argsz = sizeof(n), .page = 190 };
+	struct memchan_wait w = { .argsz = sizeof(w) };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint32_t c0 = info(fd).notify_count;
+	uint64_t v;
+
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY, &n), EACCES);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 190, 1, tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0,
+			NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 190, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	w.count = c0;
+	w.timeout_ns = 20000000;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_WAIT, &w), ETIMEDOUT);
+	CHECK(poll(&pfd, 1, 0) == 0);
+	n.nodes = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_NOTIFY, &n));
+	CHECK(n.nodes == 1);
+	CHECK(poll(&pfd, 1, 2000) == 1 && (pfd.revents & POLLIN));
+	CHECK(read(fd, &v, sizeof(v)) == sizeof(v) && v == c0 + 1);
+	CHECK(poll(&pfd, 1, 0) == 0);
+	CHECK(fcntl(fd, F_SETFL, O_NONBLOCK) == 0);
+	EXPECT_ERR(read(fd, &v, sizeof(v)), EAGAIN);
+	EXPECT_ERR(read(fd, &v, 4), EINVAL);
+	w.count = c0;
+	w.timeout_ns = 1000000000;
+	EXPECT_OK(ioctl(fd, MEMCHAN_WAIT, &w));	/* differs already: no sleep */
+	CHECK(w.count == c0 + 1);
+	CHECK(info(fd).notify_count == c0 + 1);
+	w.pad = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_WAIT, &w), EINVAL);
+	/* without IRQ_ON_RX nobody is notified */
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 190, 1));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 190, 1, 0, 0, NULL));
+	n.nodes = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_NOTIFY, &n));
+	CHECK(n.nodes == 0 && info(fd).notify_count == c0 + 1);
+}
+
+static void notify_wakes_sleeping_waiter(void)
+{
+	int fd = dev_open(), st;
+	struct memchan_notify n = { .argsz = sizeof(n), .page = 191 };
+	uint32_t c0 = info(fd).notify_count;
+	pid_t pid;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 191, 1, tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0,
+			NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 191, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	pid = fork();
+	if (pid == 0) {
+		int f2 = dev_open();
+		struct memchan_wait w = { .argsz = sizeof(w), .count = c0,
+					  .timeout_ns = 5000000000ULL };
+
+		_exit(ioctl(f2, MEMCHAN_WAIT, &w) == 0 && w.count == c0 + 1 ? 0 : 1);
+	}
+	usleep(200000);
+	EXPECT_OK(ioctl(fd, MEMCHAN_NOTIFY, &n));
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void eventfd_signalled(void)
+{
+	int fd = dev_open(), efd = eventfd(0, EFD_NONBLOCK);
+	struct memchan_eventfd e = { .argsz = sizeof(e), .fd = efd };
+	struct memchan_notify n = { .argsz = sizeof(n), .page = 192 };
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+	uint64_t v = 0;
+
+	EXPECT_OK(ioctl(fd, MEMCHAN_SET_EVENTFD, &e));
+	e.fd = fd;	/* not an eventfd */
+	EXPECT_ERR(ioctl(fd, MEMCHAN_SET_EVENTFD, &e), EINVAL);
+	e.fd = -5;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_SET_EVENTFD, &e), EINVAL);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 192, 1, tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0,
+			NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 192, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	EXPECT_OK(ioctl(fd, MEMCHAN_NOTIFY, &n));
+	CHECK(poll(&pfd, 1, 2000) == 1);
+	CHECK(read(efd, &v, sizeof(v)) == sizeof(v) && v >= 1);
+	e.fd = -1;
+	EXPECT_OK(ioctl(fd, MEMCHAN_SET_EVENTFD, &e));
+}
+
+static void barrier_sweep(void)
+{
+	int fd = dev_open();
+	struct memchan_barrier b = { .argsz = sizeof(b) };
+	size_t len;
+	char *fab = ctl_map(&len);
+
+	U32(node_block(fab, 0), MC_REG_BARRIER) = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_BARRIER, &b));
+	CHECK(b.ack_outstanding == 0);
+	CHECK(U32(node_block(fab, 0), MC_REG_BARRIER) & MC_BARRIER_DONE_MASK);
+	b.timeout_ns = 11000000000ULL;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_BARRIER, &b), EINVAL);
+	b.timeout_ns = 0;
+	b.flags = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_BARRIER, &b), EINVAL);
+	b.flags = 0;
+	b.pad = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_BARRIER, &b), EINVAL);
+}
+
+static void errcnt(void)
+{
+	int fd = dev_open();
+	struct memchan_errcnt e = { .argsz = sizeof(e) };
+
+	EXPECT_OK(ioctl(fd, MEMCHAN_ERRCNT, &e));
+	CHECK(e.count == 0 && e.changed == 0);
+	e = (struct memchan_errcnt){ .argsz = sizeof(e), .flags = MEMCHAN_ERRCNT_CHECK, .since = 0 };
+	EXPECT_OK(ioctl(fd, MEMCHAN_ERRCNT, &e));
+	CHECK(e.changed == 0);
+	e = (struct memchan_errcnt){ .argsz = sizeof(e), .flags = MEMCHAN_ERRCNT_CHECK, .since = 5 };
+	EXPECT_OK(ioctl(fd, MEMCHAN_ERRCNT, &e));
+	CHECK(e.changed == 1);
+	e = (struct memchan_errcnt){ .argsz = sizeof(e), .since = 5 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_ERRCNT, &e), EINVAL);
+	e = (struct memchan_errcnt){ .argsz = sizeof(e), .flags = 2 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_ERRCNT, &e), EINVAL);
+}
+
+static void loopback_ioctl(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+
+	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EOPNOTSUPP);
+	l.mode = 3;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EINVAL);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	CHECK(info(fd).loopback == 0);
+}
+
+static void pct_raw_access(void)
+{
+	int fd = dev_open();
+	struct memchan_pct p = { .argsz = sizeof(p), .page = 200 };
+	uint32_t pc = info(fd).page_count;
+
+	p.flags = MEMCHAN_PCT_WRITE_RX;
+	p.rx_entry = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_REMAP_EN_MASK;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.rx_entry = MC_RX_PCT_RX_EN_MASK | 0x1000;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.rx_entry = 1 << 2;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.flags = MEMCHAN_PCT_WRITE_TX;
+	p.tx_entry = tx_to(1) | 1 << 3;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.tx_entry = tx_to(20);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.flags = 4;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p.flags = 0;
+	p.tx_entry = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);	/* read with input set */
+	p = (struct memchan_pct){ .argsz = sizeof(p), .page = pc };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EINVAL);
+	p = (struct memchan_pct){ .argsz = sizeof(p), .page = 200,
+		.flags = MEMCHAN_PCT_WRITE_TX | MEMCHAN_PCT_WRITE_RX,
+		.tx_entry = tx_to(3) | MC_TX_PCT_ACK_REQ_MASK,
+		.rx_entry = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK };
+	EXPECT_OK(ioctl(fd, MEMCHAN_PCT, &p));
+	CHECK(pct(fd, 200).tx_entry == (tx_to(3) | MC_TX_PCT_ACK_REQ_MASK));
+	CHECK(pct(fd, 200).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK));
+	/* a raw entry is a route too: a different grant conflicts */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 200, 1, tx_to(1), 0, NULL), EBUSY);
+	p.tx_entry = 0;
+	p.rx_entry = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_PCT, &p));
+	CHECK(pct(fd, 200).tx_entry == 0 && pct(fd, 200).rx_entry == 0);
+}
+
+static void one_route_per_page_across_nodes(void)
+{
+	int fd = dev_open();
+	size_t len;
+	char *fab = ctl_map(&len);
+	volatile uint32_t *other = (volatile uint32_t *)(node_block(fab, 1) + MC_SF_NODE_TX_PCT +
+							 210 * 4);
+
+	*other = tx_to(2);	/* node 1 routes page 210 to node 2 */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 210, 1, tx_to(3), 0, NULL), EBUSY);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 209, 3, tx_to(3), 0, NULL), EBUSY);
+	CHECK(pct(fd, 209).tx_entry == 0);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 210, 1, tx_to(2), 0, NULL));
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 210, 1));
+	*other = 0;
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 210, 1, tx_to(3), 0, NULL));
+}
+
+static void set_node_busy_with_grants(void)
+{
+	int fd = dev_open();
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 220, 1, 0, 0, NULL));
+	EXPECT_ERR(set_node(fd, 3, 0), EBUSY);
+	EXPECT_ERR(set_node(fd, MEMCHAN_NODE_NONE, 0), EBUSY);
+	CHECK(info(fd).node_id == 0);
+}
+
+static void node_claim_in_use_and_takeover(void)
+{
+	int fd = dev_open();
+	size_t len;
+	char *fab = ctl_map(&len), *nb2 = node_block(fab, 2), *nb0 = node_block(fab, 0);
+	struct timespec t0, t1;
+
+	U64(nb2, MC_SF_NODE_INCARNATION) = 6;
+	U64(nb2, MC_SF_NODE_OWNER) = 6ULL << 32 | 4242;	/* a dead owner elsewhere */
+	EXPECT_ERR(set_node(fd, 2, 0), EBUSY);
+	CHECK(info(fd).node_id == 0 && U64(nb0, MC_SF_NODE_OWNER) != 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_OK(set_node(fd, 2, MEMCHAN_NODE_TAKEOVER));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* it watched the heartbeat for the failure timeout first */
+	CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 900);
+	CHECK(info(fd).node_id == 2);
+	CHECK(U64(nb2, MC_SF_NODE_INCARNATION) == 7);
+	CHECK(U64(nb2, MC_SF_NODE_OWNER) >> 32 == 7);
+	CHECK(U64(nb0, MC_SF_NODE_OWNER) == 0 && U32(nb0, MC_REG_NODE_ID) == 0);
+	EXPECT_OK(set_node(fd, MEMCHAN_NODE_NONE, 0));
+	CHECK(U64(nb2, MC_SF_NODE_OWNER) == 0);
+	CHECK(info(fd).node_id == MEMCHAN_NODE_NONE);
+	EXPECT_OK(set_node(fd, 0, 0));
+	CHECK(U64(nb0, MC_SF_NODE_INCARNATION) == 2);
+}
+
+static void sysfs_attributes(void)
+{
+	int fd = dev_open();
+	char buf[128];
+
+	CHECK(read_sysfs("backend", buf, sizeof(buf)) == 0 && !strcmp(buf, "ivshmem\n"));
+	CHECK(read_sysfs("node_id", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
+	CHECK(read_sysfs("page_size", buf, sizeof(buf)) == 0 && !strcmp(buf, "4096\n"));
+	CHECK(read_sysfs("page_count", buf, sizeof(buf)) == 0 &&
+	      (uint32_t)atoi(buf) == info(fd).page_count);
+	CHECK(read_sysfs("version", buf, sizeof(buf)) == 0 && !strncmp(buf, "1.0 api=1", 9));
+	CHECK(read_sysfs("link_state", buf, sizeof(buf)) == 0 && !strcmp(buf, "soft\n"));
+	CHECK(read_sysfs("counters/notify_count", buf, sizeof(buf)) == 0 &&
+	      (uint32_t)atoi(buf) == info(fd).notify_count);
+	CHECK(read_sysfs("counters/error_count", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
+}
+
+static void unprivileged_refused(void)
+{
+	int st;
+	pid_t pid;
+
+	CHECK(chmod(dev_path, 0666) == 0 && chmod(ctl_path, 0666) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct memchan_pct p = { .argsz = sizeof(p), .page = 230,
+					 .flags = MEMCHAN_PCT_WRITE_TX, .tx_entry = tx_to(1) };
+		struct memchan_loopback l = { .argsz = sizeof(l) };
+		int fd;
+		void *m;
+
+		if (setgid(65534) || setuid(65534))
+			FAIL("setuid: %s", strerror(errno));
+		fd = dev_open();
+		EXPECT_ERR(set_node(fd, 1, 0), EPERM);
+		EXPECT_ERR(set_node(fd, MEMCHAN_NODE_NONE, 0), EPERM);
+		EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EPERM);
+		EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EPERM);
+		EXPECT_ERR(open(ctl_path, O_RDWR), EPERM);
+		CHECK(info(fd).node_id == 0);
+		/* grants are for ordinary users: the library's system pages */
+		EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 0, MC_SYS_PAGES,
+				MC_TX_PCT_TX_EN_MASK | MC_TX_PCT_LOCAL_COPY_MASK |
+				MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT, 0, NULL));
+		EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 0, MC_SYS_PAGES, 0, MEMCHAN_RX_IRQ, NULL));
+		m = mmap(NULL, MC_SYS_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		CHECK(m != MAP_FAILED);
+		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 231 * 4096) == MAP_FAILED &&
+		      errno == EACCES);
+		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+			   MEMCHAN_MMAP_RX_BASE + 231 * 4096) == MAP_FAILED && errno == EACCES);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid);
+	chmod(dev_path, 0600);
+	chmod(ctl_path, 0600);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static const unsigned int fuzz_cmds[] = {
+	MEMCHAN_GET_API_VERSION, MEMCHAN_INFO, MEMCHAN_SET_NODE, MEMCHAN_PCT, MEMCHAN_GRANT,
+	MEMCHAN_REVOKE, MEMCHAN_BARRIER, MEMCHAN_WAIT, MEMCHAN_SET_EVENTFD, MEMCHAN_NOTIFY,
+	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT,
+};
+
+static const uint32_t fuzz_sizes[] = {
+	0, sizeof(struct memchan_info), sizeof(struct memchan_node), sizeof(struct memchan_pct),
+	sizeof(struct memchan_grant), sizeof(struct memchan_grant), sizeof(struct memchan_barrier),
+	sizeof(struct memchan_wait), sizeof(struct memchan_eventfd), sizeof(struct memchan_notify),
+	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt),
+};
+
+static void ioctl_fuzz(void)
+{
+	static uint64_t buf[1100];
+	const char *env = getenv("MEMCHAN_FUZZ");
+	long iters = env ? atol(env) : 20000, i, ok = 0;
+	int fds[3] = { dev_open(), dev_open(), dev_open() };
+	uint32_t pc = info(fds[0]).page_count;
+	void *m;
+
+	for (i = 0; i < iters; i++) {
+		int fd = fds[rnd() % 3];
+		unsigned int c = rnd() % 12, cmd = fuzz_cmds[c];
+		uint32_t *w = (uint32_t *)buf;
+		size_t j;
+
+		if (rnd() % 16 == 0)
+			cmd = _IOC(rnd() % 4, MEMCHAN_IOC_MAGIC, rnd() % 32, rnd() % 64);
+		for (j = 0; j < 16; j++)
+			buf[j] = rnd() % 4 ? 0 : rnd();
+		switch (rnd() % 6) {
+		case 0: w[0] = rnd() % 8192; break;
+		case 1: w[0] = 8 + rnd() % 64; break;
+		case 2: w[0] = 48 + 8 * (rnd() % 14); break;
+		default:	/* the right size, nothing beyond it */
+			w[0] = fuzz_sizes[c];
+			memset((char *)buf + 8 + fuzz_sizes[c], 0, 64);
+			break;
+		}
+		w[1] = rnd() % 3 ? rnd() % 4 : (uint32_t)rnd();
+		/* plausible pages and counts, near the edges too */
+		w[2] = rnd() % 2 ? rnd() % (pc + 4) : (uint32_t)rnd();
+		w[3] = rnd() % 2 ? rnd() % 16 : (uint32_t)rnd();
+		if (cmd == MEMCHAN_GRANT && rnd() % 2)
+			w[4] = MC_TX_PCT_TX_EN_MASK | (rnd() % 20) << 8 | (rnd() % 3) << 4;
+		if (cmd == MEMCHAN_WAIT || cmd == MEMCHAN_BARRIER)
+			buf[1] %= 2000000;	/* keep sleeps short */
+		if (cmd == MEMCHAN_SET_NODE)
+			w[3] = 0, w[1] &= ~MEMCHAN_NODE_TAKEOVER;
+		if (ioctl(fd, cmd, rnd() % 64 ? (void *)buf : (void *)(uintptr_t)(rnd() % 4096)) == 0)
+			ok++;
+		if (rnd() % 64 == 0) {
+			m = mmap(NULL, 4096 * (1 + rnd() % 4), rnd() % 2 ? PROT_READ :
+				 PROT_READ | PROT_WRITE, rnd() % 8 ? MAP_SHARED : MAP_PRIVATE, fd,
+				 (rnd() % 2 ? MEMCHAN_MMAP_RX_BASE : 0) + 4096 * (rnd() % (pc + 2)));
+			if (m != MAP_FAILED) {
+				touch(m, rnd() % 2);
+				munmap(m, 4096);
+			}
+		}
+		if (rnd() % 500 == 0) {
+			j = rnd() % 3;
+			close(fds[j]);
+			fds[j] = dev_open();
+		}
+	}
+	printf("#   %ld ioctls, %ld succeeded\n", iters, ok);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	/* the device still works */
+	fds[0] = dev_open();
+	if (info(fds[0]).node_id != 0) {
+		set_node(fds[0], MEMCHAN_NODE_NONE, 0);
+		EXPECT_OK(set_node(fds[0], 0, 0));
+	}
+	EXPECT_OK(grant(fds[0], MEMCHAN_GRANT_TX, 240, 1, tx_to(1), 0, NULL));
+	EXPECT_OK(ungrant(fds[0], MEMCHAN_GRANT_TX, 240, 1));
+}
+
+struct test {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define T(f) { #f, f }
+static const struct test abi_tests[] = {
+	T(api_version),
+	T(info_rejects_bad_argsz),
+	T(unknown_ioctl_enotty),
+	T(info_fields),
+	T(grant_without_node_enxio),
+	T(set_node_validation),
+	T(set_node_claims_block),
+	T(heartbeat_advances),
+	T(grant_validation),
+	T(grant_tx_programs_pct),
+	T(grant_conflicting_route_ebusy),
+	T(revoke_validation),
+	T(mmap_checks),
+	T(tx_stores_reach_rx_page),
+	T(rx_store_segv),
+	T(revoke_while_mapped_sigbus),
+	T(other_file_grants_do_not_map),
+	T(notify_poll_read_wait),
+	T(notify_wakes_sleeping_waiter),
+	T(eventfd_signalled),
+	T(barrier_sweep),
+	T(errcnt),
+	T(loopback_ioctl),
+	T(pct_raw_access),
+	T(one_route_per_page_across_nodes),
+	T(set_node_busy_with_grants),
+	T(node_claim_in_use_and_takeover),
+	T(sysfs_attributes),
+	T(unprivileged_refused),
+	T(ioctl_fuzz),
+};
+
+/* ---- device removal with live mappings ---- */
+
+static void unbind_with_live_mappings(void)
+{
+	int fd = dev_open(), sfd;
+	char *tx, *rx, link[256], bdf[64], *slash;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct memchan_info in = { .argsz = sizeof(in) };
+	ssize_t n;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 250, 1, tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0,
+			NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 250, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 250 * 4096);
+	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 250 * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	tx[0] = 42;
+	CHECK(rx[0] == 42);
+	/* the module is pinned while a file is open */
+	EXPECT_ERR(syscall(SYS_delete_module, "memchan", O_NONBLOCK), EWOULDBLOCK);
+
+	snprintf(link, sizeof(link), "%s/device", sysfs);
+	n = readlink(link, bdf, sizeof(bdf) - 1);
+	CHECK(n > 0);
+	bdf[n] = 0;
+	slash = strrchr(bdf, '/');
+	sfd = open("/sys/bus/pci/drivers/memchan/unbind", O_WRONLY);
+	CHECK(sfd >= 0);
+	CHECK(write(sfd, slash + 1, strlen(slash + 1)) == (ssize_t)strlen(slash + 1));
+	close(sfd);
+
+	CHECK(touch(tx, 1) == SIGBUS);
+	CHECK(touch(rx, 0) == SIGBUS);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, &in), ENODEV);
+	CHECK(poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)));
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 250 * 4096) == MAP_FAILED &&
+	      errno == ENODEV);
+	CHECK(access(dev_path, F_OK) != 0);
+	munmap(tx, 4096);
+	close(fd);
+	CHECK(touch(rx, 0) == SIGBUS);	/* still mapped, file closed: still SIGBUS */
+	munmap(rx, 4096);
+	EXPECT_OK(syscall(SYS_delete_module, "memchan", O_NONBLOCK));
+}
+
+static const struct test unbind_tests[] = {
+	T(unbind_with_live_mappings),
+};
+
+static int run(const struct test *t, int n)
+{
+	int i, st, failed = 0;
+	pid_t pid;
+
+	printf("TAP version 13\n1..%d\n", n);
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		printf("# RUN %s\n", t[i].name);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			alarm(120);
+			t[i].fn();
+			_exit(0);
+		}
+		waitpid(pid, &st, 0);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			printf("ok %d %s\n", i + 1, t[i].name);
+		} else {
+			failed++;
+			if (WIFSIGNALED(st))
+				printf("#   killed by signal %d\n", WTERMSIG(st));
+			printf("not ok %d %s\n", i + 1, t[i].name);
+		}
+		fflush(stdout);
+	}
+	printf("# memchan_test: %d passed, %d failed\n", n - failed, failed);
+	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "abi";
+	const char *base;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("MEMCHAN_DEV"))
+		dev_path = getenv("MEMCHAN_DEV");
+	snprintf(ctl_path, sizeof(ctl_path), "%s-ctl", dev_path);
+	base = strrchr(dev_path, '/');
+	snprintf(sysfs, sizeof(sysfs), "/sys/class/misc/%s", base ? base + 1 : dev_path);
+	if (!strcmp(mode, "abi"))
+		return run(abi_tests, sizeof(abi_tests) / sizeof(abi_tests[0]));
+	if (!strcmp(mode, "unbind"))
+		return run(unbind_tests, 1);
+	fprintf(stderr, "usage: memchan_test [abi|unbind]\n");
+	return 2;
+}
