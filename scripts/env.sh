@@ -14,5 +14,5 @@ if [ -z "${JAVA_HOME:-}" ] || ! "${JAVA_HOME}/bin/java" -version 2>&1 | grep -q 
   exit 3
 fi
 export PATH="$JAVA_HOME/bin:$PATH"
-MVN_FLAGS=(-B -ntp)
+MVN_FLAGS=(-B -ntp -Dstyle.color=never)
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"

@@ -60,8 +60,18 @@ public final class MessageChannel {
         Region credit = null;
         try {
             credit = fabric.allocate(key | CREDIT_KEY_BIT, fabric.pageSize(), 0660);
-            return fabric.track(new Sender(fabric, ring, credit, ring.attachTransmit(Route.node(receiver), false),
-                    credit.attachReceive(false), capacity));
+            Sender s = new Sender(fabric, ring, credit, ring.attachTransmit(Route.node(receiver), false),
+                    credit.attachReceive(false), capacity);
+            // On a board, packets for pages the receiver has not enabled yet are dropped: wait for it.
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while ((ring.receivers() & (1 << receiver)) == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new MemchanException(Kind.TIMEOUT, String.format("channel 0x%x: node %d did not attach "
+                            + "its receiving end within 30 s", key, receiver));
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+            }
+            return fabric.track(s);
         } catch (RuntimeException e) {
             ring.close();
             if (credit != null) {
@@ -158,6 +168,19 @@ public final class MessageChannel {
             while (!offer(src, offset, length)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new MemchanException(Kind.TIMEOUT, "receiver did not make room within " + timeout.toMillis() + " ms");
+                }
+                idle = idle(idle);
+            }
+        }
+
+        /** Waits until the receiver has consumed everything sent so far; throws TIMEOUT. */
+        public void awaitConsumed(Duration timeout) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            int idle = 0;
+            while (credit.getLongAcquire(0) != position) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new MemchanException(Kind.TIMEOUT, "receiver consumed " + credit.getLongAcquire(0) + " of "
+                            + position + " bytes within " + timeout.toMillis() + " ms");
                 }
                 idle = idle(idle);
             }

@@ -59,6 +59,14 @@ public final class OutgoingMapping implements AutoCloseable {
      */
     public void putLongRelease(long offset, long value) {
         VarHandle.fullFence(); // sfence-strength: a locked instruction drains write-combining buffers
+        LONG.setRelease(segment, offset, value);
+    }
+
+    /**
+     * The store, then a full fence: the store is pushed out now instead of waiting in a store or
+     * write-combining buffer. For a lone flag or value that a peer is polling for (ping-pong).
+     */
+    public void putLongVolatile(long offset, long value) {
         LONG.setVolatile(segment, offset, value);
     }
 

@@ -53,6 +53,16 @@ public final class Region implements AutoCloseable {
         return (long) pageCount * fabric.pageSize();
     }
 
+    /** Node mask of the nodes attached for receive, from the directory. */
+    public int receivers() {
+        return fabric.cluster().readEntry(index).rxNodes;
+    }
+
+    /** Node mask of the nodes attached for transmit, from the directory. */
+    public int transmitters() {
+        return fabric.cluster().readEntry(index).txNodes;
+    }
+
     Fabric fabric() {
         return fabric;
     }

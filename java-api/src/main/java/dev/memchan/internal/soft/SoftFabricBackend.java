@@ -251,16 +251,25 @@ public final class SoftFabricBackend implements Backend {
     }
 
     private void checkTxEntry(int page, int entry) {
-        String problem = TxPct.problem(entry, layout.maxNodes());
+        checkTxEntry(page, entry, node, layout.maxNodes(), n -> txPct(n, page));
+    }
+
+    /**
+     * The validation of a TX PCT write by {@code writer} (shared with {@link SoftFabricAdmin}): no reserved
+     * bits, destination in range, and no other node's enabled entry ({@code txOfNode}) routing the page
+     * elsewhere (one route per network page).
+     */
+    static void checkTxEntry(int page, int entry, int writer, int maxNodes, java.util.function.IntUnaryOperator txOfNode) {
+        String problem = TxPct.problem(entry, maxNodes);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
         }
         if (!TxPct.enabled(entry)) {
             return;
         }
-        for (int n = 0; n < layout.maxNodes(); n++) {
-            int other = txPct(n, page);
-            if (n != node && TxPct.enabled(other) && TxPct.route(other) != TxPct.route(entry)) {
+        for (int n = 0; n < maxNodes; n++) {
+            int other = txOfNode.applyAsInt(n);
+            if (n != writer && TxPct.enabled(other) && TxPct.route(other) != TxPct.route(entry)) {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + page + ": node " + n + " already routes it to "
                         + TxPct.describe(other) + "; one network page has one route (wanted " + TxPct.describe(entry) + ")");
             }
