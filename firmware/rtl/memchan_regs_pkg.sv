@@ -101,6 +101,13 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_LINK_RETRIES = 32'h9C;  // Go-back-N retransmissions started
   localparam logic [31:0] MC_REG_ERROR_COUNT = 32'hA0;  // Transfers that may have been lost (retry exhausted or disabled, discard-after-error)
   localparam logic [31:0] MC_REG_ACKS_RECEIVED = 32'hA4;  // Acknowledgement packets received
+  localparam logic [31:0] MC_REG_TX_DROP_PARTIAL = 32'hA8;  // Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule
+  localparam logic [31:0] MC_REG_RX_BASE_LO = 32'hC0;  // Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE)
+  localparam logic [31:0] MC_REG_RX_BASE_HI = 32'hC4;  // High word of the identity-mapped receive area address
+  localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT = 32'hC8;  // Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error)
+  localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT = 32'hCC;  // Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N)
+  localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD = 32'hD0;  // Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives
+  localparam logic [31:0] MC_REG_TX_COMBINE_IDLE = 32'hD4;  // Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining)
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 

@@ -101,6 +101,13 @@
 #define MC_REG_LINK_RETRIES 0x9CU /* Go-back-N retransmissions started */
 #define MC_REG_ERROR_COUNT 0xA0U /* Transfers that may have been lost (retry exhausted or disabled, discard-after-error) */
 #define MC_REG_ACKS_RECEIVED 0xA4U /* Acknowledgement packets received */
+#define MC_REG_TX_DROP_PARTIAL 0xA8U /* Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
+#define MC_REG_RX_BASE_LO 0xC0U /* Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
+#define MC_REG_RX_BASE_HI 0xC4U /* High word of the identity-mapped receive area address */
+#define MC_REG_LINK_RETRY_LIMIT 0xC8U /* Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
+#define MC_REG_LINK_ACK_TIMEOUT 0xCCU /* Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
+#define MC_REG_HEARTBEAT_PERIOD 0xD0U /* Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
+#define MC_REG_TX_COMBINE_IDLE 0xD4U /* Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 

@@ -1,0 +1,15 @@
+rtl/memchan_regs_pkg.sv
+rtl/memchan_pkt_pkg.sv
+rtl/memchan_crc32.sv
+rtl/memchan_ram_sdp.sv
+rtl/memchan_ram_tdp.sv
+rtl/memchan_fifo.sv
+rtl/memchan_axil_regs.sv
+rtl/memchan_tx_window.sv
+rtl/memchan_tx_builder.sv
+rtl/memchan_link_tx.sv
+rtl/memchan_link_rx.sv
+rtl/memchan_link_ctrl.sv
+rtl/memchan_loopback.sv
+rtl/memchan_rx_deliver.sv
+rtl/memchan_top.sv

@@ -1,0 +1,345 @@
+// BAR0 register block: AXI4-Lite slave with the registers of regmap/memchan.toml
+// (offsets and fields from memchan_regs_pkg) and the transmit / receive PCT windows at
+// memchan_regs_pkg::MC_TX_PCT_BASE / memchan_regs_pkg::MC_RX_PCT_BASE (block RAM port A). Writes must be full 32-bit words.
+`default_nettype none
+
+module memchan_axil_regs #(
+  parameter int unsigned PAGES     = 1024,
+  parameter int unsigned PAGE_SIZE = 4096,
+  localparam int unsigned PG_W = $clog2(PAGES)
+) (
+  input  wire logic          clk_i,
+  input  wire logic          rst_ni,
+  // AXI4-Lite slave
+  input  wire logic [17:0]   s_awaddr_i,
+  input  wire logic          s_awvalid_i,
+  output logic               s_awready_o,
+  input  wire logic [31:0]   s_wdata_i,
+  input  wire logic [3:0]    s_wstrb_i,
+  input  wire logic          s_wvalid_i,
+  output logic               s_wready_o,
+  output logic [1:0]         s_bresp_o,
+  output logic               s_bvalid_o,
+  input  wire logic          s_bready_i,
+  input  wire logic [17:0]   s_araddr_i,
+  input  wire logic          s_arvalid_i,
+  output logic               s_arready_o,
+  output logic [31:0]        s_rdata_o,
+  output logic [1:0]         s_rresp_o,
+  output logic               s_rvalid_o,
+  input  wire logic          s_rready_i,
+  // PCT RAM port A
+  output logic               txp_en_o,
+  output logic               txp_we_o,
+  output logic [PG_W-1:0]    txp_addr_o,
+  output logic [31:0]        txp_wdata_o,
+  input  wire logic [31:0]   txp_rdata_i,
+  output logic               rxp_en_o,
+  output logic [1:0]         rxp_we_o,      // [0] low word, [1] high word
+  output logic [PG_W-1:0]    rxp_addr_o,
+  output logic [31:0]        rxp_wdata_o,
+  input  wire logic [63:0]   rxp_rdata_i,
+  // configuration
+  output logic [7:0]         node_id_o,
+  output logic               node_valid_o,
+  output logic               node_auto_o,
+  output logic               enable_o,
+  output logic               retry_en_o,
+  output logic               err_reset_o,
+  output logic [1:0]         loopback_o,
+  output logic [63:0]        rx_base_o,
+  output logic [7:0]         retry_limit_o,
+  output logic [31:0]        ack_timeout_o,
+  output logic [31:0]        hb_period_o,
+  output logic [15:0]        combine_idle_o,
+  output logic [511:0]       mcast_o,
+  output logic               barrier_req_o,
+  // status
+  input  wire logic          link_up_i,
+  input  wire logic          peer_seen_i,
+  input  wire logic          discarding_i,
+  input  wire logic [7:0]    peer_node_i,
+  input  wire logic          auto_set_i,
+  input  wire logic [7:0]    auto_id_i,
+  // events
+  input  wire logic          ev_tx_pkt_i,
+  input  wire logic [5:0]    ev_tx_len_i,
+  input  wire logic          ev_rx_pkt_i,
+  input  wire logic [8:0]    ev_rx_bytes_i,
+  input  wire logic          ev_tx_drop_dis_i,
+  input  wire logic          ev_tx_drop_part_i,
+  input  wire logic          ev_rx_drop_dis_i,
+  input  wire logic          ev_crc_err_i,
+  input  wire logic          ev_retry_i,
+  input  wire logic [2:0]    ev_err_i,      // ERROR_COUNT increments this cycle
+  input  wire logic          ev_ack_rcv_i,
+  input  wire logic [7:0]    ev_ack_cnt_i,
+  input  wire logic          ev_ackreq_sent_i,
+  input  wire logic          ev_barrier_sent_i,
+  input  wire logic          ev_notify_i,
+  input  wire logic [31:0]   ev_notify_page_i,
+  output logic [3:0]         irq_o           // IRQ_STATUS & IRQ_MASK, toward MSI-X
+);
+  if (PAGES < 8 || PAGES > memchan_regs_pkg::MC_MAX_PAGES || (1 << PG_W) != PAGES) begin : g_check_pages
+    $error("memchan_axil_regs: PAGES must be a power of two in 8..memchan_regs_pkg::MC_MAX_PAGES");
+  end
+
+  // reset values from regmap/memchan.toml
+  localparam logic [31:0] CTRL_RESET        = 32'h2;
+  localparam logic [31:0] RETRY_LIMIT_RESET = 32'd8;
+  localparam logic [31:0] ACK_TIMEOUT_RESET = 32'd2048;
+  localparam logic [31:0] HB_PERIOD_RESET   = 32'd4096;
+  localparam logic [31:0] COMBINE_RESET     = 32'd4;
+  localparam logic [31:0] CAPS = memchan_regs_pkg::MC_CAPS_LINK_RETRY_MASK | memchan_regs_pkg::MC_CAPS_LOOPBACK_INTERNAL_MASK |
+                                 memchan_regs_pkg::MC_CAPS_LOOPBACK_EXTERNAL_MASK | memchan_regs_pkg::MC_CAPS_MULTICAST_MASK |
+                                 memchan_regs_pkg::MC_CAPS_RX_REMAP_MASK;
+
+  logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
+  logic [31:0] mcast_q [16];
+  logic        bar_busy_q, bar_done_q, bar_sent_q;
+  logic [31:0] ackout_q, npage_q, ncount_q;
+  logic [31:0] txp_q, txb_q, rxp_q, rxb_q, txdd_q, rxdd_q, crc_q, rtr_q, err_q, acks_q, txdp_q;
+  logic [31:0] lstat, lstat_q;
+
+  // ---------------- write channel ----------------
+  logic        wr, rd;
+  logic [17:0] waddr;
+  logic        rd_busy_q;
+  logic [17:0] raddr_q;
+  logic        w_tx, w_rx, w_reg;
+
+  assign rd = s_arvalid_i && !rd_busy_q && !s_rvalid_o;
+  assign wr = s_awvalid_i && s_wvalid_i && !s_bvalid_o && !rd;
+  assign s_arready_o = rd;
+  assign s_awready_o = wr;
+  assign s_wready_o  = wr;
+  assign s_bresp_o   = 2'b00;
+  assign s_rresp_o   = 2'b00;
+  assign waddr = s_awaddr_i;
+
+  function automatic logic in_tx(input logic [17:0] a);
+    in_tx = (32'(a) >= memchan_regs_pkg::MC_TX_PCT_BASE) && (32'(a) < memchan_regs_pkg::MC_TX_PCT_BASE + memchan_regs_pkg::MC_TX_PCT_ENTRY_SIZE * PAGES);
+  endfunction
+  function automatic logic in_rx(input logic [17:0] a);
+    in_rx = (32'(a) >= memchan_regs_pkg::MC_RX_PCT_BASE) && (32'(a) < memchan_regs_pkg::MC_RX_PCT_BASE + memchan_regs_pkg::MC_RX_PCT_ENTRY_SIZE * PAGES);
+  endfunction
+
+  assign w_tx  = wr && in_tx(waddr);
+  assign w_rx  = wr && in_rx(waddr);
+  assign w_reg = wr && (waddr[17:12] == '0);
+
+  // PCT port A: a read issues on AR, a write on AW+W
+  assign txp_en_o    = w_tx || (rd && in_tx(s_araddr_i));
+  assign txp_we_o    = w_tx;
+  assign txp_addr_o  = PG_W'((wr ? waddr : s_araddr_i) >> 2);
+  assign txp_wdata_o = s_wdata_i & memchan_regs_pkg::MC_TX_PCT_VALID_MASK;
+  assign rxp_en_o    = w_rx || (rd && in_rx(s_araddr_i));
+  assign rxp_we_o    = {w_rx && waddr[2], w_rx && !waddr[2]};
+  assign rxp_addr_o  = PG_W'((wr ? waddr : s_araddr_i) >> 3);
+  assign rxp_wdata_o = s_wdata_i & (waddr[2] ? memchan_regs_pkg::MC_RX_PCT_VALID_MASK[63:32] : memchan_regs_pkg::MC_RX_PCT_VALID_MASK[31:0]);
+
+  logic [11:0] wo;
+  assign wo = waddr[11:0];
+  logic start_bar, err_reset, cnt_clear;
+  assign start_bar = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_BARRIER)) && ((s_wdata_i & memchan_regs_pkg::MC_BARRIER_START_MASK) != 0);
+  assign err_reset = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_CTRL)) && ((s_wdata_i & memchan_regs_pkg::MC_CTRL_ERR_RESET_MASK) != 0);
+  assign cnt_clear = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_CTRL)) && ((s_wdata_i & memchan_regs_pkg::MC_CTRL_CNT_CLEAR_MASK) != 0);
+  assign err_reset_o   = err_reset;
+  assign barrier_req_o = start_bar;
+
+  // ---------------- outputs ----------------
+  assign node_id_o     = node_q[7:0];
+  assign node_valid_o  = (node_q & memchan_regs_pkg::MC_NODE_ID_VALID_MASK) != 0;
+  assign node_auto_o   = (node_q & memchan_regs_pkg::MC_NODE_ID_AUTO_MASK) != 0;
+  assign enable_o      = (ctrl_q & memchan_regs_pkg::MC_CTRL_ENABLE_MASK) != 0;
+  assign retry_en_o    = (ctrl_q & memchan_regs_pkg::MC_CTRL_RETRY_EN_MASK) != 0;
+  assign loopback_o    = 2'(lb_q & memchan_regs_pkg::MC_LOOPBACK_MODE_MASK);
+  assign rx_base_o     = {rxbh_q, rxbl_q};
+  assign retry_limit_o = rlim_q[7:0];
+  assign ack_timeout_o = ato_q;
+  assign hb_period_o   = hbp_q;
+  assign combine_idle_o = cmb_q[15:0];
+  for (genvar g = 0; g < 16; g++) begin : g_mc
+    assign mcast_o[32*g +: 32] = mcast_q[g];
+  end
+  assign irq_o = irqs_q[3:0] & irqm_q[3:0];
+
+  always_comb begin
+    lstat = '0;
+    lstat[memchan_regs_pkg::MC_LINK_STATUS_UP_SHIFT]         = link_up_i;
+    lstat[memchan_regs_pkg::MC_LINK_STATUS_PEER_SEEN_SHIFT]  = peer_seen_i;
+    lstat[memchan_regs_pkg::MC_LINK_STATUS_DISCARDING_SHIFT] = discarding_i;
+    lstat[memchan_regs_pkg::MC_LINK_STATUS_PEER_NODE_SHIFT +: 8] = peer_node_i;
+  end
+
+  // ---------------- register state ----------------
+  logic [3:0] irq_set;
+  logic       bar_done_now;
+  assign bar_done_now = bar_busy_q && bar_sent_q && (ackout_q == '0) && !start_bar;
+  always_comb begin
+    irq_set = '0;
+    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_i;
+    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
+    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_i != 3'd0);
+    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      node_q <= '0; ctrl_q <= CTRL_RESET; lb_q <= '0; irqs_q <= '0; irqm_q <= '0;
+      rxbl_q <= '0; rxbh_q <= '0; rlim_q <= RETRY_LIMIT_RESET; ato_q <= ACK_TIMEOUT_RESET;
+      hbp_q <= HB_PERIOD_RESET; cmb_q <= COMBINE_RESET;
+      for (int i = 0; i < 16; i++) mcast_q[i] <= '0;
+      bar_busy_q <= 1'b0; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
+      ackout_q <= '0; npage_q <= '0; ncount_q <= '0;
+      txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
+      crc_q <= '0; rtr_q <= '0; err_q <= '0; acks_q <= '0; txdp_q <= '0; lstat_q <= '0;
+    end else begin
+      lstat_q <= lstat;
+      // counters (CNT_CLEAR clears all but ERROR_COUNT)
+      if (cnt_clear) begin
+        txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
+        crc_q <= '0; rtr_q <= '0; acks_q <= '0; txdp_q <= '0;
+      end else begin
+        txp_q  <= txp_q  + 32'(ev_tx_pkt_i);
+        txb_q  <= txb_q  + (ev_tx_pkt_i ? 32'({ev_tx_len_i, 2'b00}) + 32'd4 : 32'd0);
+        rxp_q  <= rxp_q  + 32'(ev_rx_pkt_i);
+        rxb_q  <= rxb_q  + (ev_rx_pkt_i ? 32'(ev_rx_bytes_i) : 32'd0);
+        txdd_q <= txdd_q + 32'(ev_tx_drop_dis_i);
+        txdp_q <= txdp_q + 32'(ev_tx_drop_part_i);
+        rxdd_q <= rxdd_q + 32'(ev_rx_drop_dis_i);
+        crc_q  <= crc_q  + 32'(ev_crc_err_i);
+        rtr_q  <= rtr_q  + 32'(ev_retry_i);
+        acks_q <= acks_q + 32'(ev_ack_rcv_i);
+      end
+      err_q <= err_q + 32'(ev_err_i);
+      // acknowledge bookkeeping and barrier
+      if (err_reset) ackout_q <= '0;
+      else ackout_q <= ackout_q + 32'(ev_ackreq_sent_i) -
+                       (ev_ack_rcv_i ? ((32'(ev_ack_cnt_i) > ackout_q + 32'(ev_ackreq_sent_i)) ?
+                                        ackout_q + 32'(ev_ackreq_sent_i) : 32'(ev_ack_cnt_i)) : 32'd0);
+      if (start_bar) begin
+        bar_busy_q <= 1'b1; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
+      end else begin
+        if (ev_barrier_sent_i) bar_sent_q <= 1'b1;
+        if (bar_done_now) begin bar_busy_q <= 1'b0; bar_done_q <= 1'b1; end
+      end
+      if (ev_notify_i) begin
+        npage_q  <= ev_notify_page_i;
+        ncount_q <= ncount_q + 1'b1;
+      end
+      // node ID: autoconfiguration result
+      if (auto_set_i) node_q <= (node_q & ~memchan_regs_pkg::MC_NODE_ID_ID_MASK) | 32'(auto_id_i) | memchan_regs_pkg::MC_NODE_ID_VALID_MASK;
+      // interrupts: set by events, cleared by writing 1
+      irqs_q <= (irqs_q & ~((w_reg && wo == 12'(memchan_regs_pkg::MC_REG_IRQ_STATUS)) ? s_wdata_i : 32'h0)) |
+                32'(irq_set);
+      if (w_reg) begin
+        unique case (wo)
+          12'(memchan_regs_pkg::MC_REG_NODE_ID): begin
+            node_q <= s_wdata_i & (memchan_regs_pkg::MC_NODE_ID_ID_MASK | memchan_regs_pkg::MC_NODE_ID_AUTO_MASK | memchan_regs_pkg::MC_NODE_ID_VALID_MASK);
+            if ((s_wdata_i & memchan_regs_pkg::MC_NODE_ID_AUTO_MASK) != 0)
+              node_q <= memchan_regs_pkg::MC_NODE_ID_AUTO_MASK;
+          end
+          12'(memchan_regs_pkg::MC_REG_CTRL):     ctrl_q <= s_wdata_i & (memchan_regs_pkg::MC_CTRL_ENABLE_MASK | memchan_regs_pkg::MC_CTRL_RETRY_EN_MASK);
+          12'(memchan_regs_pkg::MC_REG_LOOPBACK): lb_q   <= s_wdata_i & memchan_regs_pkg::MC_LOOPBACK_MODE_MASK;
+          12'(memchan_regs_pkg::MC_REG_IRQ_MASK): irqm_q <= s_wdata_i & 32'hF;
+          12'(memchan_regs_pkg::MC_REG_RX_BASE_LO): rxbl_q <= s_wdata_i;
+          12'(memchan_regs_pkg::MC_REG_RX_BASE_HI): rxbh_q <= s_wdata_i;
+          12'(memchan_regs_pkg::MC_REG_LINK_RETRY_LIMIT): rlim_q <= s_wdata_i & 32'hFF;
+          12'(memchan_regs_pkg::MC_REG_LINK_ACK_TIMEOUT): ato_q  <= s_wdata_i;
+          12'(memchan_regs_pkg::MC_REG_HEARTBEAT_PERIOD): hbp_q  <= s_wdata_i;
+          12'(memchan_regs_pkg::MC_REG_TX_COMBINE_IDLE):  cmb_q  <= s_wdata_i & 32'hFFFF;
+          default: begin
+            for (int i = 0; i < 16; i++) begin
+              if (wo == 12'(memchan_regs_pkg::MC_REG_MCAST_GROUP_BASE + memchan_regs_pkg::MC_REG_MCAST_GROUP_STRIDE * i))
+                mcast_q[i] <= s_wdata_i;
+            end
+          end
+        endcase
+      end
+    end
+  end
+
+  // ---------------- read channel (two cycles: PCT block RAM latency) ----------------
+  logic [31:0] rmux;
+  always_comb begin
+    rmux = '0;
+    if (in_tx(raddr_q)) begin
+      rmux = txp_rdata_i;
+    end else if (in_rx(raddr_q)) begin
+      rmux = raddr_q[2] ? rxp_rdata_i[63:32] : rxp_rdata_i[31:0];
+    end else if (raddr_q[17:12] == '0) begin
+      unique case (raddr_q[11:0])
+        12'(memchan_regs_pkg::MC_REG_ID):          rmux = memchan_regs_pkg::MC_ID;
+        12'(memchan_regs_pkg::MC_REG_VERSION):     rmux = (memchan_regs_pkg::MC_VERSION_MAJOR << memchan_regs_pkg::MC_VERSION_MAJOR_SHIFT) |
+                                        (memchan_regs_pkg::MC_VERSION_MINOR << memchan_regs_pkg::MC_VERSION_MINOR_SHIFT);
+        12'(memchan_regs_pkg::MC_REG_PAGE_COUNT):  rmux = 32'(PAGES);
+        12'(memchan_regs_pkg::MC_REG_PAGE_SIZE):   rmux = 32'(PAGE_SIZE);
+        12'(memchan_regs_pkg::MC_REG_MAX_NODES):   rmux = memchan_regs_pkg::MC_MAX_NODES;
+        12'(memchan_regs_pkg::MC_REG_CAPS):        rmux = CAPS;
+        12'(memchan_regs_pkg::MC_REG_NODE_ID):     rmux = node_q;
+        12'(memchan_regs_pkg::MC_REG_CTRL):        rmux = ctrl_q;
+        12'(memchan_regs_pkg::MC_REG_LOOPBACK):    rmux = lb_q;
+        12'(memchan_regs_pkg::MC_REG_LINK_STATUS): rmux = lstat;
+        12'(memchan_regs_pkg::MC_REG_IRQ_STATUS):  rmux = irqs_q;
+        12'(memchan_regs_pkg::MC_REG_IRQ_MASK):    rmux = irqm_q;
+        12'(memchan_regs_pkg::MC_REG_BARRIER):     rmux = (bar_busy_q ? memchan_regs_pkg::MC_BARRIER_BUSY_MASK : 32'h0) |
+                                        (bar_done_q ? memchan_regs_pkg::MC_BARRIER_DONE_MASK : 32'h0);
+        12'(memchan_regs_pkg::MC_REG_ACK_OUTSTANDING): rmux = ackout_q;
+        12'(memchan_regs_pkg::MC_REG_RX_NOTIFY_PAGE):  rmux = npage_q;
+        12'(memchan_regs_pkg::MC_REG_NOTIFY_COUNT):    rmux = ncount_q;
+        12'(memchan_regs_pkg::MC_REG_TX_PACKETS):  rmux = txp_q;
+        12'(memchan_regs_pkg::MC_REG_TX_BYTES):    rmux = txb_q;
+        12'(memchan_regs_pkg::MC_REG_RX_PACKETS):  rmux = rxp_q;
+        12'(memchan_regs_pkg::MC_REG_RX_BYTES):    rmux = rxb_q;
+        12'(memchan_regs_pkg::MC_REG_TX_DROP_DISABLED): rmux = txdd_q;
+        12'(memchan_regs_pkg::MC_REG_RX_DROP_DISABLED): rmux = rxdd_q;
+        12'(memchan_regs_pkg::MC_REG_CRC_ERRORS):  rmux = crc_q;
+        12'(memchan_regs_pkg::MC_REG_LINK_RETRIES): rmux = rtr_q;
+        12'(memchan_regs_pkg::MC_REG_ERROR_COUNT): rmux = err_q;
+        12'(memchan_regs_pkg::MC_REG_ACKS_RECEIVED): rmux = acks_q;
+        12'(memchan_regs_pkg::MC_REG_TX_DROP_PARTIAL): rmux = txdp_q;
+        12'(memchan_regs_pkg::MC_REG_RX_BASE_LO):  rmux = rxbl_q;
+        12'(memchan_regs_pkg::MC_REG_RX_BASE_HI):  rmux = rxbh_q;
+        12'(memchan_regs_pkg::MC_REG_LINK_RETRY_LIMIT): rmux = rlim_q;
+        12'(memchan_regs_pkg::MC_REG_LINK_ACK_TIMEOUT): rmux = ato_q;
+        12'(memchan_regs_pkg::MC_REG_HEARTBEAT_PERIOD): rmux = hbp_q;
+        12'(memchan_regs_pkg::MC_REG_TX_COMBINE_IDLE):  rmux = cmb_q;
+        default: begin
+          for (int i = 0; i < 16; i++) begin
+            if (raddr_q[11:0] == 12'(memchan_regs_pkg::MC_REG_MCAST_GROUP_BASE + memchan_regs_pkg::MC_REG_MCAST_GROUP_STRIDE * i))
+              rmux = mcast_q[i];
+          end
+        end
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_busy_q  <= 1'b0;
+      raddr_q    <= '0;
+      s_rvalid_o <= 1'b0;
+      s_rdata_o  <= '0;
+      s_bvalid_o <= 1'b0;
+    end else begin
+      if (wr) s_bvalid_o <= 1'b1;
+      else if (s_bready_i) s_bvalid_o <= 1'b0;
+      if (rd) begin
+        rd_busy_q <= 1'b1;
+        raddr_q   <= s_araddr_i;
+      end else if (rd_busy_q) begin
+        rd_busy_q  <= 1'b0;
+        s_rvalid_o <= 1'b1;
+        s_rdata_o  <= rmux;
+      end else if (s_rready_i) begin
+        s_rvalid_o <= 1'b0;
+      end
+    end
+  end
+
+  logic unused;
+  assign unused = ^{s_wstrb_i, lb_q[31:2], rlim_q[31:8], cmb_q[31:16], irqm_q[31:4], irqs_q[31:4]};
+endmodule : memchan_axil_regs
+
+`default_nettype wire

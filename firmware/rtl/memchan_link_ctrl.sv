@@ -1,0 +1,91 @@
+// Link controller: periodic heartbeat control frames (node ID, flags, serial number), peer
+// liveness (PEER_SEEN: a heartbeat within 4 periods; UP: the peer also hears us), and
+// virtual-hub node-ID autoconfiguration: with NODE_ID.AUTO the two adapters of a direct
+// link take IDs 0 and 1 (a peer with a valid ID leaves us the other one; two undecided
+// peers compare serial numbers, lower takes 0; our own serial coming back (loopback) -> 0).
+`default_nettype none
+
+module memchan_link_ctrl
+(
+  input  wire logic        clk_i,
+  input  wire logic        rst_ni,
+  input  wire logic [7:0]  node_id_i,
+  input  wire logic        node_valid_i,
+  input  wire logic        node_auto_i,
+  input  wire logic [31:0] serial_i,
+  input  wire logic [31:0] hb_period_i,
+  input  wire logic        ctrl_i,
+  input  wire logic [63:0] ctrl_hdr_i,
+  output logic             hb_req_o,
+  output logic [63:0]      hb_hdr_o,
+  output logic             peer_seen_o,
+  output logic             link_up_o,
+  output logic [7:0]       peer_node_o,
+  output logic             auto_set_o,
+  output logic [7:0]       auto_id_o
+);
+  logic [31:0] hb_q;
+  logic [33:0] seen_q;         // cycles since the last heartbeat from the peer
+  logic        heard_q;        // at least one heartbeat since reset
+  logic        peer_valid_q, peer_auto_q, peer_hears_q;
+  logic [7:0]  peer_node_q;
+  logic [31:0] peer_serial_q;
+  logic [10:0] ident_q;        // what we announced last, to announce changes at once
+
+  logic [10:0] ident;
+  assign ident = {node_valid_i, node_auto_i, peer_seen_o, node_id_i};
+
+  assign peer_seen_o = heard_q && (seen_q < {hb_period_i, 2'b00});
+  assign link_up_o   = peer_seen_o && peer_hears_q;
+  assign peer_node_o = peer_node_q;
+  assign hb_req_o    = (hb_q == 32'd0) || (ident != ident_q);
+
+  always_comb begin
+    hb_hdr_o = '0;
+    hb_hdr_o[memchan_pkt_pkg::H_TP_LSB +: 4]  = memchan_pkt_pkg::TP_CTRL;
+    hb_hdr_o[memchan_pkt_pkg::C_ID_VALID]     = node_valid_i;
+    hb_hdr_o[memchan_pkt_pkg::C_ID_AUTO]      = node_auto_i;
+    hb_hdr_o[memchan_pkt_pkg::C_PEER_SEEN]    = peer_seen_o;
+    hb_hdr_o[memchan_pkt_pkg::H_SID_LSB +: 8] = node_id_i;
+    hb_hdr_o[63:32]          = serial_i;
+  end
+
+  // autoconfiguration decision
+  always_comb begin
+    auto_set_o = 1'b0;
+    auto_id_o  = 8'd0;
+    if (node_auto_i && !node_valid_i && peer_seen_o) begin
+      if (peer_valid_q) begin
+        auto_set_o = 1'b1;
+        auto_id_o  = (peer_node_q == 8'd0) ? 8'd1 : 8'd0;
+      end else if (peer_auto_q) begin
+        auto_set_o = 1'b1;
+        auto_id_o  = (peer_serial_q < serial_i) ? 8'd1 : 8'd0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
+      peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
+      peer_node_q <= '0; peer_serial_q <= '0;
+    end else begin
+      ident_q <= ident;
+      hb_q <= (hb_q + 1'b1 >= hb_period_i) ? 32'd0 : hb_q + 1'b1;
+      if (ctrl_i) begin
+        seen_q        <= '0;
+        heard_q       <= 1'b1;
+        peer_valid_q  <= ctrl_hdr_i[memchan_pkt_pkg::C_ID_VALID];
+        peer_auto_q   <= ctrl_hdr_i[memchan_pkt_pkg::C_ID_AUTO];
+        peer_hears_q  <= ctrl_hdr_i[memchan_pkt_pkg::C_PEER_SEEN];
+        peer_node_q   <= ctrl_hdr_i[memchan_pkt_pkg::H_SID_LSB +: 8];
+        peer_serial_q <= ctrl_hdr_i[63:32];
+      end else if (seen_q != '1) begin
+        seen_q <= seen_q + 1'b1;
+      end
+    end
+  end
+endmodule : memchan_link_ctrl
+
+`default_nettype wire

@@ -1,0 +1,188 @@
+// Link receiver: store-and-forward CRC check of every frame from the AXI4-Stream link port,
+// sequence check of sequenced frames (DATA, ACK, ACKREQ), go-back-N recovery requests (LNAK
+// once per gap), coalesced cumulative link acknowledgements (LACK), destination filter, and
+// the discard-after-error rule when retry is disabled. Accepted frames (header + payload,
+// CRC stripped) are committed into the receive FIFO; anything else is rolled back.
+`default_nettype none
+
+module memchan_link_rx #(
+  parameter int unsigned FIFO_AW = 9
+) (
+  input  wire logic          clk_i,
+  input  wire logic          rst_ni,
+  input  wire logic [7:0]    node_id_i,
+  input  wire logic          node_valid_i,
+  input  wire logic [511:0]  mcast_i,       // 16 groups x 32-bit node masks
+  input  wire logic          retry_en_i,
+  input  wire logic          err_reset_i,
+  // link stream
+  input  wire logic          s_tvalid_i,
+  input  wire logic [63:0]   s_tdata_i,
+  input  wire logic          s_tlast_i,
+  output logic               s_tready_o,
+  // receive FIFO write side
+  output logic               q_we_o,
+  output logic [63:0]        q_data_o,
+  output logic               q_commit_o,
+  output logic               q_drop_o,
+  input  wire logic [FIFO_AW:0] q_space_i,
+  // toward the link transmitter
+  output logic               rx_lack_o,
+  output logic               rx_lnak_o,
+  output logic [7:0]         rx_seq_o,
+  output logic               lack_req_o,
+  output logic               lnak_req_o,
+  output logic [7:0]         req_seq_o,
+  // control frames toward the link controller
+  output logic               ctrl_o,
+  output logic [63:0]        ctrl_hdr_o,
+  // status and events
+  output logic               discarding_o,
+  output logic               crc_err_o,
+  output logic               err_event_o,
+  output logic               err_drop_o
+);
+  if (FIFO_AW < 6) begin : g_check
+    $error("memchan_link_rx: receive FIFO must hold at least one maximum frame");
+  end
+  localparam int unsigned LACK_EVERY = 4;    // coalesce link acknowledgements
+  localparam int unsigned LACK_DELAY = 16;   // ... but send one this many cycles after a frame
+
+  logic [5:0]  idx_q;        // word index in the frame (saturates)
+  logic [63:0] hdr_q;
+  logic [31:0] crc_q, crc_in, crc_out;
+  logic        store_q;      // sequenced frame: words go to the FIFO
+  logic [7:0]  exp_q;        // next expected sequence number
+  logic        rx_epoch_q, disc_q, nak_sent_q, ack_due_q;
+  logic [3:0]  acc_q;        // frames accepted since the last LACK request
+  logic [4:0]  lt_q;         // cycles since the first unacknowledged frame
+
+  logic fire, first, endf, tp_seq, crc_ok, len_ok;
+  logic [3:0]  tp;
+  logic [7:0]  seq, sdist;
+  logic [5:0]  nwords;
+  logic        for_me;
+
+  assign s_tready_o = !((idx_q == 6'd0) && (q_space_i < (FIFO_AW+1)'(memchan_pkt_pkg::MAX_FRAME_WORDS)));
+  assign fire  = s_tvalid_i && s_tready_o;
+  assign first = (idx_q == 6'd0);
+  assign endf  = fire && s_tlast_i && !first;
+
+  memchan_crc32 u_crc (.crc_i(crc_in), .data_i(s_tdata_i), .crc_o(crc_out));
+
+  always_comb begin
+    crc_in = first ? 32'hFFFFFFFF : crc_q;
+    tp     = hdr_q[memchan_pkt_pkg::H_TP_LSB +: 4];
+    tp_seq = (tp == memchan_pkt_pkg::TP_DATA) || (tp == memchan_pkt_pkg::TP_ACK) || (tp == memchan_pkt_pkg::TP_ACKREQ);
+    seq    = hdr_q[memchan_pkt_pkg::H_SEQ_LSB +: 8];
+    sdist   = seq - exp_q;
+    nwords = 6'((7'(hdr_q[memchan_pkt_pkg::H_ADDR_LSB]) + 7'(hdr_q[memchan_pkt_pkg::H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    crc_ok = (s_tdata_i == {32'h0, ~crc_q});
+    len_ok = (tp == memchan_pkt_pkg::TP_DATA) ? (idx_q == nwords + 6'd1) : (idx_q == 6'd1);
+    unique case (hdr_q[memchan_pkt_pkg::C_DKIND +: 2])
+      2'd0:    for_me = (hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
+      2'd1:    for_me = (hdr_q[memchan_pkt_pkg::H_SID_LSB +: 8] != node_id_i);
+      2'd2:    for_me = (hdr_q[memchan_pkt_pkg::H_SID_LSB +: 8] != node_id_i) &&
+                        mcast_i[{hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 4], node_id_i[4:0]}];
+      default: for_me = 1'b0;
+    endcase
+    if (tp == memchan_pkt_pkg::TP_ACK)    for_me = (hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
+    if (tp == memchan_pkt_pkg::TP_ACKREQ) for_me = 1'b1;
+    for_me = for_me && node_valid_i;
+  end
+
+  // frame-end decision
+  logic good, accept, commit, gap, dup, bad;
+  always_comb begin
+    good   = endf && crc_ok && len_ok;
+    bad    = endf && !(crc_ok && len_ok) || (fire && s_tlast_i && first);
+    accept = 1'b0;
+    gap    = 1'b0;
+    dup    = 1'b0;
+    if (good && tp_seq && !disc_q) begin
+      if (hdr_q[memchan_pkt_pkg::C_EPOCH] != rx_epoch_q || sdist == 8'd0) accept = 1'b1;
+      else if (sdist[7]) dup = 1'b1;
+      else gap = 1'b1;
+    end
+    commit = accept && for_me;
+  end
+
+  assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == memchan_pkt_pkg::TP_DATA ||
+                      s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACK || s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACKREQ) : store_q) &&
+                      (idx_q < 6'(memchan_pkt_pkg::MAX_FRAME_WORDS - 1));
+  assign q_data_o   = s_tdata_i;
+  assign q_commit_o = commit;
+  assign q_drop_o   = fire && s_tlast_i && !commit;
+
+  assign rx_lack_o  = good && (tp == memchan_pkt_pkg::TP_LACK);
+  assign rx_lnak_o  = good && (tp == memchan_pkt_pkg::TP_LNAK);
+  assign rx_seq_o   = seq;
+  assign ctrl_o     = good && (tp == memchan_pkt_pkg::TP_CTRL);
+  assign ctrl_hdr_o = hdr_q;
+  assign crc_err_o  = bad;
+  assign discarding_o = disc_q;
+
+  logic enter_disc;
+  assign enter_disc  = !retry_en_i && !disc_q && (bad || gap);
+  assign err_event_o = enter_disc;
+  assign err_drop_o  = (good && tp_seq && disc_q && tp == memchan_pkt_pkg::TP_DATA) || (enter_disc && gap);
+
+  logic send_nak, send_lack;
+  assign send_nak   = retry_en_i && !nak_sent_q && (bad || gap);
+  assign send_lack  = !send_nak && ((acc_q >= 4'(LACK_EVERY)) || ack_due_q ||
+                      (acc_q != 4'd0 && lt_q >= 5'(LACK_DELAY)));
+  assign lnak_req_o = send_nak;
+  assign lack_req_o = send_lack;
+  assign req_seq_o  = send_nak ? exp_q : exp_q - 1'b1;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      idx_q <= '0; hdr_q <= '0; crc_q <= '1; store_q <= 1'b0;
+      exp_q <= '0; rx_epoch_q <= 1'b0; disc_q <= 1'b0; nak_sent_q <= 1'b0;
+      ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0;
+    end else begin
+      if (fire) begin
+        crc_q <= crc_out;
+        if (s_tlast_i) idx_q <= '0;
+        else if (idx_q != 6'h3F) idx_q <= idx_q + 1'b1;
+        if (first) begin
+          hdr_q   <= s_tdata_i;
+          store_q <= (s_tdata_i[3:0] == memchan_pkt_pkg::TP_DATA) || (s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACK) ||
+                     (s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACKREQ);
+        end
+      end
+      if (accept) begin
+        exp_q      <= seq + 1'b1;
+        rx_epoch_q <= hdr_q[memchan_pkt_pkg::C_EPOCH];
+        nak_sent_q <= 1'b0;
+      end
+      if (good && tp_seq && disc_q) begin
+        // discarding: stay in step with the sender, deliver nothing
+        exp_q      <= seq + 1'b1;
+        rx_epoch_q <= hdr_q[memchan_pkt_pkg::C_EPOCH];
+      end
+      if (enter_disc) begin
+        disc_q <= 1'b1;
+        if (gap) begin
+          exp_q <= seq + 1'b1;
+        end
+      end
+      if (send_nak) nak_sent_q <= 1'b1;
+      if (send_lack) begin
+        acc_q <= 4'(accept);
+        ack_due_q <= dup;
+        lt_q <= '0;
+      end else begin
+        if (accept && acc_q != 4'hF) acc_q <= acc_q + 1'b1;
+        if (dup) ack_due_q <= 1'b1;
+        if (acc_q != 4'd0 && lt_q != 5'h1F) lt_q <= lt_q + 1'b1;
+      end
+      if (err_reset_i) begin
+        disc_q <= 1'b0;
+        nak_sent_q <= 1'b0;
+      end
+    end
+  end
+endmodule : memchan_link_rx
+
+`default_nettype wire

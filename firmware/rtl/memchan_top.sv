@@ -1,0 +1,286 @@
+// memchan adapter top level (RTL under test; vendor IP stays outside).
+//   BAR0  AXI4-Lite slave: registers and both PCTs           (PCIe bridge master)
+//   BAR2  AXI4 slave, write bursts: the transmit window       (PCIe bridge master)
+//   DMA   AXI4 master, write bursts into host memory          (PCIe bridge slave)
+//   irq_o level per IRQ_STATUS bit (masked)                   (bridge MSI-X request)
+//   link  AXI4-Stream, 64 bit, one port per direction         (transceiver IP, e.g. Aurora 64B/66B)
+// One clock domain: the bridge's AXI clock is also the transceiver user clock (clock
+// converters, if the board needs them, belong to the vendor IP side).
+`default_nettype none
+
+module memchan_top #(
+  parameter int unsigned PAGES       = 1024,   // PCT entries (network pages), block RAM
+  parameter int unsigned PAGE_SIZE   = 4096,
+  parameter int unsigned ID_W        = 4,      // BAR2 AXI ID width
+  parameter int unsigned RING_DEPTH  = 1024,   // replay ring, 64-bit words
+  parameter int unsigned RXQ_DEPTH   = 512,    // receive store-and-forward FIFO, words
+  parameter int unsigned TXQ_DEPTH   = 512,    // transmit payload FIFO, words
+  localparam int unsigned PG_W   = $clog2(PAGES),
+  localparam int unsigned WIN_AW = PG_W + $clog2(PAGE_SIZE)
+) (
+  input  wire logic              clk_i,
+  input  wire logic              rst_ni,
+  input  wire logic [31:0]       serial_i,      // board serial (e.g. DNA_PORT), for autoconfiguration
+  // BAR0: AXI4-Lite slave
+  input  wire logic [17:0]       s_axil_awaddr,
+  input  wire logic              s_axil_awvalid,
+  output logic                   s_axil_awready,
+  input  wire logic [31:0]       s_axil_wdata,
+  input  wire logic [3:0]        s_axil_wstrb,
+  input  wire logic              s_axil_wvalid,
+  output logic                   s_axil_wready,
+  output logic [1:0]             s_axil_bresp,
+  output logic                   s_axil_bvalid,
+  input  wire logic              s_axil_bready,
+  input  wire logic [17:0]       s_axil_araddr,
+  input  wire logic              s_axil_arvalid,
+  output logic                   s_axil_arready,
+  output logic [31:0]            s_axil_rdata,
+  output logic [1:0]             s_axil_rresp,
+  output logic                   s_axil_rvalid,
+  input  wire logic              s_axil_rready,
+  // BAR2: AXI4 slave (write channels)
+  input  wire logic [ID_W-1:0]   s_axi_awid,
+  input  wire logic [WIN_AW-1:0] s_axi_awaddr,
+  input  wire logic [7:0]        s_axi_awlen,
+  input  wire logic              s_axi_awvalid,
+  output logic                   s_axi_awready,
+  input  wire logic [63:0]       s_axi_wdata,
+  input  wire logic [7:0]        s_axi_wstrb,
+  input  wire logic              s_axi_wlast,
+  input  wire logic              s_axi_wvalid,
+  output logic                   s_axi_wready,
+  output logic [ID_W-1:0]        s_axi_bid,
+  output logic [1:0]             s_axi_bresp,
+  output logic                   s_axi_bvalid,
+  input  wire logic              s_axi_bready,
+  // host memory: AXI4 master (write channels)
+  output logic [63:0]            m_axi_awaddr,
+  output logic [7:0]             m_axi_awlen,
+  output logic [2:0]             m_axi_awsize,
+  output logic [1:0]             m_axi_awburst,
+  output logic                   m_axi_awvalid,
+  input  wire logic              m_axi_awready,
+  output logic [63:0]            m_axi_wdata,
+  output logic [7:0]             m_axi_wstrb,
+  output logic                   m_axi_wlast,
+  output logic                   m_axi_wvalid,
+  input  wire logic              m_axi_wready,
+  input  wire logic [1:0]        m_axi_bresp,
+  input  wire logic              m_axi_bvalid,
+  output logic                   m_axi_bready,
+  // interrupts toward the bridge's MSI-X interface
+  output logic [3:0]             irq_o,
+  // link: AXI4-Stream toward the transceiver
+  output logic                   m_link_tvalid,
+  output logic [63:0]            m_link_tdata,
+  output logic                   m_link_tlast,
+  input  wire logic              m_link_tready,
+  input  wire logic              s_link_tvalid,
+  input  wire logic [63:0]       s_link_tdata,
+  input  wire logic              s_link_tlast,
+  output logic                   s_link_tready
+);
+  localparam int unsigned RXQ_AW = $clog2(RXQ_DEPTH);
+
+  if (RXQ_DEPTH < 2 * memchan_pkt_pkg::MAX_FRAME_WORDS || TXQ_DEPTH < 2 * memchan_pkt_pkg::MAX_PAYLOAD_WORDS || TXQ_DEPTH > 1024) begin : g_check
+    $error("memchan_top: receive FIFO needs >= 2 frames, transmit FIFO 64..1024 words");
+  end
+
+  // configuration and status
+  logic [7:0]   node_id, peer_node, auto_id, retry_limit;
+  logic         node_valid, node_auto, enable, retry_en, err_reset, barrier_req, auto_set;
+  logic         link_up, peer_seen;
+  logic [1:0]   lb_mode;
+  logic [63:0]  rx_base;
+  logic [31:0]  ack_timeout, hb_period;
+  logic [15:0]  combine_idle;
+  logic [511:0] mcast;
+
+  // PCTs
+  logic              txp_a_en, txp_a_we, txp_b_en, rxp_a_en, rxp_b_en;
+  logic [1:0]        rxp_a_we;
+  logic [PG_W-1:0]   txp_a_addr, txp_b_addr, rxp_a_addr, rxp_b_addr;
+  logic [31:0]       txp_a_wdata, txp_a_rdata, txp_b_rdata, rxp_a_wdata;
+  logic [63:0]       rxp_a_rdata, rxp_b_rdata;
+
+  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_tx_pct (
+    .clk_i, .a_en_i(txp_a_en), .a_we_i(txp_a_we), .a_addr_i(txp_a_addr),
+    .a_wdata_i(txp_a_wdata), .a_rdata_o(txp_a_rdata),
+    .b_en_i(txp_b_en), .b_addr_i(txp_b_addr), .b_rdata_o(txp_b_rdata));
+  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_rx_pct_lo (
+    .clk_i, .a_en_i(rxp_a_en), .a_we_i(rxp_a_we[0]), .a_addr_i(rxp_a_addr),
+    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[31:0]),
+    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[31:0]));
+  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_rx_pct_hi (
+    .clk_i, .a_en_i(rxp_a_en), .a_we_i(rxp_a_we[1]), .a_addr_i(rxp_a_addr),
+    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[63:32]),
+    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[63:32]));
+
+  // events
+  logic       ev_tx_pkt, ev_rx_pkt, ev_tx_dd, ev_tx_dp, ev_rx_dd, ev_crc, ev_retry;
+  logic       ev_ack_rcv, ev_ackreq, ev_bar_sent, ev_notify, ev_bus_err;
+  logic       tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, tx_disc, rx_disc;
+  logic [5:0] ev_tx_len;
+  logic [8:0] ev_rx_bytes;
+  logic [7:0] ev_ack_cnt;
+  logic [31:0] ev_notify_page;
+
+  memchan_axil_regs #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_regs (
+    .clk_i, .rst_ni,
+    .s_awaddr_i(s_axil_awaddr), .s_awvalid_i(s_axil_awvalid), .s_awready_o(s_axil_awready),
+    .s_wdata_i(s_axil_wdata), .s_wstrb_i(s_axil_wstrb), .s_wvalid_i(s_axil_wvalid),
+    .s_wready_o(s_axil_wready), .s_bresp_o(s_axil_bresp), .s_bvalid_o(s_axil_bvalid),
+    .s_bready_i(s_axil_bready), .s_araddr_i(s_axil_araddr), .s_arvalid_i(s_axil_arvalid),
+    .s_arready_o(s_axil_arready), .s_rdata_o(s_axil_rdata), .s_rresp_o(s_axil_rresp),
+    .s_rvalid_o(s_axil_rvalid), .s_rready_i(s_axil_rready),
+    .txp_en_o(txp_a_en), .txp_we_o(txp_a_we), .txp_addr_o(txp_a_addr),
+    .txp_wdata_o(txp_a_wdata), .txp_rdata_i(txp_a_rdata),
+    .rxp_en_o(rxp_a_en), .rxp_we_o(rxp_a_we), .rxp_addr_o(rxp_a_addr),
+    .rxp_wdata_o(rxp_a_wdata), .rxp_rdata_i(rxp_a_rdata),
+    .node_id_o(node_id), .node_valid_o(node_valid), .node_auto_o(node_auto),
+    .enable_o(enable), .retry_en_o(retry_en), .err_reset_o(err_reset), .loopback_o(lb_mode),
+    .rx_base_o(rx_base), .retry_limit_o(retry_limit), .ack_timeout_o(ack_timeout),
+    .hb_period_o(hb_period), .combine_idle_o(combine_idle), .mcast_o(mcast),
+    .barrier_req_o(barrier_req),
+    .link_up_i(link_up), .peer_seen_i(peer_seen), .discarding_i(tx_disc || rx_disc),
+    .peer_node_i(peer_node), .auto_set_i(auto_set), .auto_id_i(auto_id),
+    .ev_tx_pkt_i(ev_tx_pkt), .ev_tx_len_i(ev_tx_len), .ev_rx_pkt_i(ev_rx_pkt),
+    .ev_rx_bytes_i(ev_rx_bytes), .ev_tx_drop_dis_i(ev_tx_dd), .ev_tx_drop_part_i(ev_tx_dp),
+    .ev_rx_drop_dis_i(ev_rx_dd), .ev_crc_err_i(ev_crc), .ev_retry_i(ev_retry),
+    .ev_err_i(3'(tx_err_event) + 3'(tx_err_drop) + 3'(rx_err_event) + 3'(rx_err_drop) +
+              3'(ev_bus_err)),
+    .ev_ack_rcv_i(ev_ack_rcv), .ev_ack_cnt_i(ev_ack_cnt), .ev_ackreq_sent_i(ev_ackreq),
+    .ev_barrier_sent_i(ev_bar_sent), .ev_notify_i(ev_notify), .ev_notify_page_i(ev_notify_page),
+    .irq_o(irq_o));
+
+  // ---------------- transmit path ----------------
+  logic        data_we, desc_we, data_rv, data_rr, desc_rv, desc_rr;
+  logic [63:0] data_w, data_r;
+  logic [64:0] desc_w, desc_r;
+  logic [10:0] data_space;
+  logic [$clog2(TXQ_DEPTH):0] data_space_raw;
+  logic [5:0]  desc_space;
+
+  memchan_tx_window #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE), .ID_W(ID_W)) u_txw (
+    .clk_i, .rst_ni,
+    .s_awid_i(s_axi_awid), .s_awaddr_i(s_axi_awaddr), .s_awlen_i(s_axi_awlen),
+    .s_awvalid_i(s_axi_awvalid), .s_awready_o(s_axi_awready), .s_wdata_i(s_axi_wdata),
+    .s_wstrb_i(s_axi_wstrb), .s_wlast_i(s_axi_wlast), .s_wvalid_i(s_axi_wvalid),
+    .s_wready_o(s_axi_wready), .s_bid_o(s_axi_bid), .s_bresp_o(s_axi_bresp),
+    .s_bvalid_o(s_axi_bvalid), .s_bready_i(s_axi_bready),
+    .pct_re_o(txp_b_en), .pct_addr_o(txp_b_addr), .pct_rdata_i(txp_b_rdata),
+    .enable_i(enable), .combine_idle_i(combine_idle), .barrier_req_i(barrier_req),
+    .data_we_o(data_we), .data_o(data_w), .data_space_i(data_space),
+    .desc_we_o(desc_we), .desc_o(desc_w), .desc_space_i(desc_space),
+    .drop_disabled_o(ev_tx_dd), .drop_partial_o(ev_tx_dp));
+
+  assign data_space = 11'(data_space_raw);
+
+  memchan_fifo #(.WIDTH(64), .DEPTH(TXQ_DEPTH)) u_txq (
+    .clk_i, .rst_ni, .wr_valid_i(data_we), .wr_data_i(data_w), .wr_commit_i(1'b1),
+    .wr_drop_i(1'b0), .wr_space_o(data_space_raw),
+    .rd_valid_o(data_rv), .rd_data_o(data_r), .rd_ready_i(data_rr));
+  memchan_fifo #(.WIDTH(65), .DEPTH(32)) u_descq (
+    .clk_i, .rst_ni, .wr_valid_i(desc_we), .wr_data_i(desc_w), .wr_commit_i(1'b1),
+    .wr_drop_i(1'b0), .wr_space_o(desc_space),
+    .rd_valid_o(desc_rv), .rd_data_o(desc_r), .rd_ready_i(desc_rr));
+
+  logic        f_valid, f_last, f_ready, lc_we, ack_inc, ack_inc_ready;
+  logic [63:0] f_data, lc_data;
+  logic [7:0]  ack_src, lc_space;
+
+  memchan_tx_builder #(.NODES(32)) u_build (
+    .clk_i, .rst_ni, .node_id_i(node_id),
+    .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),
+    .data_valid_i(data_rv), .data_i(data_r), .data_ready_o(data_rr),
+    .ack_inc_i(ack_inc), .ack_src_i(ack_src), .ack_inc_ready_o(ack_inc_ready),
+    .f_valid_o(f_valid), .f_data_o(f_data), .f_last_o(f_last), .f_ready_i(f_ready),
+    .lc_we_o(lc_we), .lc_data_o(lc_data), .lc_space_i(lc_space));
+
+  // ---------------- link ----------------
+  logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx;
+  logic [7:0]  rx_seq, req_seq;
+  logic [63:0] hb_hdr, ctrl_hdr;
+  logic        c_tx_tvalid, c_tx_tlast, c_tx_tready, c_rx_tvalid, c_rx_tlast, c_rx_tready;
+  logic [63:0] c_tx_tdata, c_rx_tdata;
+
+  memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
+    .clk_i, .rst_ni, .node_id_i(node_id), .retry_en_i(retry_en),
+    .retry_limit_i(retry_limit), .ack_timeout_i(ack_timeout), .err_reset_i(err_reset),
+    .f_valid_i(f_valid), .f_data_i(f_data), .f_last_i(f_last), .f_ready_o(f_ready),
+    .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
+    .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
+    .hb_req_i(hb_req), .hb_hdr_i(hb_hdr),
+    .m_tvalid_o(c_tx_tvalid), .m_tdata_o(c_tx_tdata), .m_tlast_o(c_tx_tlast),
+    .m_tready_i(c_tx_tready),
+    .discarding_o(tx_disc), .retry_o(ev_retry), .err_event_o(tx_err_event),
+    .err_drop_o(tx_err_drop), .tx_pkt_o(ev_tx_pkt), .tx_len_o(ev_tx_len),
+    .ackreq_sent_o(ev_ackreq), .barrier_sent_o(ev_bar_sent));
+
+  memchan_loopback u_lb (
+    .mode_i(lb_mode),
+    .c_tx_tvalid_i(c_tx_tvalid), .c_tx_tdata_i(c_tx_tdata), .c_tx_tlast_i(c_tx_tlast),
+    .c_tx_tready_o(c_tx_tready),
+    .c_rx_tvalid_o(c_rx_tvalid), .c_rx_tdata_o(c_rx_tdata), .c_rx_tlast_o(c_rx_tlast),
+    .c_rx_tready_i(c_rx_tready),
+    .x_tx_tvalid_o(m_link_tvalid), .x_tx_tdata_o(m_link_tdata), .x_tx_tlast_o(m_link_tlast),
+    .x_tx_tready_i(m_link_tready),
+    .x_rx_tvalid_i(s_link_tvalid), .x_rx_tdata_i(s_link_tdata), .x_rx_tlast_i(s_link_tlast),
+    .x_rx_tready_o(s_link_tready));
+
+  logic        q_we, q_commit, q_drop, rxq_rv, rxq_rr, lcq_rv, lcq_rr;
+  logic [63:0] q_data, rxq_r, lcq_r;
+  logic [RXQ_AW:0] q_space;
+  logic [7:0]  lc_space_raw;
+
+  memchan_link_rx #(.FIFO_AW(RXQ_AW)) u_lrx (
+    .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .mcast_i(mcast),
+    .retry_en_i(retry_en), .err_reset_i(err_reset),
+    .s_tvalid_i(c_rx_tvalid), .s_tdata_i(c_rx_tdata), .s_tlast_i(c_rx_tlast),
+    .s_tready_o(c_rx_tready),
+    .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
+    .q_space_i(q_space),
+    .rx_lack_o(rx_lack), .rx_lnak_o(rx_lnak), .rx_seq_o(rx_seq),
+    .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
+    .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
+    .discarding_o(rx_disc), .crc_err_o(ev_crc), .err_event_o(rx_err_event),
+    .err_drop_o(rx_err_drop));
+
+  memchan_link_ctrl u_lctrl (
+    .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
+    .serial_i, .hb_period_i(hb_period), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
+    .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(link_up),
+    .peer_node_o(peer_node), .auto_set_o(auto_set), .auto_id_o(auto_id));
+
+  // ---------------- receive path ----------------
+  memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH)) u_rxq (
+    .clk_i, .rst_ni, .wr_valid_i(q_we), .wr_data_i(q_data), .wr_commit_i(q_commit),
+    .wr_drop_i(q_drop), .wr_space_o(q_space),
+    .rd_valid_o(rxq_rv), .rd_data_o(rxq_r), .rd_ready_i(rxq_rr));
+  memchan_fifo #(.WIDTH(64), .DEPTH(128)) u_lcq (
+    .clk_i, .rst_ni, .wr_valid_i(lc_we), .wr_data_i(lc_data), .wr_commit_i(1'b1),
+    .wr_drop_i(1'b0), .wr_space_o(lc_space_raw),
+    .rd_valid_o(lcq_rv), .rd_data_o(lcq_r), .rd_ready_i(lcq_rr));
+  assign lc_space = lc_space_raw;
+
+  logic [1:0] src_ready;
+  assign rxq_rr = src_ready[0];
+  assign lcq_rr = src_ready[1];
+
+  memchan_rx_deliver #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_dlv (
+    .clk_i, .rst_ni, .enable_i(enable), .rx_base_i(rx_base),
+    .src_valid_i({lcq_rv, rxq_rv}), .src_data_i({lcq_r, rxq_r}), .src_ready_o(src_ready),
+    .pct_re_o(rxp_b_en), .pct_addr_o(rxp_b_addr), .pct_rdata_i(rxp_b_rdata),
+    .m_awaddr_o(m_axi_awaddr), .m_awlen_o(m_axi_awlen), .m_awsize_o(m_axi_awsize),
+    .m_awburst_o(m_axi_awburst), .m_awvalid_o(m_axi_awvalid), .m_awready_i(m_axi_awready),
+    .m_wdata_o(m_axi_wdata), .m_wstrb_o(m_axi_wstrb), .m_wlast_o(m_axi_wlast),
+    .m_wvalid_o(m_axi_wvalid), .m_wready_i(m_axi_wready), .m_bresp_i(m_axi_bresp),
+    .m_bvalid_i(m_axi_bvalid), .m_bready_o(m_axi_bready),
+    .ack_inc_o(ack_inc), .ack_src_o(ack_src), .ack_inc_ready_i(ack_inc_ready),
+    .ack_rcv_o(ev_ack_rcv), .ack_cnt_o(ev_ack_cnt), .notify_o(ev_notify),
+    .notify_page_o(ev_notify_page), .rx_pkt_o(ev_rx_pkt), .rx_bytes_o(ev_rx_bytes),
+    .drop_disabled_o(ev_rx_dd), .bus_err_o(ev_bus_err));
+endmodule : memchan_top
+
+`default_nettype wire

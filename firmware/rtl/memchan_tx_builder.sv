@@ -1,0 +1,124 @@
+// Frame builder: turns descriptors (data packets, barrier acknowledge requests) and pending
+// acknowledgement replies into frames (header + payload words) for the link transmitter,
+// in order. Data frames of LOCAL_COPY pages that the network does not bring back to this
+// node are also copied, word for word, into the local-copy FIFO of the receive path.
+`default_nettype none
+
+module memchan_tx_builder #(
+  parameter int unsigned NODES = 32
+) (
+  input  wire logic        clk_i,
+  input  wire logic        rst_ni,
+  input  wire logic [7:0]  node_id_i,
+  // descriptors {local_copy, header} and payload words (first-word-fall-through)
+  input  wire logic        desc_valid_i,
+  input  wire logic [64:0] desc_i,
+  output logic             desc_ready_o,
+  input  wire logic        data_valid_i,
+  input  wire logic [63:0] data_i,
+  output logic             data_ready_o,
+  // acknowledgement replies owed (from the receive path)
+  input  wire logic        ack_inc_i,
+  input  wire logic [7:0]  ack_src_i,
+  output logic             ack_inc_ready_o,
+  // frames toward the link transmitter
+  output logic             f_valid_o,
+  output logic [63:0]      f_data_o,
+  output logic             f_last_o,
+  input  wire logic        f_ready_i,
+  // local copy toward the receive path
+  output logic             lc_we_o,
+  output logic [63:0]      lc_data_o,
+  input  wire logic [7:0]  lc_space_i
+);
+  if (NODES < 2 || NODES > 32) begin : g_check
+    $error("memchan_tx_builder: NODES must be 2..32");
+  end
+  localparam int unsigned NW = $clog2(NODES);
+
+  logic [7:0]  ackc_q [NODES];   // acknowledgements owed per requesting node
+  logic        ack_any;
+  logic [NW-1:0] ack_sel;
+  logic        body_q, lc_q;
+  logic [5:0]  left_q;
+  logic [63:0] hdr;
+  logic        d_data, d_lc, hdr_fire, ack_fire;
+  logic [5:0]  nwords;
+
+  always_comb begin
+    ack_any = 1'b0;
+    ack_sel = '0;
+    for (int i = NODES - 1; i >= 0; i--) begin
+      if (ackc_q[i] != 8'd0) begin
+        ack_any = 1'b1;
+        ack_sel = NW'(i);
+      end
+    end
+  end
+
+  assign ack_inc_ready_o = (ack_src_i < 8'(NODES)) && (ackc_q[ack_src_i[NW-1:0]] != 8'hFF);
+
+  always_comb begin
+    d_data = (desc_i[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_DATA);
+    // the network brings a packet for this very node back by itself; copy only the others
+    d_lc   = desc_i[64] && d_data &&
+             !((desc_i[memchan_pkt_pkg::C_DKIND +: 2] == 2'd0) && (desc_i[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i));
+    nwords = 6'((7'(desc_i[memchan_pkt_pkg::H_ADDR_LSB]) + 7'(desc_i[memchan_pkt_pkg::H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    hdr = '0;
+    f_valid_o = 1'b0;
+    f_last_o  = 1'b0;
+    desc_ready_o = 1'b0;
+    data_ready_o = 1'b0;
+    lc_we_o = 1'b0;
+    if (body_q) begin
+      hdr = data_i;
+      f_valid_o = data_valid_i;
+      f_last_o  = (left_q == 6'd1);
+      data_ready_o = f_ready_i;
+      lc_we_o = lc_q && data_valid_i && f_ready_i;
+    end else if (ack_any) begin
+      hdr[memchan_pkt_pkg::H_TP_LSB +: 4]   = memchan_pkt_pkg::TP_ACK;
+      hdr[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'(ack_sel);
+      hdr[memchan_pkt_pkg::H_SID_LSB +: 8]  = node_id_i;
+      hdr[memchan_pkt_pkg::H_ADDR_LSB +: 8] = ackc_q[ack_sel];
+      f_valid_o = 1'b1;
+      f_last_o  = 1'b1;
+    end else if (desc_valid_i && (!d_lc || lc_space_i >= 8'(memchan_pkt_pkg::MAX_FRAME_WORDS))) begin
+      hdr = desc_i[63:0];
+      hdr[memchan_pkt_pkg::H_SID_LSB +: 8] = node_id_i;
+      f_valid_o = 1'b1;
+      f_last_o  = !d_data;
+      desc_ready_o = f_ready_i;
+      lc_we_o = d_lc && f_ready_i;
+    end
+    f_data_o  = hdr;
+    lc_data_o = hdr;
+    hdr_fire  = !body_q && !ack_any && desc_ready_o;
+    ack_fire  = !body_q && ack_any && f_ready_i;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      body_q <= 1'b0;
+      lc_q   <= 1'b0;
+      left_q <= '0;
+      for (int i = 0; i < NODES; i++) ackc_q[i] <= 8'd0;
+    end else begin
+      if (hdr_fire && d_data) begin
+        body_q <= 1'b1;
+        lc_q   <= d_lc;
+        left_q <= nwords;
+      end else if (body_q && data_valid_i && f_ready_i) begin
+        left_q <= left_q - 1'b1;
+        if (left_q == 6'd1) body_q <= 1'b0;
+      end
+      for (int i = 0; i < NODES; i++) begin
+        ackc_q[i] <= ackc_q[i]
+                   + 8'(ack_inc_i && ack_inc_ready_o && (ack_src_i[NW-1:0] == NW'(i)))
+                   - ((ack_fire && (ack_sel == NW'(i))) ? ackc_q[i] : 8'd0);
+      end
+    end
+  end
+endmodule : memchan_tx_builder
+
+`default_nettype wire

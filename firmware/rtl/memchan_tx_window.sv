@@ -1,0 +1,252 @@
+// Transmit window (BAR2): AXI4 slave with bursts. Every write beat is looked up in the
+// transmit PCT by page; enabled 32-bit words are combined into packets of up to 256 bytes
+// (sequential stores, same page, gap-free); each packet's payload goes into the data FIFO
+// (8-byte aligned words) and, when the packet closes, its header into the descriptor FIFO.
+// A packet closes when it holds 32 words, when it ends on a low 32-bit word, when a store
+// does not continue it, when no store arrived for TX_COMBINE_IDLE cycles, or for a barrier.
+`default_nettype none
+
+module memchan_tx_window #(
+  parameter int unsigned PAGES     = 1024,
+  parameter int unsigned PAGE_SIZE = 4096,
+  parameter int unsigned ID_W      = 4,
+  localparam int unsigned PG_W   = $clog2(PAGES),
+  localparam int unsigned OFF_W  = $clog2(PAGE_SIZE),
+  localparam int unsigned WIN_AW = PG_W + OFF_W
+) (
+  input  wire logic              clk_i,
+  input  wire logic              rst_ni,
+  // AXI4 slave, write channels only (BAR2 is write-only; reads are answered by the bridge)
+  input  wire logic [ID_W-1:0]   s_awid_i,
+  input  wire logic [WIN_AW-1:0] s_awaddr_i,
+  input  wire logic [7:0]        s_awlen_i,
+  input  wire logic              s_awvalid_i,
+  output logic                   s_awready_o,
+  input  wire logic [63:0]       s_wdata_i,
+  input  wire logic [7:0]        s_wstrb_i,
+  input  wire logic              s_wlast_i,
+  input  wire logic              s_wvalid_i,
+  output logic                   s_wready_o,
+  output logic [ID_W-1:0]        s_bid_o,
+  output logic [1:0]             s_bresp_o,
+  output logic                   s_bvalid_o,
+  input  wire logic              s_bready_i,
+  // transmit PCT read port
+  output logic                   pct_re_o,
+  output logic [PG_W-1:0]        pct_addr_o,
+  input  wire logic [31:0]       pct_rdata_i,
+  // configuration
+  input  wire logic              enable_i,
+  input  wire logic [15:0]       combine_idle_i,
+  input  wire logic              barrier_req_i,   // pulse: queue an acknowledge request
+  // payload and descriptor FIFOs (descriptor = {local_copy, header})
+  output logic                   data_we_o,
+  output logic [63:0]            data_o,
+  input  wire logic [10:0]       data_space_i,
+  output logic                   desc_we_o,
+  output logic [64:0]            desc_o,
+  input  wire logic [5:0]        desc_space_i,
+  // counter events
+  output logic                   drop_disabled_o,
+  output logic                   drop_partial_o
+);
+  if (WIN_AW > 28) begin : g_check_win
+    $error("memchan_tx_window: PAGES * PAGE_SIZE must not exceed 256 MiB (26-bit word address)");
+  end
+  if (PAGE_SIZE != 4096 && PAGE_SIZE != 8192) begin : g_check_ps
+    $error("memchan_tx_window: PAGE_SIZE must be 4096 or 8192");
+  end
+  if (ID_W < 1) begin : g_check_id
+    $error("memchan_tx_window: ID_W must be >= 1");
+  end
+
+  localparam int unsigned WA_W = WIN_AW - 3;  // 8-byte word address
+  localparam int unsigned DA_W = WIN_AW - 2;  // 4-byte word address
+
+  // ---------------- AXI write address / burst tracking ----------------
+  logic              awp_q;          // accepted AW waiting for its burst
+  logic [ID_W-1:0]   awp_id_q;
+  logic [WA_W-1:0]   awp_addr_q;
+  logic              burst_q;        // a burst is receiving W beats
+  logic [ID_W-1:0]   bur_id_q;
+  logic [WA_W-1:0]   bur_addr_q;
+  logic              w_fire, load_burst;
+  logic              b_space;
+  logic [2:0]        bq_space;
+
+  assign s_awready_o = !awp_q;
+
+  // B responses: one per burst, queued with its ID
+  memchan_fifo #(.WIDTH(ID_W), .DEPTH(4)) u_bq (
+    .clk_i, .rst_ni,
+    .wr_valid_i  (w_fire && s_wlast_i),
+    .wr_data_i   (bur_id_q),
+    .wr_commit_i (1'b1),
+    .wr_drop_i   (1'b0),
+    .wr_space_o  (bq_space),
+    .rd_valid_o  (s_bvalid_o),
+    .rd_data_o   (s_bid_o),
+    .rd_ready_i  (s_bready_i)
+  );
+  assign s_bresp_o = 2'b00;
+  assign b_space   = (bq_space != 3'd0);
+
+  // ---------------- stage 1: beat with its PCT entry ----------------
+  logic            s1_q;
+  logic [WA_W-1:0] s1_addr_q;
+  logic [63:0]     s1_data_q;
+  logic [7:0]      s1_strb_q;
+  logic            s1_go;
+  logic            bar_q;          // barrier requested, not yet queued
+
+  assign s_wready_o = burst_q && b_space && !bar_q && !(s1_q && !s1_go);
+  assign w_fire     = s_wvalid_i && s_wready_o;
+  assign load_burst = awp_q && (!burst_q || (w_fire && s_wlast_i));
+  assign pct_re_o   = w_fire;
+  assign pct_addr_o = bur_addr_q[WA_W-1 -: PG_W];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      awp_q      <= 1'b0;
+      awp_id_q   <= '0;
+      awp_addr_q <= '0;
+      burst_q    <= 1'b0;
+      bur_id_q   <= '0;
+      bur_addr_q <= '0;
+      s1_q       <= 1'b0;
+      s1_addr_q  <= '0;
+      s1_data_q  <= '0;
+      s1_strb_q  <= '0;
+    end else begin
+      if (s_awvalid_i && s_awready_o) begin
+        awp_q      <= 1'b1;
+        awp_id_q   <= s_awid_i;
+        awp_addr_q <= s_awaddr_i[WIN_AW-1:3];
+      end else if (load_burst) begin
+        awp_q <= 1'b0;
+      end
+      if (load_burst) begin
+        burst_q    <= 1'b1;
+        bur_id_q   <= awp_id_q;
+        bur_addr_q <= awp_addr_q;
+      end else if (w_fire) begin
+        if (s_wlast_i) burst_q <= 1'b0;
+        bur_addr_q <= bur_addr_q + 1'b1;
+      end
+      if (w_fire) begin
+        s1_q      <= 1'b1;
+        s1_addr_q <= bur_addr_q;
+        s1_data_q <= s_wdata_i;
+        s1_strb_q <= s_wstrb_i;
+      end else if (s1_go) begin
+        s1_q <= 1'b0;
+      end
+    end
+  end
+
+  // ---------------- packet combining ----------------
+  logic            pk_q;            // a packet is open
+  logic            pk_full_q;       // open packet cannot grow any more
+  logic [DA_W-1:0] pk_start_q;      // first 32-bit word
+  logic [DA_W-1:0] pk_next_q;       // 32-bit word that would continue it
+  logic [5:0]      pk_words_q;      // 8-byte words in the packet
+  logic [31:0]     pk_entry_q;      // transmit PCT entry
+  logic [15:0]     idle_q;
+
+  logic            en, lo_full, hi_full, lo_part, hi_part, lo_ok, hi_ok;
+  logic [DA_W-1:0] beat_first, beat_next;
+  logic            append, start, space_ok;
+  logic            close_old, close_idle, push_bar;
+
+  always_comb begin
+    en      = enable_i && ((pct_rdata_i & memchan_regs_pkg::MC_TX_PCT_TX_EN_MASK) != 0);
+    lo_full = (s1_strb_q[3:0] == 4'hF);
+    hi_full = (s1_strb_q[7:4] == 4'hF);
+    lo_part = !lo_full && (s1_strb_q[3:0] != 4'h0);
+    hi_part = !hi_full && (s1_strb_q[7:4] != 4'h0);
+    lo_ok   = en && lo_full;
+    hi_ok   = en && hi_full;
+    beat_first = {s1_addr_q, !lo_ok};
+    beat_next  = {s1_addr_q, 1'b0} + (hi_ok ? DA_W'(2) : DA_W'(1));
+    space_ok   = (data_space_i >= 11'd2) && (desc_space_i >= 6'd2);
+    s1_go      = s1_q && space_ok;
+    // a beat continues the open packet when it starts at the next 32-bit word, the packet
+    // ended on a full 8-byte word, and the packet is neither full nor on another page
+    append = s1_go && (lo_ok || hi_ok) && pk_q && !pk_full_q && lo_ok &&
+             (beat_first == pk_next_q) && (pk_words_q < 6'(memchan_pkt_pkg::MAX_PAYLOAD_WORDS)) &&
+             (s1_addr_q[WA_W-1 -: PG_W] == pk_start_q[DA_W-1 -: PG_W]);
+    start  = s1_go && (lo_ok || hi_ok) && !append;
+    close_old  = start && pk_q;
+    close_idle = !close_old && pk_q && (pk_full_q || bar_q || (idle_q >= combine_idle_i)) &&
+                 !append;
+    push_bar   = bar_q && !pk_q && !s1_q && !close_old;
+  end
+
+  function automatic logic [64:0] make_desc(input logic [31:0] entry, input logic [DA_W-1:0] first,
+                                            input logic [DA_W-1:0] next, input logic barrier);
+    logic [63:0] h;
+    logic [5:0] ndw;
+    h = '0;
+    ndw = 6'(next - first - 1'b1);      // at most 63: a packet holds at most 32 words
+    if (barrier) begin
+      h[memchan_pkt_pkg::H_TP_LSB +: 4] = memchan_pkt_pkg::TP_ACKREQ;
+      h[memchan_pkt_pkg::C_ACK_REQ] = 1'b1;
+      h[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'hFF;
+      make_desc = {1'b0, h};
+    end else begin
+      h[memchan_pkt_pkg::H_TP_LSB +: 4] = memchan_pkt_pkg::TP_DATA;
+      h[memchan_pkt_pkg::C_ACK_REQ] = (entry & memchan_regs_pkg::MC_TX_PCT_ACK_REQ_MASK) != 0;
+      h[memchan_pkt_pkg::C_DKIND +: 2] = 2'((entry & memchan_regs_pkg::MC_TX_PCT_DEST_KIND_MASK) >> memchan_regs_pkg::MC_TX_PCT_DEST_KIND_SHIFT);
+      h[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'((entry & memchan_regs_pkg::MC_TX_PCT_DEST_MASK) >> memchan_regs_pkg::MC_TX_PCT_DEST_SHIFT);
+      h[memchan_pkt_pkg::H_LEN_LSB +: 6] = ndw;
+      h[memchan_pkt_pkg::H_ADDR_LSB +: 26] = 26'(first);
+      make_desc = {(entry & memchan_regs_pkg::MC_TX_PCT_LOCAL_COPY_MASK) != 0, h};
+    end
+  endfunction
+
+  always_comb begin
+    data_we_o = append || start;
+    data_o    = {hi_ok ? s1_data_q[63:32] : 32'h0, lo_ok ? s1_data_q[31:0] : 32'h0};
+    desc_we_o = close_old || close_idle || push_bar;
+    desc_o    = make_desc(pk_entry_q, pk_start_q, pk_next_q, push_bar);
+    drop_disabled_o = s1_go && !en && (s1_strb_q != 8'h0);
+    drop_partial_o  = s1_go && en && (lo_part || hi_part);
+  end
+
+  // AxLEN is implied by WLAST; the low address bits by the byte strobes
+  logic unused;
+  assign unused = ^{s_awlen_i, s_awaddr_i[2:0]};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pk_q       <= 1'b0;
+      pk_full_q  <= 1'b0;
+      pk_start_q <= '0;
+      pk_next_q  <= '0;
+      pk_words_q <= '0;
+      pk_entry_q <= '0;
+      idle_q     <= '0;
+      bar_q      <= 1'b0;
+    end else begin
+      if (barrier_req_i) bar_q <= 1'b1;
+      else if (push_bar) bar_q <= 1'b0;
+      idle_q <= (append || start) ? 16'd0 : (idle_q == 16'hFFFF ? idle_q : idle_q + 1'b1);
+      if (start) begin
+        pk_q       <= 1'b1;
+        pk_full_q  <= !hi_ok;
+        pk_start_q <= beat_first;
+        pk_next_q  <= beat_next;
+        pk_words_q <= 6'd1;
+        pk_entry_q <= pct_rdata_i;
+      end else if (append) begin
+        pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == 6'(memchan_pkt_pkg::MAX_PAYLOAD_WORDS));
+        pk_next_q  <= beat_next;
+        pk_words_q <= pk_words_q + 1'b1;
+      end else if (close_idle) begin
+        pk_q <= 1'b0;
+      end
+    end
+  end
+endmodule : memchan_tx_window
+
+`default_nettype wire

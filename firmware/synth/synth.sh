@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Synthesize memchan_top with yosys for AMD Virtex UltraScale+ (Alveo U50, xcu50), check
+# that there are no latches and no combinational loops, and print the resource report.
+# Usage: firmware/synth/synth.sh [outdir]   (log in outdir/yosys.log, report in outdir/stat.txt)
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+out="${1:-$here/build/synth}"
+mkdir -p "$out"
+cd "$here"
+files="$(tr '\n' ' ' < rtl/files.f)"
+yosys -l "$out/yosys.log" -q -p "
+  read_verilog -sv $files
+  hierarchy -check -top memchan_top
+  proc
+  flatten
+  check -assert
+  select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr
+  synth_xilinx -family xcup -top memchan_top
+  check -assert
+  select -assert-none t:LDCE t:LDPE t:LDCPE
+  tee -o $out/stat.txt stat
+" > /dev/null
+python3 - "$out/stat.txt" <<'PY'
+import re, sys
+txt = open(sys.argv[1]).read()
+cells = dict((m.group(1), int(m.group(2))) for m in re.finditer(r'^\s+(\S+)\s+(\d+)\s*$', txt, re.M))
+lut = sum(v for k, v in cells.items() if re.fullmatch(r'LUT[1-6]', k))
+lutram = sum(v for k, v in cells.items() if k.startswith('RAM') and not k.startswith('RAMB'))
+ff = sum(v for k, v in cells.items() if re.fullmatch(r'FD[CPRS]E?', k))
+b36 = cells.get('RAMB36E2', 0); b18 = cells.get('RAMB18E2', 0)
+dsp = sum(v for k, v in cells.items() if k.startswith('DSP'))
+carry = cells.get('CARRY8', 0)
+print(f"resources: LUT {lut}  LUTRAM-cells {lutram}  FF {ff}  RAMB36 {b36}  RAMB18 {b18}  DSP {dsp}  CARRY8 {carry}")
+PY
