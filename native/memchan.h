@@ -50,6 +50,8 @@ struct memchan_backend {
 	int (*ack_sweep)(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding);
 	int (*notify)(struct memchan_dev *md, u32 page, u32 *nodes);
 	int (*loopback)(struct memchan_dev *md, u32 mode);
+	/* free a dead node's adapter state if it still holds incarnation; 1 if done */
+	int (*release_node)(struct memchan_dev *md, u32 node, u64 incarnation);
 	/* pfn of byte offset off of a network page */
 	unsigned long (*tx_pfn)(struct memchan_dev *md, u32 page, u32 off);
 	unsigned long (*rx_pfn)(struct memchan_dev *md, u32 page, u32 off);
@@ -77,6 +79,7 @@ struct memchan_dev {
 	u32 caps;
 	u32 regmap_version;
 	u32 node_id;				/* MEMCHAN_NODE_NONE when unset */
+	u64 incarnation;			/* of the current node-ID claim */
 
 	struct mutex lock;			/* state; never held across user copies */
 	struct rw_semaphore map_lock;		/* fault path vs. revocation */

@@ -87,6 +87,8 @@ static int mc_hw_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	mc_hw_reg_write(md, MC_REG_NODE_ID,
 			node == MEMCHAN_NODE_NONE ? 0 : node | MC_NODE_ID_VALID_MASK);
 	md->node_id = node;
+	if (node != MEMCHAN_NODE_NONE)
+		md->incarnation++;
 	return 0;
 }
 
@@ -111,6 +113,11 @@ static int mc_hw_loopback(struct memchan_dev *md, u32 mode)
 		return -EOPNOTSUPP;
 	mc_hw_reg_write(md, MC_REG_LOOPBACK, mode);
 	return 0;
+}
+
+static int mc_hw_release_node(struct memchan_dev *md, u32 node, u64 incarnation)
+{
+	return 0;	/* the dead node's PCT is in its own adapter */
 }
 
 static unsigned long mc_hw_tx_pfn(struct memchan_dev *md, u32 page, u32 off)
@@ -289,6 +296,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.ack_sweep = mc_hw_barrier,
 	.notify = NULL,
 	.loopback = mc_hw_loopback,
+	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_pfn = mc_hw_rx_pfn,
 	.tx_prot = mc_hw_tx_prot,

@@ -175,10 +175,25 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), node | MC_NODE_ID_VALID_MASK);
 	md->owner = new;
 	md->node_id = node;
+	md->incarnation = inc;
 	md->notify_count = READ_ONCE(*sf_reg(md, node, MC_REG_NOTIFY_COUNT));
 	md->next_heartbeat = jiffies;
 	schedule_delayed_work(&md->tick, 1);
 	return 0;
+}
+
+/* A dead node, cleaned up by the cluster service: free its block if still that claim. */
+static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
+{
+	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
+	u64 old = READ_ONCE(*owner_p);
+
+	if (!old || old >> 32 != incarnation)
+		return 0;
+	mc_sf_clear_pcts(md, node);
+	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
+	smp_mb();
+	return cmpxchg64(owner_p, old, 0) == old;
 }
 
 static void sf_atomic_or(u32 *p, u32 bits)
@@ -396,6 +411,7 @@ const struct memchan_backend memchan_ivshmem_backend = {
 	.ack_sweep = mc_sf_barrier,
 	.notify = mc_sf_notify,
 	.loopback = mc_sf_loopback,
+	.release_node = mc_sf_release_dead,
 	.tx_pfn = mc_sf_pfn,
 	.rx_pfn = mc_sf_pfn,
 	.tx_prot = mc_sf_prot,

@@ -337,6 +337,35 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 	in->acks_received = be->reg_read(md, MC_REG_ACKS_RECEIVED);
 	in->notify_count = be->reg_read(md, MC_REG_NOTIFY_COUNT);
 	in->ack_outstanding = be->reg_read(md, MC_REG_ACK_OUTSTANDING);
+	in->incarnation = md->incarnation;
+	return 0;
+}
+
+static int memchan_ioc_reg_read(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_reg *r = arg;
+
+	if (r->flags || r->value)
+		return -EINVAL;
+	if (r->offset >= MC_SF_NODE_REGS_SIZE || r->offset % 4)
+		return -EINVAL;
+	r->value = md->be->reg_read(md, r->offset);
+	return 0;
+}
+
+static int memchan_ioc_release_node(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_release *r = arg;
+	int ret;
+
+	if (r->flags || r->released)
+		return -EINVAL;
+	if (r->node >= md->max_nodes || r->node == md->node_id)
+		return -EINVAL;
+	ret = md->be->release_node(md, r->node, r->incarnation);
+	if (ret < 0)
+		return ret;
+	r->released = ret;
 	return 0;
 }
 
@@ -535,6 +564,8 @@ static const struct memchan_ioc_desc memchan_iocs[] = {
 	{ MEMCHAN_NOTIFY, sizeof(struct memchan_notify), true, memchan_ioc_notify },
 	{ MEMCHAN_LOOPBACK, sizeof(struct memchan_loopback), true, memchan_ioc_loopback },
 	{ MEMCHAN_ERRCNT, sizeof(struct memchan_errcnt), true, memchan_ioc_errcnt },
+	{ MEMCHAN_REG_READ, sizeof(struct memchan_reg), true, memchan_ioc_reg_read },
+	{ MEMCHAN_RELEASE_NODE, sizeof(struct memchan_release), true, memchan_ioc_release_node },
 };
 
 union memchan_ioc_arg {
@@ -548,6 +579,8 @@ union memchan_ioc_arg {
 	struct memchan_notify notify;
 	struct memchan_loopback loopback;
 	struct memchan_errcnt errcnt;
+	struct memchan_reg reg;
+	struct memchan_release release;
 };
 
 static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

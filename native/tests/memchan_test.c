@@ -318,8 +318,57 @@ static void set_node_claims_block(void)
 	CHECK(U64(nb, MC_SF_NODE_INCARNATION) >= 1);
 	CHECK(U64(nb, MC_SF_NODE_HOST_ID) != 0);
 	CHECK(U32(nb, MC_REG_NODE_ID) == MC_NODE_ID_VALID_MASK);
+	CHECK(info(fd).incarnation == U64(nb, MC_SF_NODE_INCARNATION));
 	CHECK(read_sysfs("node_id", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
 	EXPECT_OK(set_node(fd, 0, 0));	/* same ID: no-op */
+}
+
+static void reg_read(void)
+{
+	int fd = dev_open();
+	struct memchan_reg r = { .argsz = sizeof(r), .offset = MC_REG_ID };
+
+	EXPECT_OK(ioctl(fd, MEMCHAN_REG_READ, &r));
+	CHECK(r.value == MC_ID);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .offset = MC_REG_PAGE_COUNT };
+	EXPECT_OK(ioctl(fd, MEMCHAN_REG_READ, &r));
+	CHECK(r.value == info(fd).page_count);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .offset = MC_REG_NODE_ID };
+	EXPECT_OK(ioctl(fd, MEMCHAN_REG_READ, &r));
+	CHECK(r.value == MC_NODE_ID_VALID_MASK);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .offset = 0x1000 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .offset = 2 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .offset = 0, .value = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
+	r = (struct memchan_reg){ .argsz = sizeof(r), .flags = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
+}
+
+static void release_dead_node(void)
+{
+	int fd = dev_open();
+	size_t len;
+	char *fab = ctl_map(&len), *nb3 = node_block(fab, 3);
+	struct memchan_release r = { .argsz = sizeof(r), .node = 3, .incarnation = 4 };
+	volatile uint32_t *tx = (volatile uint32_t *)(nb3 + MC_SF_NODE_TX_PCT + 260 * 4);
+
+	U64(nb3, MC_SF_NODE_OWNER) = 5ULL << 32 | 77;
+	U32(nb3, MC_REG_NODE_ID) = 3 | MC_NODE_ID_VALID_MASK;
+	*tx = tx_to(1);
+	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));	/* another incarnation: untouched */
+	CHECK(r.released == 0 && U64(nb3, MC_SF_NODE_OWNER) != 0 && *tx == tx_to(1));
+	r = (struct memchan_release){ .argsz = sizeof(r), .node = 3, .incarnation = 5 };
+	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));
+	CHECK(r.released == 1 && U64(nb3, MC_SF_NODE_OWNER) == 0 && *tx == 0);
+	CHECK(U32(nb3, MC_REG_NODE_ID) == 0);
+	r = (struct memchan_release){ .argsz = sizeof(r), .node = 0, .incarnation = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_RELEASE_NODE, &r), EINVAL);	/* our own */
+	r = (struct memchan_release){ .argsz = sizeof(r), .node = 16 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_RELEASE_NODE, &r), EINVAL);
+	r = (struct memchan_release){ .argsz = sizeof(r), .node = 3, .released = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_RELEASE_NODE, &r), EINVAL);
 }
 
 static void heartbeat_advances(void)
@@ -817,14 +866,15 @@ static void unprivileged_refused(void)
 static const unsigned int fuzz_cmds[] = {
 	MEMCHAN_GET_API_VERSION, MEMCHAN_INFO, MEMCHAN_SET_NODE, MEMCHAN_PCT, MEMCHAN_GRANT,
 	MEMCHAN_REVOKE, MEMCHAN_BARRIER, MEMCHAN_WAIT, MEMCHAN_SET_EVENTFD, MEMCHAN_NOTIFY,
-	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT,
+	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT, MEMCHAN_REG_READ, MEMCHAN_RELEASE_NODE,
 };
 
 static const uint32_t fuzz_sizes[] = {
 	0, sizeof(struct memchan_info), sizeof(struct memchan_node), sizeof(struct memchan_pct),
 	sizeof(struct memchan_grant), sizeof(struct memchan_grant), sizeof(struct memchan_barrier),
 	sizeof(struct memchan_wait), sizeof(struct memchan_eventfd), sizeof(struct memchan_notify),
-	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt),
+	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt), sizeof(struct memchan_reg),
+	sizeof(struct memchan_release),
 };
 
 static void ioctl_fuzz(void)
@@ -838,7 +888,7 @@ static void ioctl_fuzz(void)
 
 	for (i = 0; i < iters; i++) {
 		int fd = fds[rnd() % 3];
-		unsigned int c = rnd() % 12, cmd = fuzz_cmds[c];
+		unsigned int c = rnd() % 14, cmd = fuzz_cmds[c];
 		uint32_t *w = (uint32_t *)buf;
 		size_t j;
 
@@ -910,6 +960,8 @@ static const struct test abi_tests[] = {
 	T(set_node_validation),
 	T(set_node_claims_block),
 	T(heartbeat_advances),
+	T(reg_read),
+	T(release_dead_node),
 	T(grant_validation),
 	T(grant_tx_programs_pct),
 	T(grant_conflicting_route_ebusy),

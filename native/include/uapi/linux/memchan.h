@@ -80,6 +80,7 @@ struct memchan_info {
 	__u32 acks_received;
 	__u32 notify_count;
 	__u32 ack_outstanding;
+	__u64 incarnation;	/* changes at every node-ID claim (ivshmem: INCARNATION) */
 };
 
 /* MEMCHAN_SET_NODE: CAP_SYS_ADMIN (else EPERM). */
@@ -206,6 +207,35 @@ struct memchan_errcnt {
 	__u32 pad;
 };
 
+/*
+ * MEMCHAN_REG_READ: read the 32-bit register at offset (below 0x1000, 4-byte
+ * aligned) of the BAR0 register block (hardware) or of this node's register
+ * block in the soft-fabric file (ivshmem; 0 while no node ID is set). Reads
+ * have no side effects (IRQ_STATUS is write-1-to-clear).
+ */
+struct memchan_reg {
+	__u32 argsz;
+	__u32 flags;
+	__u32 offset;
+	__u32 value;		/* out */
+};
+
+/*
+ * MEMCHAN_RELEASE_NODE: the cluster service has cleaned up dead node "node"
+ * whose claim had this incarnation; free its adapter-side state where this
+ * backend can see it. ivshmem: when that node block's OWNER still holds
+ * incarnation, clear its TX/RX PCTs and NODE_ID and release OWNER (released
+ * = 1); otherwise nothing. Hardware: nothing (each adapter holds only its own
+ * PCT). Refused for this node's own ID (EINVAL).
+ */
+struct memchan_release {
+	__u32 argsz;
+	__u32 flags;
+	__u32 node;
+	__u32 released;		/* out */
+	__u64 incarnation;
+};
+
 #define MEMCHAN_IOC_MAGIC	0xB7
 
 #define MEMCHAN_GET_API_VERSION	_IO(MEMCHAN_IOC_MAGIC, 0x00)
@@ -220,5 +250,7 @@ struct memchan_errcnt {
 #define MEMCHAN_NOTIFY		_IO(MEMCHAN_IOC_MAGIC, 0x09)
 #define MEMCHAN_LOOPBACK	_IO(MEMCHAN_IOC_MAGIC, 0x0a)
 #define MEMCHAN_ERRCNT		_IO(MEMCHAN_IOC_MAGIC, 0x0b)
+#define MEMCHAN_REG_READ	_IO(MEMCHAN_IOC_MAGIC, 0x0c)
+#define MEMCHAN_RELEASE_NODE	_IO(MEMCHAN_IOC_MAGIC, 0x0d)
 
 #endif /* _UAPI_LINUX_MEMCHAN_H */
