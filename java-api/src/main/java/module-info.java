@@ -13,4 +13,5 @@ module dev.memchan {
     exports dev.memchan.internal.soft to dev.memchan.tools;
 
     uses dev.memchan.spi.BackendProvider;
+    provides dev.memchan.spi.BackendProvider with dev.memchan.internal.dev.DevBackendProvider;
 }

@@ -1,0 +1,558 @@
+package dev.memchan.internal.dev;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.nativeio.ErrnoException;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static dev.memchan.layout.Regs.REG_ERROR_COUNT;
+import static dev.memchan.layout.Regs.REG_NOTIFY_COUNT;
+import static dev.memchan.layout.Regs.RX_PCT_IRQ_ON_RX_MASK;
+import static dev.memchan.layout.Regs.RX_PCT_RX_EN_MASK;
+import static dev.memchan.layout.Regs.SF_NODE_REGS_SIZE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The adapter behind the kernel driver's {@code /dev/memchanN} ({@code dev:} locations), on the ioctl
+ * ABI of native/include/uapi/linux/memchan.h (docs/driver.md). The driver grants pages per open
+ * file; this class reference-counts them per process like the soft fabric does, asks the driver for
+ * a grant when a page's count leaves 0 and gives it back when it returns to 0, and maps every grant
+ * from the device (transmit read-write, receive read-only). The node ID is the adapter's: it is
+ * set by root ({@code MEMCHAN_SET_NODE}) and shared by every process of the machine.
+ */
+public final class DevBackend implements Backend {
+    private final String location;
+    private final String path;
+    private final int fd;
+    private final int node;
+    private final int maxNodes;
+    private final int pageSize;
+    private final int pageCount;
+    private final int backendKind;
+    private final long incarnation;
+    private final int[] txRefs;
+    private final int[] rxRefs;
+    private final List<DevGrant> grants = new ArrayList<>();
+    private boolean closed;
+
+    private DevBackend(String path, int fd, int requestedNode) {
+        this.location = "dev:" + path;
+        this.path = path;
+        this.fd = fd;
+        MemorySegment info = info();
+        int api = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "api_version"));
+        if (api != Uapi.API_VERSION) {
+            throw new MemchanException(Kind.BAD_FORMAT, path + ": driver API version " + api + ", this library speaks "
+                    + Uapi.API_VERSION);
+        }
+        int current = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "node_id"));
+        this.maxNodes = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "max_nodes"));
+        if (requestedNode >= 0 && requestedNode != current) {
+            if (requestedNode >= maxNodes) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + requestedNode + " out of range 0.."
+                        + (maxNodes - 1) + " for " + location);
+            }
+            setNode(requestedNode);
+            info = info();
+            current = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "node_id"));
+        }
+        if (current == Uapi.NODE_NONE) {
+            throw new MemchanException(Kind.NOT_FOUND, path + " has no node ID yet: root sets it (mcctl, or "
+                    + "MEMCHAN_SET_NODE), or open it with an explicit node ID as root");
+        }
+        this.node = current;
+        this.pageSize = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "page_size"));
+        this.pageCount = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "page_count"));
+        this.backendKind = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "backend"));
+        this.incarnation = info.get(JAVA_LONG, Uapi.offset(Uapi.INFO_LAYOUT, "incarnation"));
+        this.txRefs = new int[pageCount];
+        this.rxRefs = new int[pageCount];
+    }
+
+    /** Opens {@code path} (e.g. /dev/memchan0); {@code nodeId} -1 keeps the adapter's node ID. */
+    public static DevBackend open(String path, int nodeId) {
+        int fd;
+        try {
+            fd = Posix.open(path, Posix.O_RDWR, 0);
+        } catch (ErrnoException e) {
+            throw new MemchanException(e.errno() == Posix.ENOENT ? Kind.NOT_FOUND
+                    : e.errno() == Posix.EACCES ? Kind.PERMISSION : Kind.DEVICE_ERROR,
+                    "dev:" + path + ": " + e.getMessage()
+                            + (e.errno() == Posix.EACCES ? " (the device belongs to group memchan)" : ""), e);
+        }
+        try {
+            return new DevBackend(path, fd, nodeId);
+        } catch (RuntimeException e) {
+            Posix.close(fd);
+            throw e;
+        }
+    }
+
+    // ---- ioctl plumbing ------------------------------------------------------------------------
+
+    private static MemorySegment args(Arena arena, StructLayout layout) {
+        MemorySegment s = arena.allocate(layout);
+        s.set(JAVA_INT, 0, (int) layout.byteSize());
+        return s;
+    }
+
+    private static void put(MemorySegment s, StructLayout layout, String field, int v) {
+        s.set(JAVA_INT, Uapi.offset(layout, field), v);
+    }
+
+    private static void put(MemorySegment s, StructLayout layout, String field, long v) {
+        s.set(JAVA_LONG, Uapi.offset(layout, field), v);
+    }
+
+    private static int getInt(MemorySegment s, StructLayout layout, String field) {
+        return s.get(JAVA_INT, Uapi.offset(layout, field));
+    }
+
+    private static long getLong(MemorySegment s, StructLayout layout, String field) {
+        return s.get(JAVA_LONG, Uapi.offset(layout, field));
+    }
+
+    private void ioctl(long request, MemorySegment arg, String what) throws ErrnoException {
+        Posix.ioctl(fd, request, arg);
+    }
+
+    private MemchanException fail(String what, ErrnoException e) {
+        Kind kind = switch (e.errno()) {
+            case 1, Posix.EACCES -> Kind.PERMISSION;       // EPERM, EACCES
+            case 16, Posix.EEXIST -> Kind.IN_USE;          // EBUSY, EEXIST
+            case 22, 7 -> Kind.INVALID_ARGUMENT;           // EINVAL, E2BIG
+            case 6 -> Kind.NOT_FOUND;                      // ENXIO: no node ID
+            case 19 -> Kind.CLOSED;                        // ENODEV: the device went away
+            case Posix.ETIMEDOUT -> Kind.TIMEOUT;
+            default -> Kind.DEVICE_ERROR;
+        };
+        return new MemchanException(kind, location + ": " + what + ": " + e.getMessage(), e);
+    }
+
+    private MemorySegment info() {
+        Arena arena = Arena.ofAuto();
+        MemorySegment s = args(arena, Uapi.INFO_LAYOUT);
+        try {
+            ioctl(Uapi.INFO, s, "info");
+        } catch (ErrnoException e) {
+            throw fail("MEMCHAN_INFO", e);
+        }
+        return s;
+    }
+
+    private void setNode(int id) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.NODE_LAYOUT);
+            put(s, Uapi.NODE_LAYOUT, "node_id", id);
+            ioctl(Uapi.SET_NODE, s, "set node");
+        } catch (ErrnoException e) {
+            throw fail("setting node ID " + id + (e.errno() == 1 ? " needs root (CAP_SYS_ADMIN)" : ""), e);
+        }
+    }
+
+    // ---- Backend -------------------------------------------------------------------------------
+
+    @Override
+    public String kind() {
+        return "dev";
+    }
+
+    @Override
+    public String location() {
+        return location;
+    }
+
+    @Override
+    public int nodeId() {
+        return node;
+    }
+
+    @Override
+    public int maxNodes() {
+        return maxNodes;
+    }
+
+    @Override
+    public int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public int pageCount() {
+        return pageCount;
+    }
+
+    @Override
+    public long incarnation() {
+        return incarnation;
+    }
+
+    /** MEMCHAN_BACKEND_HW (1) or MEMCHAN_BACKEND_IVSHMEM (2). */
+    public int driverBackend() {
+        return backendKind;
+    }
+
+    @Override
+    public int readRegister(int offset) {
+        if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("register offset 0x%x outside the register block", offset));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.REG_LAYOUT);
+            put(s, Uapi.REG_LAYOUT, "offset", offset);
+            ioctl(Uapi.REG_READ, s, "register read");
+            return getInt(s, Uapi.REG_LAYOUT, "value");
+        } catch (ErrnoException e) {
+            throw fail(String.format("reading register 0x%x", offset), e);
+        }
+    }
+
+    private void checkRange(int first, int count) {
+        if (count < 1 || first < 0 || (long) first + count > pageCount) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "pages " + first + ".." + ((long) first + count - 1)
+                    + " are outside the window 0.." + (pageCount - 1));
+        }
+    }
+
+    private MemorySegment pct(int page, int flags, int tx, long rx) {
+        checkRange(page, 1);
+        Arena arena = Arena.ofAuto();
+        MemorySegment s = args(arena, Uapi.PCT_LAYOUT);
+        put(s, Uapi.PCT_LAYOUT, "flags", flags);
+        put(s, Uapi.PCT_LAYOUT, "page", page);
+        put(s, Uapi.PCT_LAYOUT, "tx_entry", tx);
+        put(s, Uapi.PCT_LAYOUT, "rx_entry", rx);
+        try {
+            ioctl(Uapi.PCT, s, "pct");
+        } catch (ErrnoException e) {
+            throw fail((flags == 0 ? "reading" : "writing") + " the PCT entry of page " + page
+                    + (e.errno() == 1 ? " (PCT writes need root)" : ""), e);
+        }
+        return s;
+    }
+
+    @Override
+    public synchronized int txPct(int page) {
+        ensureOpen();
+        return getInt(pct(page, 0, 0, 0), Uapi.PCT_LAYOUT, "tx_entry");
+    }
+
+    @Override
+    public synchronized long rxPct(int page) {
+        ensureOpen();
+        return getLong(pct(page, 0, 0, 0), Uapi.PCT_LAYOUT, "rx_entry");
+    }
+
+    @Override
+    public synchronized void writeTxPct(int page, int entry) {
+        ensureOpen();
+        checkRange(page, 1);
+        String problem = TxPct.problem(entry, maxNodes);
+        if (problem != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
+        }
+        if (txRefs[page] > 0) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by this process; detach it first");
+        }
+        pct(page, Uapi.PCT_WRITE_TX, entry, 0);
+    }
+
+    @Override
+    public synchronized void writeRxPct(int page, long entry) {
+        ensureOpen();
+        checkRange(page, 1);
+        String problem = RxPct.problem(entry);
+        if (problem != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "receive PCT entry for page " + page + ": " + problem);
+        }
+        if (rxRefs[page] > 0) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for receive by this process; detach it first");
+        }
+        pct(page, Uapi.PCT_WRITE_RX, 0, entry);
+    }
+
+    /** Driver grant (or revoke) of [first, first + count); the file's own count is per page. */
+    private void driverGrant(boolean grant, boolean transmit, int first, int count, int txEntry, int rxFlags) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.GRANT_LAYOUT);
+            put(s, Uapi.GRANT_LAYOUT, "flags", transmit ? Uapi.GRANT_TX : Uapi.GRANT_RX);
+            put(s, Uapi.GRANT_LAYOUT, "first_page", first);
+            put(s, Uapi.GRANT_LAYOUT, "count", count);
+            if (grant) {
+                put(s, Uapi.GRANT_LAYOUT, "tx_entry", txEntry);
+                put(s, Uapi.GRANT_LAYOUT, "rx_flags", rxFlags);
+            }
+            ioctl(grant ? Uapi.GRANT : Uapi.REVOKE, s, "grant");
+        } catch (ErrnoException e) {
+            String what = (grant ? "granting" : "revoking") + " pages " + first + "+" + count
+                    + (transmit ? " for transmit as " + TxPct.describe(txEntry) : " for receive");
+            if (grant && e.errno() == 16) { // EBUSY: another route on this page
+                throw new MemchanException(Kind.INVALID_ARGUMENT, location + ": " + what
+                        + ": the page already has another route; one network page has one route", e);
+            }
+            throw fail(what, e);
+        }
+    }
+
+    /** Asks the driver for every page of the range whose count is 0, in runs; undoes all on failure. */
+    private void acquire(boolean transmit, int first, int count, int txEntry, int rxFlags) {
+        int[] refs = transmit ? txRefs : rxRefs;
+        List<int[]> done = new ArrayList<>();
+        try {
+            int p = first;
+            while (p < first + count) {
+                if (refs[p] > 0) {
+                    p++;
+                    continue;
+                }
+                int start = p;
+                while (p < first + count && refs[p] == 0) {
+                    p++;
+                }
+                driverGrant(true, transmit, start, p - start, txEntry, rxFlags);
+                done.add(new int[]{start, p - start});
+            }
+        } catch (RuntimeException e) {
+            for (int[] run : done) {
+                try {
+                    driverGrant(false, transmit, run[0], run[1], 0, 0);
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+        for (int p = first; p < first + count; p++) {
+            refs[p]++;
+        }
+    }
+
+    @Override
+    public synchronized Grant grantTransmit(int firstPage, int count, int txEntry) {
+        ensureOpen();
+        checkRange(firstPage, count);
+        String problem = TxPct.problem(txEntry, maxNodes);
+        if (problem != null || !TxPct.enabled(txEntry)) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs a valid entry with TX_EN"
+                    + (problem == null ? "" : ": " + problem));
+        }
+        for (int p = firstPage; p < firstPage + count; p++) {
+            if (txRefs[p] > 0) {
+                int cur = txPct(p);
+                if (cur != txEntry) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for transmit as "
+                            + TxPct.describe(cur) + ", not " + TxPct.describe(txEntry));
+                }
+            }
+        }
+        acquire(true, firstPage, count, txEntry, 0);
+        return map(firstPage, count, true);
+    }
+
+    @Override
+    public synchronized Grant grantReceive(int firstPage, int count, long rxEntry) {
+        ensureOpen();
+        checkRange(firstPage, count);
+        String problem = RxPct.problem(rxEntry);
+        if (problem != null || !RxPct.enabled(rxEntry)
+                || (rxEntry & ~(RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK)) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs an entry of RX_EN and optionally "
+                    + "IRQ_ON_RX (the driver owns remapping)" + (problem == null ? "" : ": " + problem));
+        }
+        for (int p = firstPage; p < firstPage + count; p++) {
+            if (rxRefs[p] > 0) {
+                long cur = rxPct(p) & (RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK);
+                if (cur != rxEntry) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive as "
+                            + RxPct.describe(cur) + ", not " + RxPct.describe(rxEntry));
+                }
+            }
+        }
+        acquire(false, firstPage, count, 0, RxPct.interruptOnReceive(rxEntry) ? Uapi.RX_IRQ : 0);
+        return map(firstPage, count, false);
+    }
+
+    private DevGrant map(int firstPage, int count, boolean transmit) {
+        Arena arena = Arena.ofShared();
+        long offset = (transmit ? Uapi.MMAP_TX_BASE : Uapi.MMAP_RX_BASE) + (long) firstPage * pageSize;
+        try {
+            MemorySegment seg = Posix.mmap(fd, offset, (long) count * pageSize, transmit, arena);
+            DevGrant g = new DevGrant(firstPage, count, transmit, arena, seg);
+            grants.add(g);
+            return g;
+        } catch (ErrnoException e) {
+            arena.close();
+            release(transmit, firstPage, count);
+            throw fail("mapping pages " + firstPage + "+" + count, e);
+        }
+    }
+
+    private void release(boolean transmit, int first, int count) {
+        int[] refs = transmit ? txRefs : rxRefs;
+        int p = first;
+        while (p < first + count) {
+            if (--refs[p] > 0) {
+                p++;
+                continue;
+            }
+            int start = p++;
+            while (p < first + count && refs[p] == 1) {
+                refs[p++] = 0;
+            }
+            driverGrant(false, transmit, start, p - start, 0, 0);
+        }
+    }
+
+    private synchronized void release(DevGrant g) {
+        if (!grants.remove(g)) {
+            return;
+        }
+        g.arena.close();
+        if (!closed) {
+            release(g.transmit, g.firstPage, g.count);
+        }
+    }
+
+    @Override
+    public void ackBarrier(Duration timeout) {
+        long ns = Math.clamp(timeout.toNanos(), 1L, 10_000_000_000L);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.BARRIER_LAYOUT);
+            put(s, Uapi.BARRIER_LAYOUT, "timeout_ns", ns);
+            ioctl(Uapi.BARRIER, s, "barrier");
+        } catch (ErrnoException e) {
+            throw fail("acknowledge sweep", e);
+        }
+    }
+
+    @Override
+    public void raiseNotify(int page) {
+        checkRange(page, 1);
+        VarHandle.fullFence();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.NOTIFY_LAYOUT);
+            put(s, Uapi.NOTIFY_LAYOUT, "page", page);
+            ioctl(Uapi.NOTIFY, s, "notify");
+        } catch (ErrnoException e) {
+            if (e.errno() == 95) { // EOPNOTSUPP: on a board the packet raises the interrupt itself
+                return;
+            }
+            throw fail("notifying the receivers of page " + page
+                    + (e.errno() == Posix.EACCES ? " (this process does not transmit on it)" : ""), e);
+        }
+    }
+
+    @Override
+    public int notifyCount() {
+        return readRegister(REG_NOTIFY_COUNT);
+    }
+
+    @Override
+    public void awaitNotify(int observed, long timeoutNanos) {
+        if (timeoutNanos <= 0) {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.WAIT_LAYOUT);
+            put(s, Uapi.WAIT_LAYOUT, "timeout_ns", Math.min(timeoutNanos, 3_600_000_000_000L));
+            put(s, Uapi.WAIT_LAYOUT, "count", observed);
+            ioctl(Uapi.WAIT, s, "wait");
+        } catch (ErrnoException e) {
+            if (e.errno() == Posix.ETIMEDOUT || e.errno() == Posix.EINTR) {
+                return; // callers re-check their condition
+            }
+            throw fail("waiting for a notification", e);
+        }
+    }
+
+    @Override
+    public long errorCount() {
+        return Integer.toUnsignedLong(readRegister(REG_ERROR_COUNT));
+    }
+
+    @Override
+    public void releaseDeadNode(int n, long deadIncarnation) {
+        if (n == node || n < 0 || n >= maxNodes) {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.RELEASE_LAYOUT);
+            put(s, Uapi.RELEASE_LAYOUT, "node", n);
+            put(s, Uapi.RELEASE_LAYOUT, "incarnation", deadIncarnation);
+            ioctl(Uapi.RELEASE_NODE, s, "release node");
+        } catch (ErrnoException e) {
+            throw fail("releasing dead node " + n, e);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, location + " node " + node + " is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (DevGrant g : new ArrayList<>(grants)) {
+            release(g);
+        }
+        Posix.close(fd); // the driver drops every grant this file still holds
+    }
+
+    @Override
+    public String toString() {
+        return "DevBackend[" + path + ", node " + node + "]";
+    }
+
+    private final class DevGrant implements Grant {
+        final int firstPage;
+        final int count;
+        final boolean transmit;
+        final Arena arena;
+        final MemorySegment segment;
+
+        DevGrant(int firstPage, int count, boolean transmit, Arena arena, MemorySegment segment) {
+            this.firstPage = firstPage;
+            this.count = count;
+            this.transmit = transmit;
+            this.arena = arena;
+            this.segment = segment;
+        }
+
+        @Override
+        public int firstPage() {
+            return firstPage;
+        }
+
+        @Override
+        public int pageCount() {
+            return count;
+        }
+
+        @Override
+        public MemorySegment segment() {
+            return segment;
+        }
+
+        @Override
+        public void close() {
+            release(this);
+        }
+    }
+}
