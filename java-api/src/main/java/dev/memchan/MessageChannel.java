@@ -213,7 +213,9 @@ public final class MessageChannel {
         private final OutgoingMapping credit;
         private final int capacity;
         private final int mask;
+        private final long creditBatch;
         private long position;
+        private long published;
         private int seq = 1;
 
         Receiver(Fabric fabric, Region ringRegion, Region creditRegion, IncomingMapping ring, OutgoingMapping credit, int capacity) {
@@ -225,12 +227,12 @@ public final class MessageChannel {
             this.credit = credit;
             this.capacity = capacity;
             this.mask = capacity - 1;
+            this.creditBatch = capacity / 8;
         }
 
         /** Hands up to {@code limit} waiting messages to {@code handler}, in order; returns how many. */
         public int poll(Handler handler, int limit) {
             int delivered = 0;
-            long start = position;
             while (delivered < limit) {
                 int index = (int) (position & mask);
                 long header = ring.getLongAcquire(index);
@@ -247,8 +249,11 @@ public final class MessageChannel {
                 position += frameLength(length);
                 delivered++;
             }
-            if (position != start) {
+            // Credit goes back in batches (an eighth of the ring) or when the ring is drained, not per
+            // message: each credit store is a packet on a board and a fence here.
+            if (position != published && (delivered < limit || position - published >= creditBatch)) {
                 credit.putLongRelease(0, position);
+                published = position;
             }
             return delivered;
         }
@@ -268,7 +273,6 @@ public final class MessageChannel {
                     if (length == PAD) {
                         seq = nextSeq(seq);
                         position += capacity - index;
-                        credit.putLongRelease(0, position);
                         continue;
                     }
                     if (length > dst.byteSize()) {
@@ -278,8 +282,17 @@ public final class MessageChannel {
                     MemorySegment.copy(ringSegment, index + 8, dst, 0, length);
                     seq = nextSeq(seq);
                     position += frameLength(length);
-                    credit.putLongRelease(0, position);
+                    // Batch the credit under load; give it all back once the ring is drained.
+                    boolean drained = (int) (ring.getLongAcquire(position & mask) >>> 32) != seq;
+                    if (position - published >= creditBatch || drained) {
+                        credit.putLongRelease(0, position);
+                        published = position;
+                    }
                     return length;
+                }
+                if (position != published) { // drained: give all credit back before waiting
+                    credit.putLongRelease(0, position);
+                    published = position;
                 }
                 if (System.nanoTime() - deadline > 0) {
                     return -1;

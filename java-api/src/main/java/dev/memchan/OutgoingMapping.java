@@ -17,6 +17,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * additionally waits until the stores have arrived. Never load from a transmit mapping: on a board,
  * reads of the transmit window return nothing useful; read your local copy through an
  * {@link IncomingMapping} instead.
+ *
+ * <p>The fence is what x86's SFENCE is, for the memory type of this mapping: on write-combining
+ * memory a locked instruction ({@code VarHandle.fullFence()}: Java has no SFENCE, and a locked
+ * instruction drains the write-combining buffers too); on write-back memory (the soft fabric), where
+ * TSO already delivers stores in program order and SFENCE would order nothing, a compiler-level
+ * release fence. The backend says which memory a grant is ({@link dev.memchan.spi.Backend.Grant#writeCombining()}),
+ * and says write-combining when in doubt.
  */
 public final class OutgoingMapping implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
@@ -26,6 +33,7 @@ public final class OutgoingMapping implements AutoCloseable {
     private final MemorySegment segment;
     private final Route route;
     private final Backend backend;
+    private final boolean writeCombining;
 
     OutgoingMapping(Region region, Backend.Grant grant, Route route) {
         this.region = region;
@@ -33,6 +41,12 @@ public final class OutgoingMapping implements AutoCloseable {
         this.segment = grant.segment();
         this.route = route;
         this.backend = region.fabric().adapter();
+        this.writeCombining = grant.writeCombining();
+    }
+
+    /** Whether this mapping is write-combining memory (see the class comment). */
+    public boolean writeCombining() {
+        return writeCombining;
     }
 
     /** The mapped transmit pages: stores only. */
@@ -58,7 +72,7 @@ public final class OutgoingMapping implements AutoCloseable {
      * destination before this one. The flag/sequence store of the message-channel idiom.
      */
     public void putLongRelease(long offset, long value) {
-        VarHandle.fullFence(); // sfence-strength: a locked instruction drains write-combining buffers
+        fence();
         LONG.setRelease(segment, offset, value);
     }
 
@@ -71,12 +85,17 @@ public final class OutgoingMapping implements AutoCloseable {
     }
 
     /**
-     * Orders every earlier store to this (or any) transmit mapping before every later one. A real store
-     * fence: on x86 a locked instruction, which also drains write-combining buffers (VarHandle.releaseFence
-     * would only constrain the compiler there).
+     * Store fence: every earlier store to this mapping reaches every destination before every later one.
+     * On write-combining memory a locked instruction, which drains the write-combining buffers
+     * (VarHandle.releaseFence would only constrain the compiler there); on write-back memory, where
+     * x86-TSO keeps stores in order, a release fence.
      */
     public void fence() {
-        VarHandle.fullFence();
+        if (writeCombining) {
+            VarHandle.fullFence();
+        } else {
+            VarHandle.releaseFence();
+        }
     }
 
     /** Wakes the receivers that attached with {@code notify} (the adapter's interrupt on receive). */

@@ -95,6 +95,16 @@ public interface Backend extends AutoCloseable {
         /** Writable for transmit grants, read-only for receive grants. Invalid after {@link #close()}. */
         MemorySegment segment();
 
+        /**
+         * True when the pages are mapped write-combining (a board's transmit window), where x86-TSO
+         * does not order stores and a store fence must be a real fence instruction. False for
+         * write-back memory (the soft fabric), where TSO already keeps stores in program order.
+         * The safe answer, and the default, is true.
+         */
+        default boolean writeCombining() {
+            return true;
+        }
+
         @Override
         void close();
     }

@@ -15,6 +15,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Time runs from the first send until the receiver's credit shows every byte consumed.
  */
 public final class ChannelThroughput {
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
+
     private ChannelThroughput() {
     }
 
@@ -28,7 +30,7 @@ public final class ChannelThroughput {
             }
             long t0 = System.nanoTime();
             for (long i = 0; i < count; i++) {
-                tx.send(msg, 0, size, Duration.ofSeconds(30));
+                tx.send(msg, 0, size, SEND_TIMEOUT);
             }
             tx.awaitConsumed(Duration.ofSeconds(30));
             long t1 = System.nanoTime();
