@@ -354,18 +354,7 @@ public final class ClusterService implements AutoCloseable {
             if (e.isLockSet() && (e.users & bit) != 0) {
                 clearLockSetBids(e, n);
             }
-            e.users &= ~bit;
-            e.txNodes &= ~bit;
-            e.rxNodes &= ~bit;
-            e.txLoopback &= ~bit;
-            if (e.txNodes == 0) {
-                e.route = 0;
-            }
-            if (e.users == 0) {
-                freeEntry(i);
-            } else {
-                writeEntry(e);
-            }
+            removeUser(e, bit);
         }
         if (n != me) {
             BidLock.clearBid(tx, lockRow(), n); // our own bid is the lock we hold now
@@ -482,6 +471,22 @@ public final class ClusterService implements AutoCloseable {
         INT.setVolatile(tx, o + SYS_REGION_FLAGS, e.flags);
         LONG.setVolatile(tx, o + SYS_REGION_GENERATION, e.generation);
         INT.setVolatile(tx, o + SYS_REGION_STATE, e.state);
+    }
+
+    /** Takes the nodes of {@code bits} out of a region; the last user frees it. Caller holds the cluster lock. */
+    private void removeUser(RegionEntry e, int bits) {
+        e.users &= ~bits;
+        e.txNodes &= ~bits;
+        e.rxNodes &= ~bits;
+        e.txLoopback &= ~bits;
+        if (e.txNodes == 0) {
+            e.route = 0;
+        }
+        if (e.users == 0) {
+            freeEntry(e.index);
+        } else {
+            writeEntry(e);
+        }
     }
 
     /** STATE first: from that store on the entry and its pages are free. */
@@ -725,19 +730,7 @@ public final class ClusterService implements AutoCloseable {
             if (e.state == 0 || e.generation != generation) {
                 return null;
             }
-            int bit = 1 << me;
-            e.users &= ~bit;
-            e.txNodes &= ~bit;
-            e.rxNodes &= ~bit;
-            e.txLoopback &= ~bit;
-            if (e.txNodes == 0) {
-                e.route = 0;
-            }
-            if (e.users == 0) {
-                freeEntry(index);
-            } else {
-                writeEntry(e);
-            }
+            removeUser(e, 1 << me);
             bumpGeneration();
             return null;
         });
