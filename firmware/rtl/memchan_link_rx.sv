@@ -54,6 +54,7 @@ module memchan_link_rx #(
   logic        store_q;      // sequenced frame: words go to the FIFO
   logic [7:0]  exp_q;        // next expected sequence number
   logic        rx_epoch_q, disc_q, nak_sent_q, ack_due_q;
+  logic        resync_q;     // after ERR_RESET of a discard: next good frame is the baseline
   logic [3:0]  acc_q;        // frames accepted since the last LACK request
   logic [4:0]  lt_q;         // cycles since the first unacknowledged frame
 
@@ -100,7 +101,7 @@ module memchan_link_rx #(
     gap    = 1'b0;
     dup    = 1'b0;
     if (good && tp_seq && !disc_q) begin
-      if (hdr_q[memchan_pkt_pkg::C_EPOCH] != rx_epoch_q || sdist == 8'd0) accept = 1'b1;
+      if (resync_q || hdr_q[memchan_pkt_pkg::C_EPOCH] != rx_epoch_q || sdist == 8'd0) accept = 1'b1;
       else if (sdist[7]) dup = 1'b1;
       else gap = 1'b1;
     end
@@ -139,7 +140,7 @@ module memchan_link_rx #(
     if (!rst_ni) begin
       idx_q <= '0; hdr_q <= '0; crc_q <= '1; store_q <= 1'b0;
       exp_q <= '0; rx_epoch_q <= 1'b0; disc_q <= 1'b0; nak_sent_q <= 1'b0;
-      ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0;
+      ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0; resync_q <= 1'b0;
     end else begin
       if (fire) begin
         crc_q <= crc_out;
@@ -155,6 +156,7 @@ module memchan_link_rx #(
         exp_q      <= seq + 1'b1;
         rx_epoch_q <= hdr_q[memchan_pkt_pkg::C_EPOCH];
         nak_sent_q <= 1'b0;
+        resync_q   <= 1'b0;
       end
       if (good && tp_seq && disc_q) begin
         // discarding: stay in step with the sender, deliver nothing
@@ -178,6 +180,7 @@ module memchan_link_rx #(
         if (acc_q != 4'd0 && lt_q != 5'h1F) lt_q <= lt_q + 1'b1;
       end
       if (err_reset_i) begin
+        if (disc_q) resync_q <= 1'b1;
         disc_q <= 1'b0;
         nak_sent_q <= 1'b0;
       end

@@ -191,7 +191,7 @@ module memchan_top #(
   logic [7:0]  ack_src, lc_space;
 
   memchan_tx_builder #(.NODES(32)) u_build (
-    .clk_i, .rst_ni, .node_id_i(node_id),
+    .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
     .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),
     .data_valid_i(data_rv), .data_i(data_r), .data_ready_o(data_rr),
     .ack_inc_i(ack_inc), .ack_src_i(ack_src), .ack_inc_ready_o(ack_inc_ready),

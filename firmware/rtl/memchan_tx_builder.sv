@@ -1,7 +1,9 @@
 // Frame builder: turns descriptors (data packets, barrier acknowledge requests) and pending
 // acknowledgement replies into frames (header + payload words) for the link transmitter,
-// in order. Data frames of LOCAL_COPY pages that the network does not bring back to this
-// node are also copied, word for word, into the local-copy FIFO of the receive path.
+// in order. Data frames of LOCAL_COPY pages are also copied, word for word, into the
+// local-copy FIFO of the receive path, except frames addressed to this very node while a
+// loopback brings them back; without loopback (virtual hub: the peer would ignore them) a
+// frame addressed to this node is always delivered by the local copy.
 `default_nettype none
 
 module memchan_tx_builder #(
@@ -10,6 +12,7 @@ module memchan_tx_builder #(
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
   input  wire logic [7:0]  node_id_i,
+  input  wire logic        loopback_i,     // LOOPBACK.MODE != 0: the link returns our frames
   // descriptors {local_copy, header} and payload words (first-word-fall-through)
   input  wire logic        desc_valid_i,
   input  wire logic [64:0] desc_i,
@@ -42,7 +45,7 @@ module memchan_tx_builder #(
   logic        body_q, lc_q;
   logic [5:0]  left_q;
   logic [63:0] hdr;
-  logic        d_data, d_lc, hdr_fire, ack_fire;
+  logic        d_data, d_self, d_lc, hdr_fire, ack_fire;
   logic [5:0]  nwords;
 
   always_comb begin
@@ -60,9 +63,9 @@ module memchan_tx_builder #(
 
   always_comb begin
     d_data = (desc_i[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_DATA);
-    // the network brings a packet for this very node back by itself; copy only the others
-    d_lc   = desc_i[64] && d_data &&
-             !((desc_i[memchan_pkt_pkg::C_DKIND +: 2] == 2'd0) && (desc_i[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i));
+    d_self = (desc_i[memchan_pkt_pkg::C_DKIND +: 2] == 2'd0) &&
+             (desc_i[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
+    d_lc   = d_data && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
     nwords = 6'((7'(desc_i[memchan_pkt_pkg::H_ADDR_LSB]) + 7'(desc_i[memchan_pkt_pkg::H_LEN_LSB +: 6]) + 7'd2) >> 1);
     hdr = '0;
     f_valid_o = 1'b0;
