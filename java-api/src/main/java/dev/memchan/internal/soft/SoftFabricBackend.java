@@ -287,14 +287,19 @@ public final class SoftFabricBackend implements Backend {
         INT.setVolatile(control, layout.txPct(node, page), entry);
     }
 
-    @Override
-    public synchronized void writeRxPct(int page, long entry) {
-        ensureOpen();
-        checkRange(page, 1);
+    /** The validation of an RX PCT write (shared with {@link SoftFabricAdmin}): no reserved bits. */
+    static void checkRxEntry(int page, long entry) {
         String problem = RxPct.problem(entry);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "receive PCT entry for page " + page + ": " + problem);
         }
+    }
+
+    @Override
+    public synchronized void writeRxPct(int page, long entry) {
+        ensureOpen();
+        checkRange(page, 1);
+        checkRxEntry(page, entry);
         if (rxRefs[page] > 0) {
             throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for receive by this process; detach it first");
         }

@@ -1,0 +1,328 @@
+package dev.memchan.internal.soft;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.nativeio.ErrnoException;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.layout.TxPct;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * An administrator's view of a soft fabric file that claims no node (mcctl): every node block's
+ * registers, OWNER word and PCTs, the membership and directory system pages (read-only), and PCT writes
+ * into a joined node's block with the validation {@link SoftFabricBackend} applies to its own writes.
+ * A batch of writes is validated as a whole (against the fabric and against itself) before the first
+ * entry is written, so a refused batch leaves every PCT as it was.
+ */
+public final class SoftFabricAdmin implements AutoCloseable {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final String location;
+    private final int fd;
+    private final long fabricId;
+    private final SoftFabricLayout layout;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment control;
+    private final MemorySegment system;
+    private boolean closed;
+
+    private SoftFabricAdmin(String location, SoftFabricFile.Opened opened) {
+        this.location = location;
+        this.fd = opened.fd();
+        this.layout = opened.layout();
+        this.fabricId = opened.fabricId();
+        try {
+            this.control = Posix.mmap(fd, 0, layout.dataOffset(), true, arena);
+            this.system = Posix.mmap(fd, layout.dataPage(0), (long) SYS_PAGES * layout.pageSize(), false, arena);
+        } catch (ErrnoException e) {
+            arena.close();
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map the fabric: " + e.getMessage(), e);
+        }
+    }
+
+    /** Opens the soft fabric {@code shm:NAME} ({@code name} is the part after the colon) after validating it. */
+    public static SoftFabricAdmin open(String name) {
+        dev.memchan.internal.nativeio.NativeAccess.require();
+        SoftFabricFile.Opened opened = SoftFabricFile.open(SoftFabricFile.pathOf(name));
+        try {
+            return new SoftFabricAdmin("shm:" + name, opened);
+        } catch (RuntimeException e) {
+            Posix.close(opened.fd());
+            throw e;
+        }
+    }
+
+    public String location() {
+        return location;
+    }
+
+    public SoftFabricLayout layout() {
+        return layout;
+    }
+
+    public long fabricId() {
+        return fabricId;
+    }
+
+    public long createdNanos() {
+        return (long) LONG.getVolatile(control, (long) SF_HDR_CREATED_NS);
+    }
+
+    // ---- node blocks ---------------------------------------------------------------------------
+
+    private void checkNode(int node) {
+        if (node < 0 || node >= layout.maxNodes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + node + " out of range 0.." + (layout.maxNodes() - 1)
+                    + " for " + location);
+        }
+    }
+
+    private void checkPage(int page) {
+        if (page < 0 || page >= layout.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + page + " is outside the window 0.." + (layout.pageCount() - 1)
+                    + " of " + location);
+        }
+    }
+
+    /** A 32-bit register of node {@code node}'s emulated adapter, at its BAR0 offset. */
+    public int readRegister(int node, int offset) {
+        checkNode(node);
+        if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("register offset 0x%x outside the register block", offset));
+        }
+        return (int) INT.getVolatile(control, layout.nodeBlock(node) + offset);
+    }
+
+    /** The OWNER word: 0 when free, else (incarnation << 32) | pid. */
+    public long owner(int node) {
+        checkNode(node);
+        return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_OWNER);
+    }
+
+    public long ownerHostId(int node) {
+        checkNode(node);
+        return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_HOST_ID);
+    }
+
+    /** True when the owner runs on this host (same boot ID and PID namespace), so its pid can be checked. */
+    public boolean ownerOnThisHost(int node) {
+        return ownerHostId(node) == HostIdentity.hostId();
+    }
+
+    /** True when node {@code node} is claimed by a process that is still alive (or on another host). */
+    public boolean joined(int node) {
+        long owner = owner(node);
+        if (owner == 0) {
+            return false;
+        }
+        return !ownerOnThisHost(node) || Posix.processExists((int) (owner & 0xFFFF_FFFFL));
+    }
+
+    public int txPct(int node, int page) {
+        checkNode(node);
+        checkPage(page);
+        return (int) INT.getVolatile(control, layout.txPct(node, page));
+    }
+
+    public long rxPct(int node, int page) {
+        checkNode(node);
+        checkPage(page);
+        return (long) LONG.getVolatile(control, layout.rxPct(node, page));
+    }
+
+    // ---- system pages (read-only) --------------------------------------------------------------
+
+    private long slot(int node) {
+        return (long) SYS_MEMBERSHIP_PAGE * layout.pageSize() + (long) node * SYS_MEMBERSHIP_SLOT_SIZE;
+    }
+
+    /** One membership slot (docs/soft-fabric.md, page 1). */
+    public record Member(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
+    }
+
+    public Member member(int node) {
+        checkNode(node);
+        long s = slot(node);
+        return new Member((int) INT.getVolatile(system, s + SYS_MEMBER_STATE), (long) LONG.getVolatile(system, s + SYS_MEMBER_INCARNATION),
+                (long) LONG.getVolatile(system, s + SYS_MEMBER_HEARTBEAT), (long) LONG.getVolatile(system, s + SYS_MEMBER_PID),
+                (long) LONG.getVolatile(system, s + SYS_MEMBER_HOST_ID), (long) LONG.getVolatile(system, s + SYS_MEMBER_JOIN_SEQ));
+    }
+
+    private long dir() {
+        return (long) SYS_DIRECTORY_PAGE * layout.pageSize();
+    }
+
+    public long generation() {
+        return (long) LONG.getVolatile(system, dir() + SYS_DIR_GENERATION);
+    }
+
+    /** Node mask of multicast group {@code group} as the directory holds it. */
+    public int multicastGroup(int group) {
+        if (group < 0 || group >= MULTICAST_GROUPS) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
+        }
+        return (int) INT.getVolatile(system, dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
+    }
+
+    /** An allocated directory entry (docs/soft-fabric.md, pages 3..7). */
+    public record Region(int index, int mode, long key, int uid, int gid, int firstPage, int pageCount, int users,
+                         int txNodes, int rxNodes, int txLoopback, int route, int flags, long generation) {
+        public boolean isLockSet() {
+            return (flags & 1) != 0;
+        }
+
+        public boolean routed() {
+            return (route & 1) != 0;
+        }
+    }
+
+    public List<Region> regions() {
+        int count = (SYS_PAGES - SYS_REGION_PAGES_FIRST) * layout.pageSize() / SYS_REGION_ENTRY_SIZE;
+        List<Region> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long o = (long) SYS_REGION_PAGES_FIRST * layout.pageSize() + (long) i * SYS_REGION_ENTRY_SIZE;
+            if ((int) INT.getVolatile(system, o + SYS_REGION_STATE) == 0) {
+                continue;
+            }
+            out.add(new Region(i, i32(o + SYS_REGION_MODE), (long) LONG.getVolatile(system, o + SYS_REGION_KEY), i32(o + SYS_REGION_UID),
+                    i32(o + SYS_REGION_GID), i32(o + SYS_REGION_FIRST_PAGE), i32(o + SYS_REGION_PAGE_COUNT), i32(o + SYS_REGION_USERS),
+                    i32(o + SYS_REGION_TX_NODES), i32(o + SYS_REGION_RX_NODES), i32(o + SYS_REGION_TX_LOOPBACK), i32(o + SYS_REGION_ROUTE),
+                    i32(o + SYS_REGION_FLAGS), (long) LONG.getVolatile(system, o + SYS_REGION_GENERATION)));
+        }
+        return out;
+    }
+
+    private int i32(long offset) {
+        return (int) INT.getVolatile(system, offset);
+    }
+
+    // ---- PCT writes -----------------------------------------------------------------------------
+
+    /** One PCT write: {@code tx} / {@code rx} null leaves that table's entry as it is. */
+    public record PctWrite(int node, int page, Integer tx, Long rx) {
+    }
+
+    /**
+     * Why this batch cannot be written, or null. Checks, for every write: node in range and joined, page
+     * inside the window and neither a system page nor a page of a region allocated in the directory (the
+     * directory's attach path owns those entries), the entry's encoding ({@link SoftFabricBackend}'s
+     * checks), and one route per network page over the state the whole batch would leave.
+     */
+    public List<String> problems(List<PctWrite> batch) {
+        List<String> out = new ArrayList<>();
+        Map<Long, Integer> pendingTx = new HashMap<>();
+        Map<Long, Long> pendingRx = new HashMap<>();
+        List<Region> regions = regions();
+        for (PctWrite w : batch) {
+            try {
+                checkNode(w.node());
+                checkPage(w.page());
+            } catch (MemchanException e) {
+                out.add(e.getMessage());
+                continue;
+            }
+            if (!joined(w.node())) {
+                out.add("node " + w.node() + " of " + location + " is not joined (no live process holds it): "
+                        + "start it with 'mcctl node join --node " + w.node() + "' first");
+                continue;
+            }
+            if (w.page() < SYS_PAGES) {
+                out.add("page " + w.page() + " is a system page (0.." + (SYS_PAGES - 1) + ": cluster lock, membership, directory); "
+                        + "the cluster service owns its PCT entries");
+                continue;
+            }
+            Region owner = regions.stream().filter(r -> w.page() >= r.firstPage() && w.page() < r.firstPage() + r.pageCount())
+                    .findFirst().orElse(null);
+            if (owner != null) {
+                out.add(String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
+                        + "its PCT entries follow the region's attachments", w.page(), owner.key(), owner.firstPage(),
+                        owner.firstPage() + owner.pageCount() - 1));
+                continue;
+            }
+            long k = key(w.node(), w.page());
+            if (w.tx() != null) {
+                Integer before = pendingTx.put(k, w.tx());
+                if (before != null && !before.equals(w.tx())) {
+                    out.add("page " + w.page() + " of node " + w.node() + " is set twice, to " + TxPct.describe(before) + " and to "
+                            + TxPct.describe(w.tx()));
+                }
+            }
+            if (w.rx() != null) {
+                Long before = pendingRx.put(k, w.rx());
+                if (before != null && !before.equals(w.rx())) {
+                    out.add("receive entry of page " + w.page() + " of node " + w.node() + " is set twice with different values");
+                }
+                try {
+                    SoftFabricBackend.checkRxEntry(w.page(), w.rx());
+                } catch (MemchanException e) {
+                    out.add(e.getMessage());
+                }
+            }
+        }
+        if (!out.isEmpty()) {
+            return out;
+        }
+        for (Map.Entry<Long, Integer> e : pendingTx.entrySet()) {
+            int node = (int) (e.getKey() >>> 32);
+            int page = (int) (long) e.getKey();
+            try {
+                SoftFabricBackend.checkTxEntry(page, e.getValue(), node, layout.maxNodes(),
+                        n -> pendingTx.getOrDefault(key(n, page), txPct(n, page)));
+            } catch (MemchanException ex) {
+                out.add(ex.getMessage());
+            }
+        }
+        return out;
+    }
+
+    private static long key(int node, int page) {
+        return ((long) node << 32) | (page & 0xFFFF_FFFFL);
+    }
+
+    /** Validates the whole batch ({@link #problems}) and writes it; throws INVALID_ARGUMENT, writing nothing, on any problem. */
+    public synchronized void write(List<PctWrite> batch) {
+        ensureOpen();
+        List<String> problems = problems(batch);
+        if (!problems.isEmpty()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, problems.getFirst()
+                    + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more problems)" : "") + "; nothing was changed");
+        }
+        for (PctWrite w : batch) {
+            if (w.tx() != null) {
+                INT.setVolatile(control, layout.txPct(w.node(), w.page()), (int) w.tx());
+            }
+            if (w.rx() != null) {
+                LONG.setVolatile(control, layout.rxPct(w.node(), w.page()), (long) w.rx());
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, location + " admin view is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            arena.close();
+            Posix.close(fd);
+        }
+    }
+}

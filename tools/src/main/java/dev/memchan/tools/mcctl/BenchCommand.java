@@ -1,0 +1,253 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.Fabric;
+import dev.memchan.tools.bench.ChannelThroughput;
+import dev.memchan.tools.bench.LockTiming;
+import dev.memchan.tools.bench.PingPong;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Benchmarks, measured by the benchmark engine (dev.memchan.tools.bench) between two nodes that "
+                + "mcctl joins for the run (two threads of this process on the soft fabric): ping-pong latency "
+                + "percentiles, message-channel bandwidth per message size, cluster-lock throughput.",
+                "A progress bar runs on stderr when it is a terminal; --csv or --json for scripts."},
+        subcommands = {BenchCommand.PingPongBench.class, BenchCommand.Bandwidth.class, BenchCommand.Lock.class},
+        footerHeading = "%nExamples:%n",
+        footer = {"  mcctl bench pingpong --fabric shm:lab", "  mcctl bench bandwidth --sizes 64,4096,65536 --csv",
+                "  mcctl bench lock --iterations 100000 --json"})
+final class BenchCommand extends Base {
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(err());
+        return Exit.USAGE;
+    }
+
+    /** Output options shared by the benchmarks. */
+    @Command
+    abstract static class Run extends Base {
+        @Option(names = "--csv", description = "Print CSV (header line, then rows).")
+        boolean csv;
+
+        /** Two nodes of this process; the body gets them and a progress callback. */
+        <T> T withTwoNodes(java.util.function.BiFunction<Fabric, Fabric, T> body) {
+            String location = location();
+            try (Fabric a = Targets.join(location, -1); Fabric b = Targets.join(location, -1)) {
+                return body.apply(a, b);
+            }
+        }
+
+        void progress(String what, long done, long total) {
+            if (!terminal() || json() || csv) {
+                return;
+            }
+            int width = 30;
+            int filled = (int) (width * done / Math.max(1, total));
+            System.err.printf("\r%-12s [%s%s] %3d%%", what, "#".repeat(filled), " ".repeat(width - filled), 100 * done / Math.max(1, total));
+            if (done >= total) {
+                System.err.print("\r" + " ".repeat(width + 20) + "\r");
+            }
+            System.err.flush();
+        }
+
+        void checkPositive(long v, String option) {
+            if (v < 1) {
+                throw McctlException.usage(option + " must be at least 1, not " + v);
+            }
+        }
+
+        static long key() {
+            return ThreadLocalRandom.current().nextLong(1, 1L << 40);
+        }
+
+        /** Runs {@code body} in a thread, keeping its failure for the caller. */
+        static Thread peer(String name, Runnable body, AtomicReference<Throwable> failure) {
+            return Thread.ofPlatform().name(name).daemon().start(() -> {
+                try {
+                    body.run();
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+        }
+
+        static void join(Thread t, AtomicReference<Throwable> failure) {
+            try {
+                t.join(120_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (failure.get() instanceof RuntimeException e) {
+                throw e;
+            }
+            if (failure.get() != null) {
+                throw new IllegalStateException(failure.get());
+            }
+        }
+    }
+
+    @Command(name = "pingpong", mixinStandardHelpOptions = true,
+            description = "8-byte ping-pong between two nodes: one-way latency p50, p99, p99.9 and max (HdrHistogram), and a text histogram.",
+            footerHeading = "%nExamples:%n", footer = {"  mcctl bench pingpong", "  mcctl bench pingpong --rounds 100000 --batches 10 --json"})
+    static final class PingPongBench extends Run {
+        @Option(names = "--rounds", defaultValue = "20000", description = "Round trips per batch (default ${DEFAULT-VALUE}).")
+        int rounds;
+
+        @Option(names = "--batches", defaultValue = "5", description = "Measured batches after one warm-up batch (default ${DEFAULT-VALUE}).")
+        int batches;
+
+        @Override
+        public Integer call() {
+            checkPositive(rounds, "--rounds");
+            checkPositive(batches, "--batches");
+            PingPong.Result result = withTwoNodes((ping, pong) -> {
+                long pingKey = key();
+                long pongKey = pingKey + 1;
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                Thread t = peer("bench-pong", () -> PingPong.pong(pong, pingKey, pongKey, ping.nodeId()), failure);
+                PingPong.Result r = PingPong.ping(ping, pingKey, pongKey, pong.nodeId(), rounds, batches, true,
+                        (done, total) -> progress("pingpong", done, total));
+                join(t, failure);
+                return r;
+            });
+            Histogram h = result.oneWayNanos();
+            Map<String, Object> doc = Json.obj("benchmark", "pingpong", "fabric", location(), "rounds", (long) rounds * batches,
+                    "unit", "ns one-way", "p50", h.getValueAtPercentile(50), "p99", h.getValueAtPercentile(99),
+                    "p99_9", h.getValueAtPercentile(99.9), "max", h.getMaxValue(), "mean", h.getMean(),
+                    "batch_means", result.batchOneWayNanos());
+            if (json()) {
+                printJson(doc);
+            } else if (csv) {
+                out().println("benchmark,rounds,p50_ns,p99_ns,p99_9_ns,max_ns,mean_ns");
+                out().printf(Locale.ROOT, "pingpong,%d,%d,%d,%d,%d,%.1f%n", (long) rounds * batches, h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());
+            } else {
+                out().printf(Locale.ROOT, "ping-pong on %s, %,d round trips, one-way latency:%n", location(), (long) rounds * batches);
+                out().printf(Locale.ROOT, "  p50 %,d ns   p99 %,d ns   p99.9 %,d ns   max %,d ns   mean %.1f ns%n", h.getValueAtPercentile(50),
+                        h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean());
+                textHistogram(out(), h);
+            }
+            out().flush();
+            return Exit.OK;
+        }
+    }
+
+    /** Latency distribution as bars, in logarithmic buckets (factor 2). */
+    static void textHistogram(PrintWriter out, Histogram h) {
+        List<long[]> buckets = new ArrayList<>();
+        long first = Math.max(1, h.getMinNonZeroValue());
+        for (HistogramIterationValue v : h.logarithmicBucketValues(first, 2.0)) {
+            buckets.add(new long[]{v.getValueIteratedFrom(), v.getValueIteratedTo(), v.getCountAddedInThisIterationStep()});
+        }
+        long max = buckets.stream().mapToLong(b -> b[2]).max().orElse(1);
+        out.println("  one-way ns            count");
+        for (long[] b : buckets) {
+            int bar = (int) Math.round(40.0 * b[2] / Math.max(1, max));
+            out.printf(Locale.ROOT, "  %8d..%-8d %9d %s%n", b[0], b[1], b[2], "#".repeat(bar));
+        }
+    }
+
+    @Command(name = "bandwidth", mixinStandardHelpOptions = true,
+            description = "Message-channel bandwidth from one node to another, per message size.",
+            footerHeading = "%nExamples:%n", footer = {"  mcctl bench bandwidth", "  mcctl bench bandwidth --sizes 64,1024,65536 --bytes 64M --csv"})
+    static final class Bandwidth extends Run {
+        @Option(names = "--sizes", split = ",", defaultValue = "64,4096,65536", description = "Message sizes in bytes (default ${DEFAULT-VALUE}).")
+        List<Integer> sizes;
+
+        @Option(names = "--bytes", defaultValue = "32M", description = "Payload per size (K/M/G suffix; default ${DEFAULT-VALUE}).")
+        String bytes;
+
+        @Option(names = "--capacity", defaultValue = "1M", description = "Channel ring capacity (default ${DEFAULT-VALUE}).")
+        String capacity;
+
+        @Override
+        public Integer call() {
+            long total = NodeCommand.Create.parseSize(bytes);
+            long cap = NodeCommand.Create.parseSize(capacity);
+            checkPositive(total, "--bytes");
+            if (cap < 4096 || cap > Integer.MAX_VALUE) {
+                throw McctlException.usage("--capacity must be 4K..2G, not " + capacity);
+            }
+            for (int s : sizes) {
+                if (s < 1 || s > cap / 2) {
+                    throw McctlException.usage("message size " + s + " must be 1.." + cap / 2 + " (half the --capacity)");
+                }
+            }
+            List<Object> rows = withTwoNodes((tx, rx) -> {
+                List<Object> out = new ArrayList<>();
+                int i = 0;
+                for (int size : sizes) {
+                    long count = Math.max(16, total / size);
+                    long key = key();
+                    AtomicReference<Throwable> failure = new AtomicReference<>();
+                    Thread t = peer("bench-sink", () -> ChannelThroughput.receive(rx, key, tx.nodeId(), (int) cap, count), failure);
+                    double bps = ChannelThroughput.send(tx, key, rx.nodeId(), (int) cap, size, count);
+                    join(t, failure);
+                    out.add(Json.obj("size", size, "messages", count, "bytes_per_second", bps, "mb_per_second", bps / 1e6));
+                    progress("bandwidth", ++i, sizes.size());
+                }
+                return out;
+            });
+            if (json()) {
+                printJson(Json.obj("benchmark", "bandwidth", "fabric", location(), "results", rows));
+                return Exit.OK;
+            }
+            if (csv) {
+                out().println("size_bytes,messages,mb_per_second");
+            } else {
+                out().printf("message-channel bandwidth on %s:%n  %10s %12s %12s%n", location(), "SIZE", "MESSAGES", "MB/s");
+            }
+            for (Object o : rows) {
+                @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) o;
+                out().printf(Locale.ROOT, csv ? "%d,%d,%.1f%n" : "  %10d %12d %12.1f%n", r.get("size"), r.get("messages"), (Double) r.get("mb_per_second"));
+            }
+            out().flush();
+            return Exit.OK;
+        }
+    }
+
+    @Command(name = "lock", mixinStandardHelpOptions = true,
+            description = "Uncontended cluster-lock acquire + release throughput, next to a CAS spinlock on the same memory.",
+            footerHeading = "%nExamples:%n", footer = {"  mcctl bench lock", "  mcctl bench lock --iterations 1000000 --csv"})
+    static final class Lock extends Run {
+        @Option(names = "--iterations", defaultValue = "100000", description = "Acquire + release pairs (default ${DEFAULT-VALUE}).")
+        int iterations;
+
+        @Override
+        public Integer call() {
+            checkPositive(iterations, "--iterations");
+            double[] ns = withTwoNodes((a, b) -> {
+                progress("lock", 0, 2);
+                double cluster = LockTiming.clusterLock(a, key(), iterations);
+                progress("lock", 1, 2);
+                double cas = LockTiming.casSpinlock(a, key(), iterations);
+                progress("lock", 2, 2);
+                return new double[]{cluster, cas};
+            });
+            if (json()) {
+                printJson(Json.obj("benchmark", "lock", "fabric", location(), "iterations", iterations,
+                        "cluster_lock_ns", ns[0], "cluster_lock_per_second", 1e9 / ns[0], "cas_spinlock_ns", ns[1],
+                        "cas_spinlock_per_second", 1e9 / ns[1]));
+            } else if (csv) {
+                out().println("lock,iterations,ns_per_acquire_release,per_second");
+                out().printf(Locale.ROOT, "cluster,%d,%.1f,%.0f%ncas,%d,%.1f,%.0f%n", iterations, ns[0], 1e9 / ns[0], iterations, ns[1], 1e9 / ns[1]);
+            } else {
+                out().printf(Locale.ROOT, "lock throughput on %s, %,d uncontended acquire + release:%n", location(), iterations);
+                out().printf(Locale.ROOT, "  cluster lock (MC bid algorithm)  %10.1f ns  %,12.0f /s%n", ns[0], 1e9 / ns[0]);
+                out().printf(Locale.ROOT, "  CAS spinlock (reference)         %10.1f ns  %,12.0f /s%n", ns[1], 1e9 / ns[1]);
+            }
+            out().flush();
+            return Exit.OK;
+        }
+    }
+}

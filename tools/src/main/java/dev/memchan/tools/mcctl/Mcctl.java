@@ -1,0 +1,175 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.Fabric;
+import dev.memchan.MemchanException;
+import dev.memchan.layout.Regs;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * mcctl: configuration, self-test, status and benchmarks of a memchan cluster (docs/mcctl.md).
+ */
+@Command(name = "mcctl", mixinStandardHelpOptions = true, versionProvider = Mcctl.Versions.class,
+        description = {"Configure and check a memchan cluster: node IDs, the page control table (PCT), "
+                + "a declarative cluster config, the loopback self-test, status, live counters and benchmarks.",
+                "",
+                "Fabric: --fabric shm:NAME (soft fabric /dev/shm/memchan-NAME) or dev:/dev/memchanN (adapter). "
+                        + "Default: $MEMCHAN_FABRIC, else dev:/dev/memchan0 when it exists, else shm:default."},
+        subcommands = {StatusCommand.class, NodeCommand.class, PctCommand.class, ApplyCommand.class,
+                SelftestCommand.class, BenchCommand.class, MonitorCommand.class, CommandLine.HelpCommand.class},
+        footerHeading = "%nExamples:%n",
+        footer = {"  mcctl node create --fabric shm:lab",
+                "  mcctl node join --fabric shm:lab --node 0 &",
+                "  mcctl status --fabric shm:lab",
+                "  mcctl selftest --fabric shm:lab --seed 42",
+                "",
+                "Exit codes: 0 ok, 1 self-test or check failed, 2 usage or invalid input, 3 no device or no permission, "
+                        + "4 device error."})
+public final class Mcctl implements Callable<Integer> {
+
+    @Option(names = "--fabric", scope = ScopeType.INHERIT, paramLabel = "LOCATION",
+            description = "shm:NAME or dev:/dev/memchanN (default: $MEMCHAN_FABRIC, /dev/memchan0 when present, else shm:default)")
+    String fabric;
+
+    @Option(names = "--json", scope = ScopeType.INHERIT, description = "Print data as JSON (one document, or one line per sample).")
+    boolean json;
+
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "Add stack traces to error messages.")
+    boolean verbose;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return Exit.USAGE;
+    }
+
+    /** The resolved fabric location. */
+    String location() {
+        return Targets.resolve(fabric);
+    }
+
+    /** The root options of whatever command is running. */
+    static Mcctl root(CommandLine.Model.CommandSpec spec) {
+        return (Mcctl) spec.root().userObject();
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Mcctl());
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            Mcctl root = (Mcctl) cmd.getCommandSpec().root().userObject();
+            return report(cmd.getErr(), e, root.verbose);
+        });
+        cl.setParameterExceptionHandler((e, args) -> {
+            CommandLine cmd = e.getCommandLine();
+            cmd.getErr().println("mcctl: " + e.getMessage() + " (see: " + cmd.getCommandSpec().qualifiedName() + " --help)");
+            cmd.getErr().flush();
+            return Exit.USAGE;
+        });
+        return cl;
+    }
+
+    /** One line on stderr (plus the stack trace with --verbose); returns the exit code. */
+    static int report(PrintWriter err, Exception e, boolean verbose) {
+        int code;
+        String message;
+        switch (e) {
+            case McctlException m -> {
+                code = m.exitCode();
+                message = m.getMessage();
+            }
+            case MemchanException m -> {
+                code = Exit.of(m.kind());
+                message = m.getMessage();
+            }
+            case IOException io -> {
+                code = Exit.USAGE;
+                message = io.getMessage();
+            }
+            default -> {
+                code = Exit.DEVICE_ERROR;
+                message = "internal error: " + e + " (rerun with --verbose and report it)";
+            }
+        }
+        err.println("mcctl: " + message);
+        if (verbose) {
+            e.printStackTrace(err);
+        }
+        err.flush();
+        return code;
+    }
+
+    public static void main(String[] args) {
+        int code = commandLine().execute(args);
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** --version: mcctl and library, register map, driver and adapters (when present). */
+    static final class Versions implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            List<String> lines = new ArrayList<>();
+            lines.add("mcctl " + artifactVersion(Mcctl.class, "memchan-tools"));
+            lines.add("library memchan-api " + artifactVersion(Fabric.class, "memchan-api") + ", register map "
+                    + Regs.VERSION_MAJOR + "." + Regs.VERSION_MINOR + ", soft fabric layout " + Regs.SF_VERSION);
+            Path module = Path.of("/sys/module/memchan");
+            if (Files.isDirectory(module)) {
+                lines.add("driver memchan " + readFirstLine(module.resolve("version"), "(loaded, no version attribute)"));
+            } else {
+                lines.add("driver: not loaded");
+            }
+            Path cls = Path.of("/sys/class/memchan");
+            if (Files.isDirectory(cls)) {
+                try (Stream<Path> devs = Files.list(cls)) {
+                    devs.sorted().forEach(d -> lines.add("adapter " + d.getFileName() + ": backend "
+                            + readFirstLine(d.resolve("backend"), "?") + ", firmware/register map " + readFirstLine(d.resolve("version"), "?")));
+                } catch (IOException ignored) {
+                    lines.add("adapters: /sys/class/memchan unreadable");
+                }
+            } else {
+                lines.add("adapters: none (no /sys/class/memchan)");
+            }
+            lines.add("java " + Runtime.version());
+            return lines.toArray(String[]::new);
+        }
+
+        static String artifactVersion(Class<?> cls, String artifact) {
+            try (InputStream in = cls.getResourceAsStream("/META-INF/maven/dev.memchan/" + artifact + "/pom.properties")) {
+                if (in != null) {
+                    Properties p = new Properties();
+                    p.load(in);
+                    return p.getProperty("version", "unknown");
+                }
+            } catch (IOException ignored) {
+                // fall through
+            }
+            String v = cls.getPackage().getImplementationVersion();
+            return v != null ? v : "(development build)";
+        }
+
+        static String readFirstLine(Path p, String fallback) {
+            try {
+                List<String> l = Files.readAllLines(p);
+                return l.isEmpty() ? fallback : l.getFirst().trim();
+            } catch (IOException | SecurityException e) {
+                return fallback;
+            }
+        }
+    }
+}

@@ -1,0 +1,370 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.Fabric;
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Backend;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+@Command(name = "selftest", mixinStandardHelpOptions = true,
+        description = {"The loopback self-test of docs/selftest.md: identity, PCT program and read-back, walking ones, "
+                + "address in data, random data (seed printed; --seed replays), ordering, barrier, error counters. "
+                + "Soft fabric: mcctl joins as a node and sends to itself through its own PCT with local copy. "
+                + "The test pages' PCT entries are saved first and restored at the end, whatever the outcome.",
+                "Exit code 0 only when every stage passes, 1 when one fails."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  mcctl selftest --fabric shm:lab", "  mcctl selftest --seed 0x5eed --json", "  mcctl selftest --node 5 --pages 8"})
+final class SelftestCommand extends Base {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+    static final int ORDERING_ROUNDS = 10_000;
+
+    @Option(names = "--seed", description = "Seed of the random stage (decimal or 0x hex; default: random, printed).")
+    String seed;
+
+    @Option(names = "--pages", defaultValue = "4", description = "Test pages: the last N network pages (default ${DEFAULT-VALUE}, at least 3).")
+    int testPages;
+
+    @Option(names = "--node", defaultValue = "-1", description = "Node ID to join as (soft fabric; default: the first free one).")
+    int node;
+
+    record Stage(int number, String name, boolean passed, String detail, long micros) {
+    }
+
+    @Override
+    public Integer call() {
+        long s = seed == null ? randomSeed() : parseSeed(seed);
+        if (testPages < 3) {
+            throw McctlException.usage("--pages must be at least 3 (walking ones, ordering data and flag pages), not " + testPages);
+        }
+        List<Stage> stages;
+        int nodeId;
+        String location = location();
+        try (Fabric fabric = Targets.join(location, node)) {
+            nodeId = fabric.nodeId();
+            if (testPages >= fabric.pageCount() - SYS_PAGES) {
+                throw McctlException.usage("--pages " + testPages + " leaves no room: the window has " + (fabric.pageCount() - SYS_PAGES) + " user pages");
+            }
+            if (!json()) {
+                out().printf("selftest of %s as node %d, seed 0x%x (replay with --seed 0x%x)%n", location, nodeId, s, s);
+                out().flush();
+            }
+            stages = new Run(fabric.adapter(), testPages, s, json() ? null : this).stages();
+        }
+        boolean ok = stages.stream().allMatch(Stage::passed);
+        if (json()) {
+            List<Object> rows = new ArrayList<>();
+            for (Stage st : stages) {
+                rows.add(Json.obj("stage", st.number(), "name", st.name(), "passed", st.passed(), "detail", st.detail(), "micros", st.micros()));
+            }
+            printJson(Json.obj("fabric", location, "node", nodeId, "seed", String.format("0x%x", s), "test_pages", testPages,
+                    "passed", ok, "stages", rows));
+        } else {
+            out().printf("selftest %s: %d of %d stages passed (seed 0x%x)%n", ok ? "PASSED" : "FAILED",
+                    stages.stream().filter(Stage::passed).count(), stages.size(), s);
+            out().flush();
+        }
+        return ok ? Exit.OK : Exit.CHECK_FAILED;
+    }
+
+    static long randomSeed() {
+        long v;
+        do {
+            v = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } while (v == 0);
+        return v;
+    }
+
+    static long parseSeed(String text) {
+        try {
+            String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+            long v = t.startsWith("0x") ? Long.parseUnsignedLong(t.substring(2), 16) : Long.parseLong(t);
+            if (v == 0) {
+                throw McctlException.usage("--seed must not be 0 (xorshift64* would only produce zeros)");
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw McctlException.usage("bad --seed '" + text + "': use a decimal or 0x-hex 64-bit number");
+        }
+    }
+
+    /** The xorshift64* generator of docs/selftest.md stage 5. */
+    static long xorshift64star(long[] state) {
+        long x = state[0];
+        x ^= x >>> 12;
+        x ^= x << 25;
+        x ^= x >>> 27;
+        state[0] = x;
+        return x * 0x2545F4914F6CDD1DL;
+    }
+
+    /** One run of the sequence on one adapter. */
+    static final class Run {
+        private final Backend a;
+        private final int n;
+        private final long seed;
+        private final SelftestCommand printer;
+        private final int first;
+        private final int pageSize;
+        private final List<Stage> stages = new ArrayList<>();
+        private final List<Backend.Grant> grants = new ArrayList<>();
+        private MemorySegment[] tx;
+        private MemorySegment[] rx;
+
+        Run(Backend adapter, int testPages, long seed, SelftestCommand printer) {
+            this.a = adapter;
+            this.n = testPages;
+            this.seed = seed;
+            this.printer = printer;
+            this.first = adapter.pageCount() - testPages;
+            this.pageSize = adapter.pageSize();
+        }
+
+        interface Body {
+            String run() throws Exception;
+        }
+
+        /** Runs a stage; a stage whose body returns a non-null string failed with that explanation. */
+        private boolean stage(String name, Body body) {
+            long t0 = System.nanoTime();
+            String problem;
+            try {
+                problem = body.run();
+            } catch (Exception e) {
+                problem = e.getMessage() == null ? e.toString() : e.getMessage();
+            }
+            Stage s = new Stage(stages.size() + 1, name, problem == null, problem == null ? "ok" : problem, (System.nanoTime() - t0) / 1000);
+            stages.add(s);
+            if (printer != null) {
+                printer.out().printf("  %d %-16s %s%s%n", s.number(), name, s.passed() ? "PASS" : "FAIL", s.passed() ? "" : ": " + problem);
+                printer.out().flush();
+            }
+            return s.passed();
+        }
+
+        private void skip(String name, String why) {
+            stages.add(new Stage(stages.size() + 1, name, false, "not run: " + why, 0));
+            if (printer != null) {
+                printer.out().printf("  %d %-16s FAIL: not run: %s%n", stages.size(), name, why);
+            }
+        }
+
+        private int txEntry(int i) {
+            return TxPct.encode(true, true, (i & 1) == 1, DEST_KIND_NODE, a.nodeId());
+        }
+
+        List<Stage> stages() {
+            int[] savedTx = new int[n];
+            long[] savedRx = new long[n];
+            long[] countersBefore = new long[4];
+            int[] counterRegs = {REG_ERROR_COUNT, REG_CRC_ERRORS, REG_TX_DROP_DISABLED, REG_RX_DROP_DISABLED};
+            for (int c = 0; c < 4; c++) {
+                countersBefore[c] = Integer.toUnsignedLong(a.readRegister(counterRegs[c]));
+            }
+            for (int i = 0; i < n; i++) {
+                savedTx[i] = a.txPct(first + i);
+                savedRx[i] = a.rxPct(first + i);
+            }
+            String[] rest = {"walking-ones", "address-in-data", "random", "ordering", "barrier"};
+            try {
+                boolean ok = stage("identity", this::identity) && stage("pct", this::pct);
+                if (ok) {
+                    stage("walking-ones", this::walkingOnes);
+                    stage("address-in-data", this::addressInData);
+                    stage("random", this::random);
+                    stage("ordering", this::ordering);
+                    stage("barrier", this::barrier);
+                } else {
+                    for (String r : rest) {
+                        skip(r, "an earlier stage failed");
+                    }
+                }
+                stage("counters", () -> {
+                    StringBuilder changed = new StringBuilder();
+                    String[] names = {"ERROR_COUNT", "CRC_ERRORS", "TX_DROP_DISABLED", "RX_DROP_DISABLED"};
+                    for (int c = 0; c < 4; c++) {
+                        long now = Integer.toUnsignedLong(a.readRegister(counterRegs[c]));
+                        if (now != countersBefore[c]) {
+                            changed.append(changed.isEmpty() ? "" : ", ").append(names[c]).append(' ').append(countersBefore[c]).append(" -> ").append(now);
+                        }
+                    }
+                    return changed.isEmpty() ? null : "counters changed: " + changed;
+                });
+            } finally {
+                for (Backend.Grant g : grants) {
+                    g.close();
+                }
+                for (int i = 0; i < n; i++) { // restore whatever was there before
+                    a.writeTxPct(first + i, savedTx[i]);
+                    a.writeRxPct(first + i, savedRx[i]);
+                }
+            }
+            return stages;
+        }
+
+        private String identity() {
+            int id = a.readRegister(REG_ID);
+            int version = a.readRegister(REG_VERSION);
+            int pageCount = a.readRegister(REG_PAGE_COUNT);
+            int ps = a.readRegister(REG_PAGE_SIZE);
+            int maxNodes = a.readRegister(REG_MAX_NODES);
+            int nodeId = a.readRegister(REG_NODE_ID);
+            if (id != ID) {
+                return String.format("ID reads 0x%08x, not 0x%08x", id, ID);
+            }
+            if ((version >>> VERSION_MAJOR_SHIFT) != VERSION_MAJOR) {
+                return String.format("VERSION.MAJOR is %d, not %d", version >>> VERSION_MAJOR_SHIFT, VERSION_MAJOR);
+            }
+            if (ps != 4096 && ps != 8192) {
+                return "PAGE_SIZE is " + ps + ", not 4096 or 8192";
+            }
+            if (pageCount <= n) {
+                return "PAGE_COUNT " + pageCount + " is not above the " + n + " test pages";
+            }
+            if ((nodeId & NODE_ID_VALID_MASK) == 0) {
+                return String.format("NODE_ID.VALID is 0 (NODE_ID 0x%08x)", nodeId);
+            }
+            if (maxNodes < 2 || maxNodes > MAX_NODES) {
+                return "MAX_NODES is " + maxNodes;
+            }
+            return null;
+        }
+
+        private String pct() {
+            for (int i = 0; i < n; i++) {
+                a.writeTxPct(first + i, txEntry(i));
+                a.writeRxPct(first + i, RxPct.encode(true, false));
+            }
+            for (int i = 0; i < n; i++) {
+                int tx = a.txPct(first + i);
+                long rx = a.rxPct(first + i);
+                if (tx != txEntry(i) || rx != RxPct.encode(true, false)) {
+                    return String.format("page %d reads back tx 0x%08x rx 0x%x, wrote tx 0x%08x rx 0x%x", first + i, tx, rx, txEntry(i),
+                            RxPct.encode(true, false));
+                }
+            }
+            // Map the pages now (the grants keep the entries written above).
+            tx = new MemorySegment[n];
+            rx = new MemorySegment[n];
+            for (int i = 0; i < n; i++) {
+                Backend.Grant g = a.grantTransmit(first + i, 1, txEntry(i));
+                grants.add(g);
+                tx[i] = g.segment();
+            }
+            Backend.Grant r = a.grantReceive(first, n, RxPct.encode(true, false));
+            grants.add(r);
+            for (int i = 0; i < n; i++) {
+                rx[i] = r.segment().asSlice((long) i * pageSize, pageSize);
+            }
+            return null;
+        }
+
+        private String walkingOnes() {
+            for (int b = 0; b < 64; b++) {
+                LONG.setRelease(tx[0], 8L * b, 1L << b);
+            }
+            for (int b = 0; b < 64; b++) {
+                long v = (long) LONG.getAcquire(rx[0], 8L * b);
+                if (v != 1L << b) {
+                    return String.format("word %d of page %d reads 0x%016x, expected 0x%016x", b, first, v, 1L << b);
+                }
+            }
+            return null;
+        }
+
+        private String addressInData() {
+            for (int i = 0; i < n; i++) {
+                for (long o = 0; o < pageSize; o += 8) {
+                    LONG.setRelease(tx[i], o, (long) (first + i) * pageSize + o);
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                for (long o = 0; o < pageSize; o += 8) {
+                    long want = (long) (first + i) * pageSize + o;
+                    long v = (long) LONG.getAcquire(rx[i], o);
+                    if (v != want) {
+                        return String.format("page %d offset 0x%x reads 0x%x, expected its address 0x%x", first + i, o, v, want);
+                    }
+                }
+            }
+            return null;
+        }
+
+        private String random() {
+            long[] st = {seed};
+            for (int i = 0; i < n; i++) {
+                for (long o = 0; o < pageSize; o += 8) {
+                    LONG.setRelease(tx[i], o, xorshift64star(st));
+                }
+            }
+            st[0] = seed;
+            for (int i = 0; i < n; i++) {
+                for (long o = 0; o < pageSize; o += 8) {
+                    long want = xorshift64star(st);
+                    long v = (long) LONG.getAcquire(rx[i], o);
+                    if (v != want) {
+                        return String.format("page %d offset 0x%x reads 0x%016x, expected 0x%016x (seed 0x%x)", first + i, o, v, want, seed);
+                    }
+                }
+            }
+            return null;
+        }
+
+        private String ordering() throws InterruptedException {
+            for (long o = 0; o < 256 * 8; o += 8) {
+                LONG.setRelease(tx[1], o, 0L);
+            }
+            LONG.setRelease(tx[2], 0L, 0L);
+            AtomicReference<String> violation = new AtomicReference<>();
+            int[] checks = new int[1];
+            Thread checker = Thread.ofPlatform().name("selftest-checker").start(() -> {
+                long lastFlag = 0;
+                while (lastFlag < ORDERING_ROUNDS && violation.get() == null) {
+                    long r = (long) LONG.getAcquire(rx[2], 0L);
+                    if (r == lastFlag) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    long d = (long) LONG.getAcquire(rx[1], 8L * (r % 256));
+                    if (d < r || d % 256 != r % 256) {
+                        violation.set(String.format("flag read round %d but data word %d read %d (an older round)", r, r % 256, d));
+                    }
+                    checks[0]++;
+                    lastFlag = r;
+                }
+            });
+            for (long r = 1; r <= ORDERING_ROUNDS; r++) {
+                LONG.setRelease(tx[1], 8L * (r % 256), r);
+                LONG.setRelease(tx[2], 0L, r);
+            }
+            checker.join(10_000);
+            if (checker.isAlive()) {
+                checker.interrupt();
+                return "the checker did not see round " + ORDERING_ROUNDS + " in the flag word within 10 s";
+            }
+            return violation.get();
+        }
+
+        private String barrier() {
+            a.ackBarrier(Duration.ofMillis(100));
+            int barrier = a.readRegister(REG_BARRIER);
+            int outstanding = a.readRegister(REG_ACK_OUTSTANDING);
+            if ((barrier & BARRIER_DONE_MASK) == 0) {
+                return String.format("BARRIER.DONE is 0 after the sweep (BARRIER 0x%x)", barrier);
+            }
+            return outstanding == 0 ? null : "ACK_OUTSTANDING is " + outstanding + " after the sweep";
+        }
+    }
+
+}

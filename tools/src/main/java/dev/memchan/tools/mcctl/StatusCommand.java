@@ -1,0 +1,128 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.internal.cluster.ClusterService;
+import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static dev.memchan.layout.Regs.*;
+
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = {"Adapter or fabric identity and version, node IDs, membership and link state of every node, "
+                + "PCT usage, error and traffic counters, regions and multicast groups."},
+        footerHeading = "%nExamples:%n",
+        footer = {"  mcctl status --fabric shm:lab", "  mcctl status --all --json | jq '.nodes[] | select(.state==\"joined\")'"})
+final class StatusCommand extends Base {
+    @Option(names = "--all", description = "List free node IDs too.")
+    boolean all;
+
+    @Override
+    public Integer call() {
+        try (Target t = openTarget()) {
+            Map<String, Object> doc = snapshot(t, all);
+            if (json()) {
+                printJson(doc);
+            } else {
+                print(doc);
+            }
+        }
+        return Exit.OK;
+    }
+
+    static Map<String, Object> snapshot(Target t, boolean all) {
+        int first = t.adapters()[0];
+        int version = t.readRegister(first, REG_VERSION);
+        Map<String, Object> adapter = Json.obj(
+                "id", String.format("0x%08X", t.readRegister(first, REG_ID)),
+                "register_map", ((version >>> VERSION_MAJOR_SHIFT) & 0xFFFF) + "." + (version & VERSION_MINOR_MASK),
+                "caps", Counters.caps(t.readRegister(first, REG_CAPS)),
+                "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
+        List<Object> nodes = new ArrayList<>();
+        for (int n = 0; n < t.maxNodes(); n++) {
+            Target.NodeInfo info = t.node(n);
+            boolean visible = java.util.Arrays.stream(t.adapters()).anyMatch(a -> a == info.node());
+            if (!all && !info.claimed() && info.memberState() == 0) {
+                continue;
+            }
+            Map<String, Object> node = Json.obj("node", n, "state", info.state(), "pid", info.pid(),
+                    "incarnation", info.incarnation(), "heartbeat", info.heartbeat());
+            if (visible) {
+                int[] usage = Counters.pctUsage(t, n);
+                node.put("node_id_register", Counters.nodeIdRegister(t.readRegister(n, REG_NODE_ID)));
+                node.put("link", Counters.link(t.readRegister(n, REG_LINK_STATUS)));
+                node.put("tx_pages", usage[0]);
+                node.put("rx_pages", usage[1]);
+                node.put("counters", Counters.read(t, n));
+            }
+            nodes.add(node);
+        }
+        List<Object> groups = new ArrayList<>();
+        for (int g = 0; g < MULTICAST_GROUPS; g++) {
+            int mask = t.multicastGroup(g);
+            if (mask != 0) {
+                groups.add(Json.obj("group", g, "nodes", ClusterService.maskString(mask)));
+            }
+        }
+        List<Object> regions = new ArrayList<>();
+        for (Region r : t.regions()) {
+            regions.add(Targets.regionJson(r));
+        }
+        Map<String, Object> doc = Json.obj("fabric", t.location(), "kind", t.kind());
+        doc.putAll(t.identity());
+        doc.put("adapter", adapter);
+        doc.put("directory_generation", t.generation());
+        doc.put("nodes", nodes);
+        doc.put("groups", groups);
+        doc.put("regions", regions);
+        return doc;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void print(Map<String, Object> doc) {
+        var out = out();
+        Map<String, Object> a = (Map<String, Object>) doc.get("adapter");
+        out.printf("fabric     %s (%s)%n", doc.get("fabric"), doc.get("kind").equals("soft") ? "soft fabric" : "adapter");
+        for (String k : List.of("fabric_id", "file", "file_size", "created", "device")) {
+            if (doc.containsKey(k)) {
+                out.printf("%-10s %s%n", k.replace('_', ' '), doc.get(k));
+            }
+        }
+        out.printf("adapter    ID %s, register map %s, caps %s%n", a.get("id"), a.get("register_map"), a.get("caps"));
+        out.printf("window     %s pages of %s bytes (%s system pages), %s node IDs%n", a.get("page_count"), a.get("page_size"),
+                a.get("system_pages"), a.get("max_nodes"));
+        out.printf("directory  generation %s, %d regions, %d multicast groups%n", doc.get("directory_generation"),
+                ((List<?>) doc.get("regions")).size(), ((List<?>) doc.get("groups")).size());
+        out.println();
+        out.printf("%-4s %-8s %-8s %-5s %-9s %-7s %-5s %-8s %-8s %-8s %-8s %-6s%n", "NODE", "STATE", "PID", "INC", "HEARTBEAT",
+                "NODE_ID", "LINK", "TX_PAGES", "RX_PAGES", "NOTIFY", "ERRORS", "CRC");
+        for (Object o : (List<?>) doc.get("nodes")) {
+            Map<String, Object> n = (Map<String, Object>) o;
+            Map<String, Long> c = (Map<String, Long>) n.get("counters");
+            out.printf("%-4s %-8s %-8s %-5s %-9s %-7s %-5s %-8s %-8s %-8s %-8s %-6s%n", n.get("node"), n.get("state"),
+                    n.get("pid"), n.get("incarnation"), n.get("heartbeat"), n.getOrDefault("node_id_register", "?"),
+                    n.getOrDefault("link", "?"), n.getOrDefault("tx_pages", "?"), n.getOrDefault("rx_pages", "?"),
+                    c == null ? "?" : c.get("notify_count"), c == null ? "?" : c.get("error_count"), c == null ? "?" : c.get("crc_errors"));
+        }
+        if (((List<?>) doc.get("nodes")).isEmpty()) {
+            out.println("(no node joined: mcctl node join --node N)");
+        }
+        for (Object o : (List<?>) doc.get("groups")) {
+            Map<String, Object> g = (Map<String, Object>) o;
+            out.printf("group %s: nodes %s%n", g.get("group"), g.get("nodes"));
+        }
+        if (!((List<?>) doc.get("regions")).isEmpty()) {
+            out.println();
+            out.printf("%-18s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", "REGION KEY", "FIRST", "PAGES", "MODE", "USERS", "TX", "RX", "ROUTE");
+            for (Object o : (List<?>) doc.get("regions")) {
+                Map<String, Object> r = (Map<String, Object>) o;
+                out.printf("%-18s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", r.get("key"), r.get("first_page"), r.get("pages"),
+                        r.get("mode"), r.get("users"), r.get("tx_nodes"), r.get("rx_nodes"), r.get("route"));
+            }
+        }
+        out.flush();
+    }
+}

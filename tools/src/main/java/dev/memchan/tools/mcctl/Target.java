@@ -1,0 +1,68 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
+import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What mcctl operates on: the adapters of a fabric. On the soft fabric ({@code shm:NAME}) every node's
+ * emulated adapter is visible without joining; on a device ({@code dev:/dev/memchanN}) only this host's
+ * adapter is. Every command goes through this interface, so commands do not change with the backend.
+ */
+public interface Target extends AutoCloseable {
+
+    /** Membership of one node as the fabric sees it. */
+    record NodeInfo(int node, boolean claimed, boolean live, long pid, long incarnation, int memberState, long heartbeat) {
+        public String state() {
+            if (!claimed) {
+                return memberState == 0 ? "free" : "leaving";
+            }
+            return live ? (memberState == 1 ? "joined" : "joining") : "stale";
+        }
+    }
+
+    String location();
+
+    /** "soft" or "dev". */
+    String kind();
+
+    int maxNodes();
+
+    int pageSize();
+
+    int pageCount();
+
+    /** Node IDs whose adapters this target can read (all on the soft fabric, this host's on a device). */
+    int[] adapters();
+
+    int readRegister(int node, int offset);
+
+    int txPct(int node, int page);
+
+    long rxPct(int node, int page);
+
+    NodeInfo node(int node);
+
+    int multicastGroup(int group);
+
+    long generation();
+
+    List<Region> regions();
+
+    /** Every reason the batch would be refused (empty when it is valid); writes nothing. */
+    List<String> pctProblems(List<PctWrite> batch);
+
+    /** Validates the whole batch, then writes it; on a refusal nothing is changed. */
+    void writePct(List<PctWrite> batch);
+
+    /** Sets multicast groups (group -> node mask) in the directory; all or nothing. */
+    void setMulticastGroups(Map<Integer, Integer> groups);
+
+    /** Identity lines for status: fabric ID, file, creation time (soft) or device (dev). */
+    Map<String, Object> identity();
+
+    @Override
+    void close();
+}

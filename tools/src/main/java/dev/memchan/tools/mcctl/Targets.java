@@ -1,0 +1,383 @@
+package dev.memchan.tools.mcctl;
+
+import dev.memchan.Fabric;
+import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.internal.cluster.ClusterService;
+import dev.memchan.internal.soft.SoftFabricAdmin;
+import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
+import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Backend;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.memchan.layout.Regs.*;
+
+/** Fabric selection ({@code --fabric}) and the two {@link Target}s. */
+public final class Targets {
+    /** The adapter mcctl uses when no {@code --fabric} is given and it exists. */
+    public static final String DEFAULT_DEVICE = "/dev/memchan0";
+    /** The soft fabric used otherwise. */
+    public static final String DEFAULT_SOFT = "shm:default";
+
+    private Targets() {
+    }
+
+    /** {@code --fabric} as given, or the default: dev:/dev/memchan0 when present, else shm:default. */
+    public static String resolve(String fabric) {
+        if (fabric != null && !fabric.isBlank()) {
+            String f = fabric.trim();
+            if (f.startsWith("/dev/")) {
+                return "dev:" + f;
+            }
+            if (!f.startsWith("shm:") && !f.startsWith("dev:")) {
+                throw McctlException.usage("bad --fabric '" + fabric + "': use shm:NAME (soft fabric) or dev:/dev/memchanN (adapter)");
+            }
+            return f;
+        }
+        String env = System.getenv("MEMCHAN_FABRIC");
+        if (env != null && !env.isBlank()) {
+            return resolve(env);
+        }
+        return Files.exists(Path.of(DEFAULT_DEVICE)) ? "dev:" + DEFAULT_DEVICE : DEFAULT_SOFT;
+    }
+
+    public static boolean isSoft(String location) {
+        return location.startsWith("shm:");
+    }
+
+    /** The soft fabric name of {@code shm:NAME}; a usage error for anything else. */
+    public static String softName(String location, String what) {
+        if (!isSoft(location)) {
+            throw McctlException.usage(what + " works on the soft fabric only (--fabric shm:NAME), not on " + location);
+        }
+        return location.substring(4);
+    }
+
+    /** Opens the target at {@code location} (already {@link #resolve}d). */
+    public static Target open(String location) {
+        if (isSoft(location)) {
+            return new Soft(SoftFabricAdmin.open(location.substring(4)));
+        }
+        checkDevice(location);
+        return new Device(Fabric.open(location, FabricOptions.defaults().withCreate(false)));
+    }
+
+    /** A missing device or one without permission is exit code 3, with what to do. */
+    public static void checkDevice(String location) {
+        if (!location.startsWith("dev:")) {
+            return;
+        }
+        Path dev = Path.of(location.substring(4));
+        if (!Files.exists(dev)) {
+            throw new McctlException(Exit.NO_DEVICE, "no device " + dev + ": load the memchan driver (docs/driver.md), "
+                    + "or use the soft fabric with --fabric shm:NAME");
+        }
+        if (!Files.isReadable(dev) || !Files.isWritable(dev)) {
+            throw new McctlException(Exit.NO_DEVICE, "no permission to open " + dev + ": add yourself to the device's group "
+                    + "(udev/ rules give it to group memchan) and log in again");
+        }
+    }
+
+    /** Joins the fabric as a (transient) node of this process, for commands that need a member. */
+    public static Fabric join(String location, int nodeId) {
+        checkDevice(location);
+        return Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
+    }
+
+    static Map<String, Object> regionJson(Region r) {
+        return Json.obj("key", String.format("0x%x", r.key()), "first_page", r.firstPage(), "pages", r.pageCount(),
+                "mode", String.format("0%o", r.mode()), "uid", r.uid(), "gid", r.gid(), "users", ClusterService.maskString(r.users()),
+                "tx_nodes", ClusterService.maskString(r.txNodes()), "rx_nodes", ClusterService.maskString(r.rxNodes()),
+                "route", r.routed() ? TxPct.describe(r.route() | TX_PCT_TX_EN_MASK) : "-",
+                "lock_set", r.isLockSet() ? (r.flags() >>> 16) : 0);
+    }
+
+    /** Multicast groups set by {@code groups}, restoring the earlier masks when one is refused. */
+    static void setGroups(Fabric fabric, Map<Integer, Integer> groups) {
+        Map<Integer, Integer> done = new HashMap<>();
+        try {
+            for (Map.Entry<Integer, Integer> g : groups.entrySet()) {
+                int before = fabric.multicastGroup(g.getKey());
+                if (before != g.getValue()) {
+                    fabric.setMulticastGroup(g.getKey(), g.getValue());
+                    done.put(g.getKey(), before);
+                }
+            }
+        } catch (RuntimeException e) {
+            done.forEach(fabric::setMulticastGroup);
+            throw e;
+        }
+    }
+
+    /** The soft fabric: an admin view of the file, claiming no node. */
+    static final class Soft implements Target {
+        private final SoftFabricAdmin admin;
+
+        Soft(SoftFabricAdmin admin) {
+            this.admin = admin;
+        }
+
+        @Override
+        public String location() {
+            return admin.location();
+        }
+
+        @Override
+        public String kind() {
+            return "soft";
+        }
+
+        @Override
+        public int maxNodes() {
+            return admin.layout().maxNodes();
+        }
+
+        @Override
+        public int pageSize() {
+            return admin.layout().pageSize();
+        }
+
+        @Override
+        public int pageCount() {
+            return admin.layout().pageCount();
+        }
+
+        @Override
+        public int[] adapters() {
+            return java.util.stream.IntStream.range(0, maxNodes()).toArray();
+        }
+
+        @Override
+        public int readRegister(int node, int offset) {
+            return admin.readRegister(node, offset);
+        }
+
+        @Override
+        public int txPct(int node, int page) {
+            return admin.txPct(node, page);
+        }
+
+        @Override
+        public long rxPct(int node, int page) {
+            return admin.rxPct(node, page);
+        }
+
+        @Override
+        public NodeInfo node(int node) {
+            long owner = admin.owner(node);
+            SoftFabricAdmin.Member m = admin.member(node);
+            return new NodeInfo(node, owner != 0, admin.joined(node), owner & 0xFFFF_FFFFL, owner >>> 32, m.state(), m.heartbeat());
+        }
+
+        @Override
+        public int multicastGroup(int group) {
+            return admin.multicastGroup(group);
+        }
+
+        @Override
+        public long generation() {
+            return admin.generation();
+        }
+
+        @Override
+        public List<Region> regions() {
+            return admin.regions();
+        }
+
+        @Override
+        public List<String> pctProblems(List<PctWrite> batch) {
+            return admin.problems(batch);
+        }
+
+        @Override
+        public void writePct(List<PctWrite> batch) {
+            admin.write(batch);
+        }
+
+        @Override
+        public void setMulticastGroups(Map<Integer, Integer> groups) {
+            if (groups.isEmpty()) {
+                return;
+            }
+            try (Fabric f = Fabric.open(location(), FabricOptions.defaults().withCreate(false))) {
+                setGroups(f, groups);
+            }
+        }
+
+        @Override
+        public Map<String, Object> identity() {
+            return Json.obj("fabric_id", String.format("%016x", admin.fabricId()),
+                    "file", "/dev/shm/memchan-" + location().substring(4),
+                    "file_size", admin.layout().fileSize(),
+                    "created", Instant.ofEpochMilli(admin.createdNanos() / 1_000_000).toString());
+        }
+
+        @Override
+        public void close() {
+            admin.close();
+        }
+    }
+
+    /**
+     * A device: this host's adapter, through the library's backend for {@code dev:} (the cluster is joined as
+     * the adapter's node, as every user of the adapter does).
+     */
+    static final class Device implements Target {
+        private final Fabric fabric;
+        private final Backend adapter;
+
+        Device(Fabric fabric) {
+            this.fabric = fabric;
+            this.adapter = fabric.adapter();
+        }
+
+        @Override
+        public String location() {
+            return fabric.location();
+        }
+
+        @Override
+        public String kind() {
+            return "dev";
+        }
+
+        @Override
+        public int maxNodes() {
+            return fabric.maxNodes();
+        }
+
+        @Override
+        public int pageSize() {
+            return fabric.pageSize();
+        }
+
+        @Override
+        public int pageCount() {
+            return fabric.pageCount();
+        }
+
+        @Override
+        public int[] adapters() {
+            return new int[]{fabric.nodeId()};
+        }
+
+        private void own(int node) {
+            if (node != fabric.nodeId()) {
+                throw McctlException.usage("this host's adapter is node " + fabric.nodeId() + "; node " + node
+                        + " is another host's adapter: run mcctl there");
+            }
+        }
+
+        @Override
+        public int readRegister(int node, int offset) {
+            own(node);
+            return adapter.readRegister(offset);
+        }
+
+        @Override
+        public int txPct(int node, int page) {
+            own(node);
+            return adapter.txPct(page);
+        }
+
+        @Override
+        public long rxPct(int node, int page) {
+            own(node);
+            return adapter.rxPct(page);
+        }
+
+        @Override
+        public NodeInfo node(int node) {
+            ClusterService c = fabric.cluster();
+            boolean alive = (c.members() & (1 << node)) != 0;
+            return new NodeInfo(node, alive, alive, c.pidOf(node), c.incarnationOf(node), alive ? SYS_NODE_STATE_ALIVE : 0, c.heartbeatOf(node));
+        }
+
+        @Override
+        public int multicastGroup(int group) {
+            return fabric.multicastGroup(group);
+        }
+
+        @Override
+        public long generation() {
+            return fabric.cluster().generation();
+        }
+
+        @Override
+        public List<Region> regions() {
+            List<Region> out = new ArrayList<>();
+            for (ClusterService.RegionEntry e : fabric.cluster().regions()) {
+                out.add(new Region(e.index, e.mode, e.key, e.uid, e.gid, e.firstPage, e.pageCount, e.users, e.txNodes, e.rxNodes,
+                        e.txLoopback, e.route, e.flags, e.generation));
+            }
+            return out;
+        }
+
+        @Override
+        public List<String> pctProblems(List<PctWrite> batch) {
+            List<String> out = new ArrayList<>();
+            for (PctWrite w : batch) {
+                if (w.node() != fabric.nodeId()) {
+                    out.add("node " + w.node() + " is another host's adapter (this one is node " + fabric.nodeId() + ")");
+                } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
+                    out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
+                } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
+                    out.add("transmit PCT entry for page " + w.page() + ": " + TxPct.problem(w.tx(), maxNodes()));
+                } else if (w.rx() != null && RxPct.problem(w.rx()) != null) {
+                    out.add("receive PCT entry for page " + w.page() + ": " + RxPct.problem(w.rx()));
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public void writePct(List<PctWrite> batch) {
+            List<String> problems = pctProblems(batch);
+            if (!problems.isEmpty()) {
+                throw McctlException.usage(problems.getFirst() + "; nothing was changed");
+            }
+            List<PctWrite> undo = new ArrayList<>();
+            try {
+                for (PctWrite w : batch) {
+                    undo.add(new PctWrite(w.node(), w.page(), adapter.txPct(w.page()), adapter.rxPct(w.page())));
+                    if (w.tx() != null) {
+                        adapter.writeTxPct(w.page(), w.tx());
+                    }
+                    if (w.rx() != null) {
+                        adapter.writeRxPct(w.page(), w.rx());
+                    }
+                }
+            } catch (MemchanException e) {
+                for (PctWrite u : undo.reversed()) { // the adapter refused one entry: put back what was written
+                    adapter.writeTxPct(u.page(), u.tx());
+                    adapter.writeRxPct(u.page(), u.rx());
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public void setMulticastGroups(Map<Integer, Integer> groups) {
+            setGroups(fabric, groups);
+        }
+
+        @Override
+        public Map<String, Object> identity() {
+            return Json.obj("device", location().substring(4), "node", fabric.nodeId());
+        }
+
+        @Override
+        public void close() {
+            fabric.close();
+        }
+    }
+}
