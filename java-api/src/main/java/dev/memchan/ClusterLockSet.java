@@ -31,7 +31,7 @@ public final class ClusterLockSet implements AutoCloseable {
         long row = BidLock.rowSize(fabric.maxNodes());
         for (int i = 0; i < count; i++) {
             locks[i] = new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
-                    fabric.adapter().incarnation());
+                    fabric.adapter().incarnation(), out.writeCombining());
             local[i] = new ReentrantLock();
         }
     }

@@ -34,8 +34,13 @@ public final class BidLock {
     private final int nodes;
     private final int me;
     private final long bid;
+    private final boolean writeCombining;
 
-    public BidLock(MemorySegment tx, MemorySegment rx, long rowOffset, int nodes, int me, long bid) {
+    /**
+     * @param writeCombining the transmit mapping is write-combining memory: the release must then drain
+     *                       the protected stores with a real fence before the bid is withdrawn
+     */
+    public BidLock(MemorySegment tx, MemorySegment rx, long rowOffset, int nodes, int me, long bid, boolean writeCombining) {
         if (bid == 0) {
             throw new IllegalArgumentException("bid must be non-zero");
         }
@@ -45,6 +50,7 @@ public final class BidLock {
         this.nodes = nodes;
         this.me = me;
         this.bid = bid;
+        this.writeCombining = writeCombining;
     }
 
     /** Size of one row for {@code nodes} nodes. */
@@ -66,7 +72,7 @@ public final class BidLock {
         if (othersBidding()) {
             return false;
         }
-        LONG.setVolatile(tx, row + 8L * me, bid);
+        LONG.setRelease(tx, row + 8L * me, bid);
         VarHandle.fullFence(); // the bid must leave before we read the others (x86 may pass loads over stores)
         long spins = 0;
         while ((long) LONG.getVolatile(rx, row + 8L * me) != bid) { // local copy: our bid has been ordered
@@ -109,10 +115,15 @@ public final class BidLock {
         }
     }
 
-    /** Releases: a fence orders the protected stores (write-combining too) before the bid's withdrawal. */
+    /**
+     * Releases: the protected stores must reach everyone before the bid's withdrawal. On write-back memory
+     * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first.
+     */
     public void release() {
-        VarHandle.fullFence();
-        LONG.setVolatile(tx, row + 8L * me, 0L);
+        if (writeCombining) {
+            VarHandle.fullFence();
+        }
+        LONG.setRelease(tx, row + 8L * me, 0L);
     }
 
     /** True when this node's bid is the only one (the lock is held by us). */

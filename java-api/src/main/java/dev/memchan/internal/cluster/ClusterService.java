@@ -87,7 +87,7 @@ public final class ClusterService implements AutoCloseable {
         }
         this.tx = sysTx.segment();
         this.rx = sysRx.segment();
-        this.clusterLock = new BidLock(tx, rx, lockRow(), nodes, me, backend.incarnation());
+        this.clusterLock = new BidLock(tx, rx, lockRow(), nodes, me, backend.incarnation(), sysTx.writeCombining());
         this.seenState = new int[nodes];
         this.seenIncarnation = new long[nodes];
         this.lastHeartbeat = new long[nodes];
