@@ -44,6 +44,7 @@ final class ClusterConfig {
     private final List<Problem> problems = new ArrayList<>();
     private final List<Integer> nodes = new ArrayList<>();
     private final Map<Integer, Integer> groups = new TreeMap<>();
+    private final Map<Integer, Integer> groupLines = new HashMap<>();
     private final List<PctWrite> writes = new ArrayList<>();
     private final List<Integer> writeLines = new ArrayList<>();
     private int regions;
@@ -60,9 +61,7 @@ final class ClusterConfig {
     static ClusterConfig check(String file, String text, Target t) {
         ClusterConfig c = new ClusterConfig(file);
         c.parse(text, t);
-        if (c.problems.isEmpty()) {
-            c.crossCheck(t);
-        }
+        c.crossCheck(t); // over whatever parsed, so that every problem of the file is listed at once
         c.problems.sort(java.util.Comparator.comparingInt(Problem::line));
         return c;
     }
@@ -145,6 +144,7 @@ final class ClusterConfig {
                             problem(tuple.getValueNode(), "multicast group " + group + " has no members");
                         }
                         groups.put(group, mask);
+                        groupLines.put(group, line(tuple.getKeyNode()));
                     }
                 }
             } else {
@@ -428,6 +428,17 @@ final class ClusterConfig {
                 finalTx.computeIfAbsent(w.page(), k -> new HashMap<>()).put(w.node(), w.tx());
             }
         }
+        for (Map.Entry<Integer, Integer> g : groups.entrySet()) { // the directory refuses to change a group in use
+            if (t.multicastGroup(g.getKey()) == g.getValue()) {
+                continue;
+            }
+            for (Region r : allocated) {
+                if (r.routed() && TxPct.destKind(r.route()) == Regs.DEST_KIND_MULTICAST && TxPct.dest(r.route()) == g.getKey()) {
+                    report(reported, groupLines.get(g.getKey()), String.format("multicast group %d is in use by region 0x%x "
+                            + "(allocated in the directory); its members cannot change while it transmits", g.getKey(), r.key()));
+                }
+            }
+        }
         for (Map.Entry<Integer, Map<Integer, Integer>> e : finalTx.entrySet()) {
             int page = e.getKey();
             Map<Integer, Integer> routes = new TreeMap<>(); // route -> a node using it
@@ -438,17 +449,15 @@ final class ClusterConfig {
                 }
             }
             if (routes.size() > 1) {
-                int line = 0;
-                for (int i = 0; i < writes.size(); i++) {
-                    if (writes.get(i).page() == page && writes.get(i).tx() != null) {
-                        line = writeLines.get(i);
-                        break;
-                    }
-                }
                 StringBuilder sb = new StringBuilder();
                 routes.forEach((route, n) -> sb.append(sb.isEmpty() ? "" : " vs ").append("node ").append(n).append(' ')
                         .append(TxPct.describe(route | 1)));
-                report(reported, line, "conflicting routes for page " + page + ": " + sb + " (one network page has one route)");
+                for (int i = 0; i < writes.size(); i++) { // at every line that routes this page
+                    if (writes.get(i).page() == page && writes.get(i).tx() != null && TxPct.enabled(writes.get(i).tx())) {
+                        report(reported, writeLines.get(i), "conflicting routes for page " + page + ": " + sb
+                                + " (one network page has one route)");
+                    }
+                }
             }
         }
         if (problems.isEmpty()) { // whatever the fabric itself would refuse (e.g. a node that left meanwhile)

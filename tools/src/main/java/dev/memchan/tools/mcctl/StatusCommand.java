@@ -20,10 +20,14 @@ final class StatusCommand extends Base {
     @Option(names = "--all", description = "List free node IDs too.")
     boolean all;
 
+    @Option(names = "--pct", description = "Include every PCT entry that is set, system pages too (with --json; "
+            + "'mcctl pct show' prints tables).")
+    boolean pct;
+
     @Override
     public Integer call() {
         try (Target t = openTarget()) {
-            Map<String, Object> doc = snapshot(t, all);
+            Map<String, Object> doc = snapshot(t, all, pct);
             if (json()) {
                 printJson(doc);
             } else {
@@ -33,7 +37,7 @@ final class StatusCommand extends Base {
         return Exit.OK;
     }
 
-    static Map<String, Object> snapshot(Target t, boolean all) {
+    static Map<String, Object> snapshot(Target t, boolean all, boolean withPct) {
         int first = t.adapters()[0];
         int version = t.readRegister(first, REG_VERSION);
         Map<String, Object> adapter = Json.obj(
@@ -57,6 +61,17 @@ final class StatusCommand extends Base {
                 node.put("tx_pages", usage[0]);
                 node.put("rx_pages", usage[1]);
                 node.put("counters", Counters.read(t, n));
+                if (withPct) {
+                    List<Object> entries = new ArrayList<>();
+                    for (int p = 0; p < t.pageCount(); p++) {
+                        int tx = t.txPct(n, p);
+                        long rx = t.rxPct(n, p);
+                        if (tx != 0 || rx != 0) {
+                            entries.add(Json.obj("page", p, "tx", String.format("0x%08x", tx), "rx", String.format("0x%x", rx)));
+                        }
+                    }
+                    node.put("pct", entries);
+                }
             }
             nodes.add(node);
         }
