@@ -29,6 +29,7 @@ lutram = sum(v for k, v in cells.items() if k.startswith('RAM') and not k.starts
 ff = sum(v for k, v in cells.items() if re.fullmatch(r'FD[CPRS]E?', k))
 b36 = cells.get('RAMB36E2', 0); b18 = cells.get('RAMB18E2', 0)
 dsp = sum(v for k, v in cells.items() if k.startswith('DSP'))
-carry = cells.get('CARRY8', 0)
-print(f"resources: LUT {lut}  LUTRAM-cells {lutram}  FF {ff}  RAMB36 {b36}  RAMB18 {b18}  DSP {dsp}  CARRY8 {carry}")
+carry = cells.get('CARRY8', 0) + cells.get('CARRY4', 0)
+muxf = sum(v for k, v in cells.items() if k.startswith('MUXF'))
+print(f"resources: LUT {lut}  LUTRAM {lutram} (RAM32M16 cells)  FF {ff}  RAMB36 {b36}  RAMB18 {b18}  DSP {dsp}  CARRY {carry}  MUXF {muxf}")
 PY

@@ -33,6 +33,7 @@ module tb_host_mem #(
   longint aw_q_addr [$];
   int     aw_q_len [$];
   int     beat;
+  logic [72:0] wbuf [$];  // {last, strb, data} of W beats not yet matched with an AW
   int     bpend;
   int     stall_pct;
 
@@ -60,19 +61,22 @@ module tb_host_mem #(
         aw_q_len.push_back(int'(awlen));
         first_aw_cycle.push_back(cycle);
       end
-      if (wvalid && wready) begin
+      if (wvalid && wready) wbuf.push_back({wlast, wstrb, wdata});
+      // W beats may come before their AW (AXI allows it): match them in order
+      while (wbuf.size() > 0 && aw_q_addr.size() > 0) begin
         longint a;
-        if (aw_q_addr.size() == 0) $fatal(1, "host: W beat before its AW (this slave needs AW first)");
+        logic [72:0] wb;
+        wb = wbuf.pop_front();
         a = aw_q_addr[0] + 8 * beat;
-        if (wlast != (beat == aw_q_len[0])) $fatal(1, "host: WLAST wrong at beat %0d of %0d", beat, aw_q_len[0]);
+        if (wb[72] != (beat == aw_q_len[0])) $fatal(1, "host: WLAST wrong at beat %0d of %0d", beat, aw_q_len[0]);
         for (int l = 0; l < 2; l++) begin
-          if (wstrb[4*l +: 4] == 4'hF) begin
-            for (int b = 0; b < 4; b++) mem[a + 4*l + b] = wdata[32*l + 8*b +: 8];
+          if (wb[64 + 4*l +: 4] == 4'hF) begin
+            for (int b = 0; b < 4; b++) mem[a + 4*l + b] = wb[32*l + 8*b +: 8];
             log_addr.push_back(a + 4*l);
-            log_val.push_back(wdata[32*l +: 32]);
+            log_val.push_back(wb[32*l +: 32]);
             log_time.push_back(cycle);
-          end else if (wstrb[4*l +: 4] != 4'h0) begin
-            $fatal(1, "host: partial 32-bit lane strobe %b", wstrb);
+          end else if (wb[64 + 4*l +: 4] != 4'h0) begin
+            $fatal(1, "host: partial 32-bit lane strobe %b", wb[71:64]);
           end
         end
         if (beat == aw_q_len[0]) begin
@@ -87,7 +91,7 @@ module tb_host_mem #(
       if (bvalid && bready) bpend--;
       bvalid  <= (bpend > 0) && ($urandom_range(0, 99) >= stall_pct);
       awready <= $urandom_range(0, 99) >= stall_pct;
-      wready  <= (aw_q_addr.size() > 0) && ($urandom_range(0, 99) >= stall_pct);  // waits for AW (allowed)
+      wready  <= (wbuf.size() < 64) && ($urandom_range(0, 99) >= stall_pct);
     end
   end
 endmodule : tb_host_mem
