@@ -132,8 +132,10 @@ chmod +x "$WORK/initrd/init"
 (cd "$WORK/initrd" && find . | cpio -o -H newc 2> /dev/null | gzip -1) > "$WORK/initrd.gz"
 
 # boot NAME TEST SHMFILE: one guest; console in $WORK/NAME.log
+# (BOOT_MEM, BOOT_SMP, BOOT_TIMEOUT override the defaults for one call)
 boot() {
-	timeout 300 qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 512 -no-reboot \
+	timeout "${BOOT_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" \
+		-m "${BOOT_MEM:-512}" -no-reboot \
 		-display none -monitor none -serial "file:$WORK/$1.log" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$2 mcroot=$ROOT" \
@@ -171,7 +173,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -218,6 +220,21 @@ if [[ " $ONLY " == *" host "* ]]; then
 		[ $rc -eq 0 ] && [ "$p" -gt 0 ] && ok "host peer exited 0" || notok "host peer exited 0 (rc $rc)"
 		verdict host-guest $t
 	}
+fi
+
+if [[ " $ONLY " == *" java "* ]]; then
+	# the Java library on dev:/dev/memchan0 (DevGuestSmoke) needs its classes built
+	jok=1
+	(source "$ROOT/scripts/env.sh" && cd "$ROOT/java-api" && mvn -B -ntp -q -DskipTests test-compile) \
+		> "$WORK/mvn-build.log" 2>&1 ||
+		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api classes build"; jok=0; }
+	if [ $jok = 1 ]; then
+		fab=$(newfab java) && {
+			t0=$(date +%s)
+			BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=400 boot java java "$fab"
+			verdict java $(( $(date +%s) - t0 ))
+		}
+	fi
 fi
 
 finish

@@ -64,6 +64,24 @@ abi)
 	dmesg | grep -E "memchan" | sed 's/^/# dmesg: /'
 	exit $rc
 	;;
+java)
+	# the Java library (dev: backend, cluster service, regions, notifier) on the
+	# driver, in one plain JVM (Maven under TCG is far too slow for the budget)
+	load || exit 1
+	"$N/tools/memchan-setnode" /dev/memchan0 0 || exit 1
+	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+	done
+	start=$(date +%s)
+	cd /tmp || exit 1
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
+		-cp "$R/java-api/target/classes:$R/java-api/target/test-classes" \
+		dev.memchan.internal.dev.DevGuestSmoke dev:/dev/memchan0
+	rc=$?
+	echo "# java smoke took $(( $(date +%s) - start )) s"
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 cluster-a)
 	load || exit 1
 	exec "$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 150
