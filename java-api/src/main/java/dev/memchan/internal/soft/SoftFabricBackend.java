@@ -488,6 +488,12 @@ public final class SoftFabricBackend implements Backend {
             return segment;
         }
 
+        /** A MAP_SHARED file mapping: ordinary write-back memory. */
+        @Override
+        public boolean writeCombining() {
+            return false;
+        }
+
         @Override
         public void close() {
             release(this);
