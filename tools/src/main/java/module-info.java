@@ -8,6 +8,8 @@ module dev.memchan.tools {
     requires org.snakeyaml.engine.v2;
     requires HdrHistogram;
 
+    uses dev.memchan.spi.BackendProvider;
+
     exports dev.memchan.tools.mcctl;
     exports dev.memchan.tools.bench;
     opens dev.memchan.tools.mcctl to info.picocli;

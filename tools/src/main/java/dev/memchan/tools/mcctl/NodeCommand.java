@@ -3,6 +3,7 @@ package dev.memchan.tools.mcctl;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.layout.Regs;
+import dev.memchan.spi.Backend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -67,10 +68,11 @@ final class NodeCommand extends Base {
     }
 
     @Command(name = "set", mixinStandardHelpOptions = true,
-            description = {"Set this node's ID. Soft fabric: claims ID and holds it like 'node join --node ID' "
-                    + "(a node ID is held by a process). Adapter: NODE_ID is set by the driver when it loads; "
-                    + "this command says so and changes nothing."},
-            footerHeading = "%nExamples:%n", footer = {"  mcctl node set 3 --fabric shm:lab"})
+            description = {"Set this node's ID. Adapter (dev:): writes NODE_ID through the driver (root; refused while "
+                    + "any process has pages granted) and exits; the ID stays until changed. Soft fabric: a node ID is held "
+                    + "by a process, so this claims ID and holds it like 'node join --node ID' until SIGINT or SIGTERM."},
+            footerHeading = "%nExamples:%n", footer = {"  mcctl node set 3 --fabric dev:/dev/memchan0",
+            "  mcctl node set 3 --fabric shm:lab"})
     static final class Set extends Base {
         @Parameters(paramLabel = "ID", description = "Node ID, 0..MAX_NODES-1.")
         int id;
@@ -79,9 +81,16 @@ final class NodeCommand extends Base {
         public Integer call() throws InterruptedException {
             String location = location();
             if (!Targets.isSoft(location)) {
-                Targets.checkDevice(location);
-                throw McctlException.usage("the node ID of " + location + " is set by the memchan driver when it loads "
-                        + "(see docs/driver.md); mcctl cannot change it on a running adapter");
+                Syntax.node(id, Regs.MAX_NODES);
+                try (Backend adapter = Targets.adapter(location, id)) {
+                    if (json()) {
+                        printJson(Json.obj("fabric", location, "node", adapter.nodeId()));
+                    } else {
+                        out().printf("%s: node ID %d%n", location, adapter.nodeId());
+                        out().flush();
+                    }
+                }
+                return Exit.OK;
             }
             return Join.hold(this, location, id, false);
         }

@@ -10,6 +10,7 @@ import dev.memchan.internal.soft.SoftFabricAdmin.Region;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
+import dev.memchan.spi.BackendProvider;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 
 import static dev.memchan.layout.Regs.*;
 
@@ -85,6 +87,21 @@ public final class Targets {
             throw new McctlException(Exit.NO_DEVICE, "no permission to open " + dev + ": add yourself to the device's group "
                     + "(udev/ rules give it to group memchan) and log in again");
         }
+    }
+
+    /**
+     * The adapter of a device alone, without joining the cluster: {@code nodeId} >= 0 sets its NODE_ID
+     * (the driver keeps it after close). Opened through the library's BackendProvider for {@code dev:}.
+     */
+    public static Backend adapter(String location, int nodeId) {
+        checkDevice(location);
+        for (BackendProvider p : ServiceLoader.load(BackendProvider.class)) {
+            if (p.scheme().equals("dev")) {
+                return p.open(location.substring(4), nodeId);
+            }
+        }
+        throw new McctlException(Exit.NO_DEVICE, "this memchan library has no backend for dev: locations; "
+                + "use a build of java-api with the driver backend");
     }
 
     /** Joins the fabric as a (transient) node of this process, for commands that need a member. */
