@@ -234,6 +234,17 @@ if [[ " $ONLY " == *" java "* ]]; then
 			BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=400 boot java java "$fab"
 			verdict java $(( $(date +%s) - t0 ))
 		}
+		fab=$(newfab java2) && {
+			t0=$(date +%s)
+			BOOT_MEM=1024 BOOT_TIMEOUT=400 boot java-a java-a "$fab" &
+			pa=$!
+			BOOT_MEM=1024 BOOT_TIMEOUT=400 boot java-b java-b "$fab" &
+			pb=$!
+			wait $pa $pb
+			t=$(( $(date +%s) - t0 ))
+			verdict java-a $t
+			verdict java-b $t
+		}
 	fi
 fi
 

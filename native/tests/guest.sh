@@ -64,6 +64,21 @@ abi)
 	dmesg | grep -E "memchan" | sed 's/^/# dmesg: /'
 	exit $rc
 	;;
+java-a | java-b)
+	# the Java library across two kernels: a MessageChannel between nodes 0 and 1
+	load || exit 1
+	role=${T#java-}
+	[ "$role" = a ] && node=0 || node=1
+	"$N/tools/memchan-setnode" /dev/memchan0 $node || exit 1
+	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+	done
+	cd /tmp || exit 1
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
+		-cp "$R/java-api/target/classes:$R/java-api/target/test-classes" \
+		dev.memchan.internal.dev.DevGuestCluster $role dev:/dev/memchan0
+	exit $?
+	;;
 java)
 	# the Java library (dev: backend, cluster service, regions, notifier) on the
 	# driver, in one plain JVM (Maven under TCG is far too slow for the budget)
