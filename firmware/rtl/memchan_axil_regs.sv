@@ -1,6 +1,6 @@
 // BAR0 register block: AXI4-Lite slave with the registers of regmap/memchan.toml
 // (offsets and fields from memchan_regs_pkg) and the transmit / receive PCT windows at
-// memchan_regs_pkg::MC_TX_PCT_BASE / memchan_regs_pkg::MC_RX_PCT_BASE (block RAM port A). Writes must be full 32-bit words.
+// MC_TX_PCT_BASE / MC_RX_PCT_BASE (block RAM port A). Writes must be full 32-bit words.
 `default_nettype none
 
 module memchan_axil_regs #(
@@ -80,8 +80,10 @@ module memchan_axil_regs #(
   input  wire logic [31:0]   ev_notify_page_i,
   output logic [3:0]         irq_o           // IRQ_STATUS & IRQ_MASK, toward MSI-X
 );
-  if (PAGES < 8 || PAGES > memchan_regs_pkg::MC_MAX_PAGES || (1 << PG_W) != PAGES) begin : g_check_pages
-    $error("memchan_axil_regs: PAGES must be a power of two in 8..memchan_regs_pkg::MC_MAX_PAGES");
+  import memchan_regs_pkg::*;
+
+  if (PAGES < 8 || PAGES > MC_MAX_PAGES || (1 << PG_W) != PAGES) begin : g_check_pages
+    $error("memchan_axil_regs: PAGES must be a power of two in 8..MC_MAX_PAGES");
   end
 
   // reset values from regmap/memchan.toml
@@ -90,9 +92,9 @@ module memchan_axil_regs #(
   localparam logic [31:0] ACK_TIMEOUT_RESET = 32'd2048;
   localparam logic [31:0] HB_PERIOD_RESET   = 32'd4096;
   localparam logic [31:0] COMBINE_RESET     = 32'd4;
-  localparam logic [31:0] CAPS = memchan_regs_pkg::MC_CAPS_LINK_RETRY_MASK | memchan_regs_pkg::MC_CAPS_LOOPBACK_INTERNAL_MASK |
-                                 memchan_regs_pkg::MC_CAPS_LOOPBACK_EXTERNAL_MASK | memchan_regs_pkg::MC_CAPS_MULTICAST_MASK |
-                                 memchan_regs_pkg::MC_CAPS_RX_REMAP_MASK;
+  localparam logic [31:0] CAPS = MC_CAPS_LINK_RETRY_MASK | MC_CAPS_LOOPBACK_INTERNAL_MASK |
+                                 MC_CAPS_LOOPBACK_EXTERNAL_MASK | MC_CAPS_MULTICAST_MASK |
+                                 MC_CAPS_RX_REMAP_MASK;
 
   logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
   logic [31:0] mcast_q [16];
@@ -118,10 +120,10 @@ module memchan_axil_regs #(
   assign waddr = s_awaddr_i;
 
   function automatic logic in_tx(input logic [17:0] a);
-    in_tx = (32'(a) >= memchan_regs_pkg::MC_TX_PCT_BASE) && (32'(a) < memchan_regs_pkg::MC_TX_PCT_BASE + memchan_regs_pkg::MC_TX_PCT_ENTRY_SIZE * PAGES);
+    in_tx = (32'(a) >= MC_TX_PCT_BASE) && (32'(a) < MC_TX_PCT_BASE + MC_TX_PCT_ENTRY_SIZE * PAGES);
   endfunction
   function automatic logic in_rx(input logic [17:0] a);
-    in_rx = (32'(a) >= memchan_regs_pkg::MC_RX_PCT_BASE) && (32'(a) < memchan_regs_pkg::MC_RX_PCT_BASE + memchan_regs_pkg::MC_RX_PCT_ENTRY_SIZE * PAGES);
+    in_rx = (32'(a) >= MC_RX_PCT_BASE) && (32'(a) < MC_RX_PCT_BASE + MC_RX_PCT_ENTRY_SIZE * PAGES);
   endfunction
 
   assign w_tx  = wr && in_tx(waddr);
@@ -132,28 +134,32 @@ module memchan_axil_regs #(
   assign txp_en_o    = w_tx || (rd && in_tx(s_araddr_i));
   assign txp_we_o    = w_tx;
   assign txp_addr_o  = PG_W'((wr ? waddr : s_araddr_i) >> 2);
-  assign txp_wdata_o = s_wdata_i & memchan_regs_pkg::MC_TX_PCT_VALID_MASK;
+  assign txp_wdata_o = s_wdata_i & MC_TX_PCT_VALID_MASK;
   assign rxp_en_o    = w_rx || (rd && in_rx(s_araddr_i));
   assign rxp_we_o    = {w_rx && waddr[2], w_rx && !waddr[2]};
   assign rxp_addr_o  = PG_W'((wr ? waddr : s_araddr_i) >> 3);
-  assign rxp_wdata_o = s_wdata_i & (waddr[2] ? memchan_regs_pkg::MC_RX_PCT_VALID_MASK[63:32] : memchan_regs_pkg::MC_RX_PCT_VALID_MASK[31:0]);
+  assign rxp_wdata_o = s_wdata_i & (waddr[2] ? MC_RX_PCT_VALID_MASK[63:32]
+                                             : MC_RX_PCT_VALID_MASK[31:0]);
 
   logic [11:0] wo;
   assign wo = waddr[11:0];
   logic start_bar, err_reset, cnt_clear;
-  assign start_bar = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_BARRIER)) && ((s_wdata_i & memchan_regs_pkg::MC_BARRIER_START_MASK) != 0);
-  assign err_reset = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_CTRL)) && ((s_wdata_i & memchan_regs_pkg::MC_CTRL_ERR_RESET_MASK) != 0);
-  assign cnt_clear = w_reg && (wo == 12'(memchan_regs_pkg::MC_REG_CTRL)) && ((s_wdata_i & memchan_regs_pkg::MC_CTRL_CNT_CLEAR_MASK) != 0);
+  assign start_bar = w_reg && (wo == 12'(MC_REG_BARRIER)) &&
+                     ((s_wdata_i & MC_BARRIER_START_MASK) != 0);
+  assign err_reset = w_reg && (wo == 12'(MC_REG_CTRL)) &&
+                     ((s_wdata_i & MC_CTRL_ERR_RESET_MASK) != 0);
+  assign cnt_clear = w_reg && (wo == 12'(MC_REG_CTRL)) &&
+                     ((s_wdata_i & MC_CTRL_CNT_CLEAR_MASK) != 0);
   assign err_reset_o   = err_reset;
   assign barrier_req_o = start_bar;
 
   // ---------------- outputs ----------------
   assign node_id_o     = node_q[7:0];
-  assign node_valid_o  = (node_q & memchan_regs_pkg::MC_NODE_ID_VALID_MASK) != 0;
-  assign node_auto_o   = (node_q & memchan_regs_pkg::MC_NODE_ID_AUTO_MASK) != 0;
-  assign enable_o      = (ctrl_q & memchan_regs_pkg::MC_CTRL_ENABLE_MASK) != 0;
-  assign retry_en_o    = (ctrl_q & memchan_regs_pkg::MC_CTRL_RETRY_EN_MASK) != 0;
-  assign loopback_o    = 2'(lb_q & memchan_regs_pkg::MC_LOOPBACK_MODE_MASK);
+  assign node_valid_o  = (node_q & MC_NODE_ID_VALID_MASK) != 0;
+  assign node_auto_o   = (node_q & MC_NODE_ID_AUTO_MASK) != 0;
+  assign enable_o      = (ctrl_q & MC_CTRL_ENABLE_MASK) != 0;
+  assign retry_en_o    = (ctrl_q & MC_CTRL_RETRY_EN_MASK) != 0;
+  assign loopback_o    = 2'(lb_q & MC_LOOPBACK_MODE_MASK);
   assign rx_base_o     = {rxbh_q, rxbl_q};
   assign retry_limit_o = rlim_q[7:0];
   assign ack_timeout_o = ato_q;
@@ -166,22 +172,29 @@ module memchan_axil_regs #(
 
   always_comb begin
     lstat = '0;
-    lstat[memchan_regs_pkg::MC_LINK_STATUS_UP_SHIFT]         = link_up_i;
-    lstat[memchan_regs_pkg::MC_LINK_STATUS_PEER_SEEN_SHIFT]  = peer_seen_i;
-    lstat[memchan_regs_pkg::MC_LINK_STATUS_DISCARDING_SHIFT] = discarding_i;
-    lstat[memchan_regs_pkg::MC_LINK_STATUS_PEER_NODE_SHIFT +: 8] = peer_node_i;
+    lstat[MC_LINK_STATUS_UP_SHIFT]         = link_up_i;
+    lstat[MC_LINK_STATUS_PEER_SEEN_SHIFT]  = peer_seen_i;
+    lstat[MC_LINK_STATUS_DISCARDING_SHIFT] = discarding_i;
+    lstat[MC_LINK_STATUS_PEER_NODE_SHIFT +: 8] = peer_node_i;
   end
 
   // ---------------- register state ----------------
+  // acknowledgements received (never below zero)
+  logic [31:0] ack_sub;
+  always_comb begin
+    ack_sub = ev_ack_rcv_i ? 32'(ev_ack_cnt_i) : 32'd0;
+    if (ack_sub > ackout_q + 32'(ev_ackreq_sent_i)) ack_sub = ackout_q + 32'(ev_ackreq_sent_i);
+  end
+
   logic [3:0] irq_set;
   logic       bar_done_now;
   assign bar_done_now = bar_busy_q && bar_sent_q && (ackout_q == '0) && !start_bar;
   always_comb begin
     irq_set = '0;
-    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_i;
-    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
-    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_i != 3'd0);
-    irq_set[memchan_regs_pkg::MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
+    irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_i;
+    irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
+    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_i != 3'd0);
+    irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -215,9 +228,7 @@ module memchan_axil_regs #(
       err_q <= err_q + 32'(ev_err_i);
       // acknowledge bookkeeping and barrier
       if (err_reset) ackout_q <= '0;
-      else ackout_q <= ackout_q + 32'(ev_ackreq_sent_i) -
-                       (ev_ack_rcv_i ? ((32'(ev_ack_cnt_i) > ackout_q + 32'(ev_ackreq_sent_i)) ?
-                                        ackout_q + 32'(ev_ackreq_sent_i) : 32'(ev_ack_cnt_i)) : 32'd0);
+      else ackout_q <= ackout_q + 32'(ev_ackreq_sent_i) - ack_sub;
       if (start_bar) begin
         bar_busy_q <= 1'b1; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
       end else begin
@@ -229,29 +240,32 @@ module memchan_axil_regs #(
         ncount_q <= ncount_q + 1'b1;
       end
       // node ID: autoconfiguration result
-      if (auto_set_i) node_q <= (node_q & ~memchan_regs_pkg::MC_NODE_ID_ID_MASK) | 32'(auto_id_i) | memchan_regs_pkg::MC_NODE_ID_VALID_MASK;
+      if (auto_set_i) begin
+        node_q <= (node_q & ~MC_NODE_ID_ID_MASK) | 32'(auto_id_i) | MC_NODE_ID_VALID_MASK;
+      end
       // interrupts: set by events, cleared by writing 1
-      irqs_q <= (irqs_q & ~((w_reg && wo == 12'(memchan_regs_pkg::MC_REG_IRQ_STATUS)) ? s_wdata_i : 32'h0)) |
+      irqs_q <= (irqs_q & ~((w_reg && wo == 12'(MC_REG_IRQ_STATUS)) ? s_wdata_i : 32'h0)) |
                 32'(irq_set);
       if (w_reg) begin
         unique case (wo)
-          12'(memchan_regs_pkg::MC_REG_NODE_ID): begin
-            node_q <= s_wdata_i & (memchan_regs_pkg::MC_NODE_ID_ID_MASK | memchan_regs_pkg::MC_NODE_ID_AUTO_MASK | memchan_regs_pkg::MC_NODE_ID_VALID_MASK);
-            if ((s_wdata_i & memchan_regs_pkg::MC_NODE_ID_AUTO_MASK) != 0)
-              node_q <= memchan_regs_pkg::MC_NODE_ID_AUTO_MASK;
+          12'(MC_REG_NODE_ID): begin
+            node_q <= s_wdata_i &
+                      (MC_NODE_ID_ID_MASK | MC_NODE_ID_AUTO_MASK | MC_NODE_ID_VALID_MASK);
+            if ((s_wdata_i & MC_NODE_ID_AUTO_MASK) != 0)
+              node_q <= MC_NODE_ID_AUTO_MASK;
           end
-          12'(memchan_regs_pkg::MC_REG_CTRL):     ctrl_q <= s_wdata_i & (memchan_regs_pkg::MC_CTRL_ENABLE_MASK | memchan_regs_pkg::MC_CTRL_RETRY_EN_MASK);
-          12'(memchan_regs_pkg::MC_REG_LOOPBACK): lb_q   <= s_wdata_i & memchan_regs_pkg::MC_LOOPBACK_MODE_MASK;
-          12'(memchan_regs_pkg::MC_REG_IRQ_MASK): irqm_q <= s_wdata_i & 32'hF;
-          12'(memchan_regs_pkg::MC_REG_RX_BASE_LO): rxbl_q <= s_wdata_i;
-          12'(memchan_regs_pkg::MC_REG_RX_BASE_HI): rxbh_q <= s_wdata_i;
-          12'(memchan_regs_pkg::MC_REG_LINK_RETRY_LIMIT): rlim_q <= s_wdata_i & 32'hFF;
-          12'(memchan_regs_pkg::MC_REG_LINK_ACK_TIMEOUT): ato_q  <= s_wdata_i;
-          12'(memchan_regs_pkg::MC_REG_HEARTBEAT_PERIOD): hbp_q  <= s_wdata_i;
-          12'(memchan_regs_pkg::MC_REG_TX_COMBINE_IDLE):  cmb_q  <= s_wdata_i & 32'hFFFF;
+          12'(MC_REG_CTRL):     ctrl_q <= s_wdata_i & (MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
+          12'(MC_REG_LOOPBACK): lb_q   <= s_wdata_i & MC_LOOPBACK_MODE_MASK;
+          12'(MC_REG_IRQ_MASK): irqm_q <= s_wdata_i & 32'hF;
+          12'(MC_REG_RX_BASE_LO): rxbl_q <= s_wdata_i;
+          12'(MC_REG_RX_BASE_HI): rxbh_q <= s_wdata_i;
+          12'(MC_REG_LINK_RETRY_LIMIT): rlim_q <= s_wdata_i & 32'hFF;
+          12'(MC_REG_LINK_ACK_TIMEOUT): ato_q  <= s_wdata_i;
+          12'(MC_REG_HEARTBEAT_PERIOD): hbp_q  <= s_wdata_i;
+          12'(MC_REG_TX_COMBINE_IDLE):  cmb_q  <= s_wdata_i & 32'hFFFF;
           default: begin
             for (int i = 0; i < 16; i++) begin
-              if (wo == 12'(memchan_regs_pkg::MC_REG_MCAST_GROUP_BASE + memchan_regs_pkg::MC_REG_MCAST_GROUP_STRIDE * i))
+              if (wo == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
                 mcast_q[i] <= s_wdata_i;
             end
           end
@@ -270,44 +284,44 @@ module memchan_axil_regs #(
       rmux = raddr_q[2] ? rxp_rdata_i[63:32] : rxp_rdata_i[31:0];
     end else if (raddr_q[17:12] == '0) begin
       unique case (raddr_q[11:0])
-        12'(memchan_regs_pkg::MC_REG_ID):          rmux = memchan_regs_pkg::MC_ID;
-        12'(memchan_regs_pkg::MC_REG_VERSION):     rmux = (memchan_regs_pkg::MC_VERSION_MAJOR << memchan_regs_pkg::MC_VERSION_MAJOR_SHIFT) |
-                                        (memchan_regs_pkg::MC_VERSION_MINOR << memchan_regs_pkg::MC_VERSION_MINOR_SHIFT);
-        12'(memchan_regs_pkg::MC_REG_PAGE_COUNT):  rmux = 32'(PAGES);
-        12'(memchan_regs_pkg::MC_REG_PAGE_SIZE):   rmux = 32'(PAGE_SIZE);
-        12'(memchan_regs_pkg::MC_REG_MAX_NODES):   rmux = memchan_regs_pkg::MC_MAX_NODES;
-        12'(memchan_regs_pkg::MC_REG_CAPS):        rmux = CAPS;
-        12'(memchan_regs_pkg::MC_REG_NODE_ID):     rmux = node_q;
-        12'(memchan_regs_pkg::MC_REG_CTRL):        rmux = ctrl_q;
-        12'(memchan_regs_pkg::MC_REG_LOOPBACK):    rmux = lb_q;
-        12'(memchan_regs_pkg::MC_REG_LINK_STATUS): rmux = lstat;
-        12'(memchan_regs_pkg::MC_REG_IRQ_STATUS):  rmux = irqs_q;
-        12'(memchan_regs_pkg::MC_REG_IRQ_MASK):    rmux = irqm_q;
-        12'(memchan_regs_pkg::MC_REG_BARRIER):     rmux = (bar_busy_q ? memchan_regs_pkg::MC_BARRIER_BUSY_MASK : 32'h0) |
-                                        (bar_done_q ? memchan_regs_pkg::MC_BARRIER_DONE_MASK : 32'h0);
-        12'(memchan_regs_pkg::MC_REG_ACK_OUTSTANDING): rmux = ackout_q;
-        12'(memchan_regs_pkg::MC_REG_RX_NOTIFY_PAGE):  rmux = npage_q;
-        12'(memchan_regs_pkg::MC_REG_NOTIFY_COUNT):    rmux = ncount_q;
-        12'(memchan_regs_pkg::MC_REG_TX_PACKETS):  rmux = txp_q;
-        12'(memchan_regs_pkg::MC_REG_TX_BYTES):    rmux = txb_q;
-        12'(memchan_regs_pkg::MC_REG_RX_PACKETS):  rmux = rxp_q;
-        12'(memchan_regs_pkg::MC_REG_RX_BYTES):    rmux = rxb_q;
-        12'(memchan_regs_pkg::MC_REG_TX_DROP_DISABLED): rmux = txdd_q;
-        12'(memchan_regs_pkg::MC_REG_RX_DROP_DISABLED): rmux = rxdd_q;
-        12'(memchan_regs_pkg::MC_REG_CRC_ERRORS):  rmux = crc_q;
-        12'(memchan_regs_pkg::MC_REG_LINK_RETRIES): rmux = rtr_q;
-        12'(memchan_regs_pkg::MC_REG_ERROR_COUNT): rmux = err_q;
-        12'(memchan_regs_pkg::MC_REG_ACKS_RECEIVED): rmux = acks_q;
-        12'(memchan_regs_pkg::MC_REG_TX_DROP_PARTIAL): rmux = txdp_q;
-        12'(memchan_regs_pkg::MC_REG_RX_BASE_LO):  rmux = rxbl_q;
-        12'(memchan_regs_pkg::MC_REG_RX_BASE_HI):  rmux = rxbh_q;
-        12'(memchan_regs_pkg::MC_REG_LINK_RETRY_LIMIT): rmux = rlim_q;
-        12'(memchan_regs_pkg::MC_REG_LINK_ACK_TIMEOUT): rmux = ato_q;
-        12'(memchan_regs_pkg::MC_REG_HEARTBEAT_PERIOD): rmux = hbp_q;
-        12'(memchan_regs_pkg::MC_REG_TX_COMBINE_IDLE):  rmux = cmb_q;
+        12'(MC_REG_ID):          rmux = MC_ID;
+        12'(MC_REG_VERSION):     rmux = (MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT) |
+                                        (MC_VERSION_MINOR << MC_VERSION_MINOR_SHIFT);
+        12'(MC_REG_PAGE_COUNT):  rmux = 32'(PAGES);
+        12'(MC_REG_PAGE_SIZE):   rmux = 32'(PAGE_SIZE);
+        12'(MC_REG_MAX_NODES):   rmux = MC_MAX_NODES;
+        12'(MC_REG_CAPS):        rmux = CAPS;
+        12'(MC_REG_NODE_ID):     rmux = node_q;
+        12'(MC_REG_CTRL):        rmux = ctrl_q;
+        12'(MC_REG_LOOPBACK):    rmux = lb_q;
+        12'(MC_REG_LINK_STATUS): rmux = lstat;
+        12'(MC_REG_IRQ_STATUS):  rmux = irqs_q;
+        12'(MC_REG_IRQ_MASK):    rmux = irqm_q;
+        12'(MC_REG_BARRIER):     rmux = (bar_busy_q ? MC_BARRIER_BUSY_MASK : 32'h0) |
+                                        (bar_done_q ? MC_BARRIER_DONE_MASK : 32'h0);
+        12'(MC_REG_ACK_OUTSTANDING): rmux = ackout_q;
+        12'(MC_REG_RX_NOTIFY_PAGE):  rmux = npage_q;
+        12'(MC_REG_NOTIFY_COUNT):    rmux = ncount_q;
+        12'(MC_REG_TX_PACKETS):  rmux = txp_q;
+        12'(MC_REG_TX_BYTES):    rmux = txb_q;
+        12'(MC_REG_RX_PACKETS):  rmux = rxp_q;
+        12'(MC_REG_RX_BYTES):    rmux = rxb_q;
+        12'(MC_REG_TX_DROP_DISABLED): rmux = txdd_q;
+        12'(MC_REG_RX_DROP_DISABLED): rmux = rxdd_q;
+        12'(MC_REG_CRC_ERRORS):  rmux = crc_q;
+        12'(MC_REG_LINK_RETRIES): rmux = rtr_q;
+        12'(MC_REG_ERROR_COUNT): rmux = err_q;
+        12'(MC_REG_ACKS_RECEIVED): rmux = acks_q;
+        12'(MC_REG_TX_DROP_PARTIAL): rmux = txdp_q;
+        12'(MC_REG_RX_BASE_LO):  rmux = rxbl_q;
+        12'(MC_REG_RX_BASE_HI):  rmux = rxbh_q;
+        12'(MC_REG_LINK_RETRY_LIMIT): rmux = rlim_q;
+        12'(MC_REG_LINK_ACK_TIMEOUT): rmux = ato_q;
+        12'(MC_REG_HEARTBEAT_PERIOD): rmux = hbp_q;
+        12'(MC_REG_TX_COMBINE_IDLE):  rmux = cmb_q;
         default: begin
           for (int i = 0; i < 16; i++) begin
-            if (raddr_q[11:0] == 12'(memchan_regs_pkg::MC_REG_MCAST_GROUP_BASE + memchan_regs_pkg::MC_REG_MCAST_GROUP_STRIDE * i))
+            if (raddr_q[11:0] == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
               rmux = mcast_q[i];
           end
         end

@@ -24,6 +24,8 @@ module memchan_link_ctrl
   output logic             auto_set_o,
   output logic [7:0]       auto_id_o
 );
+  import memchan_pkt_pkg::*;
+
   logic [31:0] hb_q;
   logic [33:0] seen_q;         // cycles since the last heartbeat from the peer
   logic        heard_q;        // at least one heartbeat since reset
@@ -42,11 +44,11 @@ module memchan_link_ctrl
 
   always_comb begin
     hb_hdr_o = '0;
-    hb_hdr_o[memchan_pkt_pkg::H_TP_LSB +: 4]  = memchan_pkt_pkg::TP_CTRL;
-    hb_hdr_o[memchan_pkt_pkg::C_ID_VALID]     = node_valid_i;
-    hb_hdr_o[memchan_pkt_pkg::C_ID_AUTO]      = node_auto_i;
-    hb_hdr_o[memchan_pkt_pkg::C_PEER_SEEN]    = peer_seen_o;
-    hb_hdr_o[memchan_pkt_pkg::H_SID_LSB +: 8] = node_id_i;
+    hb_hdr_o[H_TP_LSB +: 4]  = TP_CTRL;
+    hb_hdr_o[C_ID_VALID]     = node_valid_i;
+    hb_hdr_o[C_ID_AUTO]      = node_auto_i;
+    hb_hdr_o[C_PEER_SEEN]    = peer_seen_o;
+    hb_hdr_o[H_SID_LSB +: 8] = node_id_i;
     hb_hdr_o[63:32]          = serial_i;
   end
 
@@ -76,10 +78,10 @@ module memchan_link_ctrl
       if (ctrl_i) begin
         seen_q        <= '0;
         heard_q       <= 1'b1;
-        peer_valid_q  <= ctrl_hdr_i[memchan_pkt_pkg::C_ID_VALID];
-        peer_auto_q   <= ctrl_hdr_i[memchan_pkt_pkg::C_ID_AUTO];
-        peer_hears_q  <= ctrl_hdr_i[memchan_pkt_pkg::C_PEER_SEEN];
-        peer_node_q   <= ctrl_hdr_i[memchan_pkt_pkg::H_SID_LSB +: 8];
+        peer_valid_q  <= ctrl_hdr_i[C_ID_VALID];
+        peer_auto_q   <= ctrl_hdr_i[C_ID_AUTO];
+        peer_hears_q  <= ctrl_hdr_i[C_PEER_SEEN];
+        peer_node_q   <= ctrl_hdr_i[H_SID_LSB +: 8];
         peer_serial_q <= ctrl_hdr_i[63:32];
       end else if (seen_q != '1) begin
         seen_q <= seen_q + 1'b1;

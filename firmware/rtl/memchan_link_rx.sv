@@ -42,6 +42,8 @@ module memchan_link_rx #(
   output logic               err_event_o,
   output logic               err_drop_o
 );
+  import memchan_pkt_pkg::*;
+
   if (FIFO_AW < 6) begin : g_check
     $error("memchan_link_rx: receive FIFO must hold at least one maximum frame");
   end
@@ -64,7 +66,7 @@ module memchan_link_rx #(
   logic [5:0]  nwords;
   logic        for_me;
 
-  assign s_tready_o = !((idx_q == 6'd0) && (q_space_i < (FIFO_AW+1)'(memchan_pkt_pkg::MAX_FRAME_WORDS)));
+  assign s_tready_o = !((idx_q == 6'd0) && (q_space_i < (FIFO_AW+1)'(MAX_FRAME_WORDS)));
   assign fire  = s_tvalid_i && s_tready_o;
   assign first = (idx_q == 6'd0);
   assign endf  = fire && s_tlast_i && !first;
@@ -73,22 +75,22 @@ module memchan_link_rx #(
 
   always_comb begin
     crc_in = first ? 32'hFFFFFFFF : crc_q;
-    tp     = hdr_q[memchan_pkt_pkg::H_TP_LSB +: 4];
-    tp_seq = (tp == memchan_pkt_pkg::TP_DATA) || (tp == memchan_pkt_pkg::TP_ACK) || (tp == memchan_pkt_pkg::TP_ACKREQ);
-    seq    = hdr_q[memchan_pkt_pkg::H_SEQ_LSB +: 8];
+    tp     = hdr_q[H_TP_LSB +: 4];
+    tp_seq = (tp == TP_DATA) || (tp == TP_ACK) || (tp == TP_ACKREQ);
+    seq    = hdr_q[H_SEQ_LSB +: 8];
     sdist   = seq - exp_q;
-    nwords = 6'((7'(hdr_q[memchan_pkt_pkg::H_ADDR_LSB]) + 7'(hdr_q[memchan_pkt_pkg::H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    nwords = 6'((7'(hdr_q[H_ADDR_LSB]) + 7'(hdr_q[H_LEN_LSB +: 6]) + 7'd2) >> 1);
     crc_ok = (s_tdata_i == {32'h0, ~crc_q});
-    len_ok = (tp == memchan_pkt_pkg::TP_DATA) ? (idx_q == nwords + 6'd1) : (idx_q == 6'd1);
-    unique case (hdr_q[memchan_pkt_pkg::C_DKIND +: 2])
-      2'd0:    for_me = (hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
-      2'd1:    for_me = (hdr_q[memchan_pkt_pkg::H_SID_LSB +: 8] != node_id_i);
-      2'd2:    for_me = (hdr_q[memchan_pkt_pkg::H_SID_LSB +: 8] != node_id_i) &&
-                        mcast_i[{hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 4], node_id_i[4:0]}];
+    len_ok = (tp == TP_DATA) ? (idx_q == nwords + 6'd1) : (idx_q == 6'd1);
+    unique case (hdr_q[C_DKIND +: 2])
+      2'd0:    for_me = (hdr_q[H_DNID_LSB +: 8] == node_id_i);
+      2'd1:    for_me = (hdr_q[H_SID_LSB +: 8] != node_id_i);
+      2'd2:    for_me = (hdr_q[H_SID_LSB +: 8] != node_id_i) &&
+                        mcast_i[{hdr_q[H_DNID_LSB +: 4], node_id_i[4:0]}];
       default: for_me = 1'b0;
     endcase
-    if (tp == memchan_pkt_pkg::TP_ACK)    for_me = (hdr_q[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
-    if (tp == memchan_pkt_pkg::TP_ACKREQ) for_me = 1'b1;
+    if (tp == TP_ACK)    for_me = (hdr_q[H_DNID_LSB +: 8] == node_id_i);
+    if (tp == TP_ACKREQ) for_me = 1'b1;
     for_me = for_me && node_valid_i;
   end
 
@@ -101,24 +103,24 @@ module memchan_link_rx #(
     gap    = 1'b0;
     dup    = 1'b0;
     if (good && tp_seq && !disc_q) begin
-      if (resync_q || hdr_q[memchan_pkt_pkg::C_EPOCH] != rx_epoch_q || sdist == 8'd0) accept = 1'b1;
+      if (resync_q || hdr_q[C_EPOCH] != rx_epoch_q || sdist == 8'd0) accept = 1'b1;
       else if (sdist[7]) dup = 1'b1;
       else gap = 1'b1;
     end
     commit = accept && for_me;
   end
 
-  assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == memchan_pkt_pkg::TP_DATA ||
-                      s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACK || s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACKREQ) : store_q) &&
-                      (idx_q < 6'(memchan_pkt_pkg::MAX_FRAME_WORDS - 1));
+  assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == TP_DATA ||
+                      s_tdata_i[3:0] == TP_ACK || s_tdata_i[3:0] == TP_ACKREQ) : store_q) &&
+                      (idx_q < 6'(MAX_FRAME_WORDS - 1));
   assign q_data_o   = s_tdata_i;
   assign q_commit_o = commit;
   assign q_drop_o   = fire && s_tlast_i && !commit;
 
-  assign rx_lack_o  = good && (tp == memchan_pkt_pkg::TP_LACK);
-  assign rx_lnak_o  = good && (tp == memchan_pkt_pkg::TP_LNAK);
+  assign rx_lack_o  = good && (tp == TP_LACK);
+  assign rx_lnak_o  = good && (tp == TP_LNAK);
   assign rx_seq_o   = seq;
-  assign ctrl_o     = good && (tp == memchan_pkt_pkg::TP_CTRL);
+  assign ctrl_o     = good && (tp == TP_CTRL);
   assign ctrl_hdr_o = hdr_q;
   assign crc_err_o  = bad;
   assign discarding_o = disc_q;
@@ -126,7 +128,7 @@ module memchan_link_rx #(
   logic enter_disc;
   assign enter_disc  = !retry_en_i && !disc_q && (bad || gap);
   assign err_event_o = enter_disc;
-  assign err_drop_o  = (good && tp_seq && disc_q && tp == memchan_pkt_pkg::TP_DATA) || (enter_disc && gap);
+  assign err_drop_o  = (good && tp_seq && disc_q && tp == TP_DATA) || (enter_disc && gap);
 
   logic send_nak, send_lack;
   assign send_nak   = retry_en_i && !nak_sent_q && (bad || gap);
@@ -148,20 +150,20 @@ module memchan_link_rx #(
         else if (idx_q != 6'h3F) idx_q <= idx_q + 1'b1;
         if (first) begin
           hdr_q   <= s_tdata_i;
-          store_q <= (s_tdata_i[3:0] == memchan_pkt_pkg::TP_DATA) || (s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACK) ||
-                     (s_tdata_i[3:0] == memchan_pkt_pkg::TP_ACKREQ);
+          store_q <= (s_tdata_i[3:0] == TP_DATA) || (s_tdata_i[3:0] == TP_ACK) ||
+                     (s_tdata_i[3:0] == TP_ACKREQ);
         end
       end
       if (accept) begin
         exp_q      <= seq + 1'b1;
-        rx_epoch_q <= hdr_q[memchan_pkt_pkg::C_EPOCH];
+        rx_epoch_q <= hdr_q[C_EPOCH];
         nak_sent_q <= 1'b0;
         resync_q   <= 1'b0;
       end
       if (good && tp_seq && disc_q) begin
         // discarding: stay in step with the sender, deliver nothing
         exp_q      <= seq + 1'b1;
-        rx_epoch_q <= hdr_q[memchan_pkt_pkg::C_EPOCH];
+        rx_epoch_q <= hdr_q[C_EPOCH];
       end
       if (enter_disc) begin
         disc_q <= 1'b1;

@@ -46,7 +46,9 @@ module memchan_link_tx #(
   output logic             ackreq_sent_o,
   output logic             barrier_sent_o
 );
-  if (RING_DEPTH < 4 * memchan_pkt_pkg::MAX_FRAME_WORDS || (1 << RA) != RING_DEPTH) begin : g_check
+  import memchan_pkt_pkg::*;
+
+  if (RING_DEPTH < 4 * MAX_FRAME_WORDS || (1 << RA) != RING_DEPTH) begin : g_check
     $error("memchan_link_tx: RING_DEPTH must be a power of two >= 4 maximum frames");
   end
   localparam int unsigned WINDOW = 31;   // frames in flight (frame-end table has 32 entries)
@@ -64,7 +66,7 @@ module memchan_link_tx #(
   assign used  = wr_q - free_q;
   assign lag   = wr_q - rd_q;
   assign space = (RA+1)'(RING_DEPTH) - ((used > lag) ? used : lag);
-  assign hdr_ok    = disc_q || ((space >= (RA+1)'(memchan_pkt_pkg::MAX_FRAME_WORDS)) && (unack_q < 6'(WINDOW)));
+  assign hdr_ok    = disc_q || ((space >= (RA+1)'(MAX_FRAME_WORDS)) && (unack_q < 6'(WINDOW)));
   assign f_ready_o = inf_q || hdr_ok;
   assign f_fire    = f_valid_i && f_ready_o;
   assign f_hdr     = f_fire && !inf_q;
@@ -73,16 +75,16 @@ module memchan_link_tx #(
   always_comb begin
     wdata = f_data_i;
     if (!inf_q) begin
-      wdata[memchan_pkt_pkg::H_SEQ_LSB +: 8] = nseq_q;
-      wdata[memchan_pkt_pkg::C_EPOCH]        = epoch_q;
+      wdata[H_SEQ_LSB +: 8] = nseq_q;
+      wdata[C_EPOCH]        = epoch_q;
     end
   end
 
-  assign tx_pkt_o       = f_hdr && !disc_q && (f_data_i[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_DATA);
-  assign tx_len_o       = f_data_i[memchan_pkt_pkg::H_LEN_LSB +: 6];
-  assign ackreq_sent_o  = f_hdr && !disc_q && f_data_i[memchan_pkt_pkg::C_ACK_REQ] &&
-                          (f_data_i[memchan_pkt_pkg::H_TP_LSB +: 4] != memchan_pkt_pkg::TP_ACK);
-  assign barrier_sent_o = f_hdr && (f_data_i[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_ACKREQ);
+  assign tx_pkt_o       = f_hdr && !disc_q && (f_data_i[H_TP_LSB +: 4] == TP_DATA);
+  assign tx_len_o       = f_data_i[H_LEN_LSB +: 6];
+  assign ackreq_sent_o  = f_hdr && !disc_q && f_data_i[C_ACK_REQ] &&
+                          (f_data_i[H_TP_LSB +: 4] != TP_ACK);
+  assign barrier_sent_o = f_hdr && (f_data_i[H_TP_LSB +: 4] == TP_ACKREQ);
   assign err_drop_o     = f_hdr && disc_q;
   assign discarding_o   = disc_q;
 
@@ -135,17 +137,17 @@ module memchan_link_tx #(
     ld_crc    = 1'b0;
     ld_data   = ob_q[0][63:0];
     ctl_hdr   = '0;
-    ctl_hdr[memchan_pkt_pkg::H_SID_LSB +: 8] = node_id_i;
+    ctl_hdr[H_SID_LSB +: 8] = node_id_i;
     unique case (os_q)
       OS_SEL: if (load) begin
         if (nak_q) begin
           take_nak = 1'b1;
-          ctl_hdr[memchan_pkt_pkg::H_TP_LSB +: 4]  = memchan_pkt_pkg::TP_LNAK;
-          ctl_hdr[memchan_pkt_pkg::H_SEQ_LSB +: 8] = nak_seq_q;
+          ctl_hdr[H_TP_LSB +: 4]  = TP_LNAK;
+          ctl_hdr[H_SEQ_LSB +: 8] = nak_seq_q;
         end else if (lack_q) begin
           take_lack = 1'b1;
-          ctl_hdr[memchan_pkt_pkg::H_TP_LSB +: 4]  = memchan_pkt_pkg::TP_LACK;
-          ctl_hdr[memchan_pkt_pkg::H_SEQ_LSB +: 8] = lack_seq_q;
+          ctl_hdr[H_TP_LSB +: 4]  = TP_LACK;
+          ctl_hdr[H_SEQ_LSB +: 8] = lack_seq_q;
         end else if (hb_q) begin
           take_hb = 1'b1;
           ctl_hdr = hb_hdr_i;

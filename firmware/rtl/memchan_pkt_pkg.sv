@@ -15,13 +15,13 @@ package memchan_pkt_pkg;
   localparam int unsigned H_SID_LSB   = 16;  // 8 bits: source node
   localparam int unsigned H_SEQ_LSB   = 24;  // 8 bits: link sequence number (sequenced frames)
   localparam int unsigned H_LEN_LSB   = 32;  // 6 bits: payload 32-bit words minus one
-  localparam int unsigned H_ADDR_LSB  = 38;  // 26 bits: network address / 4 (ACK: acknowledge count)
+  localparam int unsigned H_ADDR_LSB  = 38;  // 26 bits: network address / 4 (ACK: count)
 
   // Frame types
   localparam logic [3:0] TP_DATA   = 4'h1;  // sequenced: memory write
-  localparam logic [3:0] TP_ACK    = 4'h2;  // sequenced: acknowledgement reply (count in ADDR field)
+  localparam logic [3:0] TP_ACK    = 4'h2;  // sequenced: acknowledgement reply (count in ADDR)
   localparam logic [3:0] TP_ACKREQ = 4'h3;  // sequenced: barrier acknowledge request, no payload
-  localparam logic [3:0] TP_CTRL   = 4'h8;  // control: heartbeat / link state / node-ID autoconfiguration
+  localparam logic [3:0] TP_CTRL   = 4'h8;  // control: heartbeat, link state, node-ID autoconf
   localparam logic [3:0] TP_LACK   = 4'h9;  // control: link acknowledge, cumulative up to SEQ
   localparam logic [3:0] TP_LNAK   = 4'hA;  // control: link negative ack, resend from SEQ
 

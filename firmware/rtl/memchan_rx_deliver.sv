@@ -51,6 +51,9 @@ module memchan_rx_deliver #(
   output logic                 drop_disabled_o,
   output logic                 bus_err_o
 );
+  import memchan_regs_pkg::*;
+  import memchan_pkt_pkg::*;
+
   typedef enum logic [2:0] {D_IDLE, D_PCT, D_SEND, D_DROP, D_WAITB} st_e;
   st_e         st_q;
   logic        src_q, last_q;           // source of the current frame, last source served
@@ -78,19 +81,19 @@ module memchan_rx_deliver #(
     cur_data  = src_q ? src_data_i[127:64] : src_data_i[63:0];
   end
 
-  assign a      = hdr_q[memchan_pkt_pkg::H_ADDR_LSB +: 26];
-  assign len    = hdr_q[memchan_pkt_pkg::H_LEN_LSB +: 6];
+  assign a      = hdr_q[H_ADDR_LSB +: 26];
+  assign len    = hdr_q[H_LEN_LSB +: 6];
   assign nwords = 6'((7'(a[0]) + 7'(len) + 7'd2) >> 1);
   assign pct_re_o   = pick;
-  assign pct_addr_o = in_hdr[memchan_pkt_pkg::H_ADDR_LSB + OFF_W - 2 +: PG_W];
-  assign rx_en = enable_i && ((pct_rdata_i & memchan_regs_pkg::MC_RX_PCT_RX_EN_MASK) != 0) &&
+  assign pct_addr_o = in_hdr[H_ADDR_LSB + OFF_W - 2 +: PG_W];
+  assign rx_en = enable_i && ((pct_rdata_i & MC_RX_PCT_RX_EN_MASK) != 0) &&
                  (a[25 : OFF_W - 2 + PG_W] == '0);
 
   always_comb begin
     logic [63:0] base, off;
     off  = 64'({a[OFF_W-3:0], 2'b00});
-    if ((pct_rdata_i & memchan_regs_pkg::MC_RX_PCT_REMAP_EN_MASK) != 0)
-      base = pct_rdata_i & memchan_regs_pkg::MC_RX_PCT_REMAP_ADDR_MASK;
+    if ((pct_rdata_i & MC_RX_PCT_REMAP_EN_MASK) != 0)
+      base = pct_rdata_i & MC_RX_PCT_REMAP_ADDR_MASK;
     else
       base = rx_base_i + (64'(a[OFF_W - 2 +: PG_W]) << OFF_W);
     haddr = (base + off) & ~64'h7;
@@ -120,9 +123,9 @@ module memchan_rx_deliver #(
       src_ready_o[src_q] = 1'b1;
   end
 
-  assign ack_rcv_o = pick && !pick_src && (in_hdr[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_ACK);
-  assign ack_cnt_o = in_hdr[memchan_pkt_pkg::H_ADDR_LSB +: 8];
-  assign ack_src_o = hdr_q[memchan_pkt_pkg::H_SID_LSB +: 8];
+  assign ack_rcv_o = pick && !pick_src && (in_hdr[H_TP_LSB +: 4] == TP_ACK);
+  assign ack_cnt_o = in_hdr[H_ADDR_LSB +: 8];
+  assign ack_src_o = hdr_q[H_SID_LSB +: 8];
   assign ack_inc_o = (st_q == D_WAITB) && (bout_q == 8'd0) && ackreq_q;
   assign notify_o  = (st_q == D_WAITB) && (bout_q == 8'd0) && notify_q &&
                      (!ackreq_q || ack_inc_ready_i);
@@ -148,10 +151,10 @@ module memchan_rx_deliver #(
           hdr_q  <= in_hdr;
           notify_q <= 1'b0;
           ackreq_q <= 1'b0;
-          unique case (in_hdr[memchan_pkt_pkg::H_TP_LSB +: 4])
-            memchan_pkt_pkg::TP_DATA:   st_q <= D_PCT;
-            memchan_pkt_pkg::TP_ACKREQ: begin st_q <= D_WAITB; ackreq_q <= !pick_src; end
-            default:   st_q <= D_IDLE;      // memchan_pkt_pkg::TP_ACK: counted at pick
+          unique case (in_hdr[H_TP_LSB +: 4])
+            TP_DATA:   st_q <= D_PCT;
+            TP_ACKREQ: begin st_q <= D_WAITB; ackreq_q <= !pick_src; end
+            default:   st_q <= D_IDLE;      // TP_ACK: counted at pick
           endcase
         end
         D_PCT: begin
@@ -161,11 +164,11 @@ module memchan_rx_deliver #(
             aw_q       <= 1'b1;
             m_awaddr_o <= haddr;
             m_awlen_o  <= 8'(nwords) - 8'd1;
-            notify_q   <= (pct_rdata_i & memchan_regs_pkg::MC_RX_PCT_IRQ_ON_RX_MASK) != 0;
-            ackreq_q   <= hdr_q[memchan_pkt_pkg::C_ACK_REQ] && !src_q;
+            notify_q   <= (pct_rdata_i & MC_RX_PCT_IRQ_ON_RX_MASK) != 0;
+            ackreq_q   <= hdr_q[C_ACK_REQ] && !src_q;
             st_q       <= D_SEND;
           end else begin
-            ackreq_q   <= hdr_q[memchan_pkt_pkg::C_ACK_REQ] && !src_q;
+            ackreq_q   <= hdr_q[C_ACK_REQ] && !src_q;
             st_q       <= D_DROP;
           end
         end

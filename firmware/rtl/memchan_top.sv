@@ -20,7 +20,7 @@ module memchan_top #(
 ) (
   input  wire logic              clk_i,
   input  wire logic              rst_ni,
-  input  wire logic [31:0]       serial_i,      // board serial (e.g. DNA_PORT), for autoconfiguration
+  input  wire logic [31:0]       serial_i,      // board serial (DNA_PORT), autoconfiguration
   // BAR0: AXI4-Lite slave
   input  wire logic [17:0]       s_axil_awaddr,
   input  wire logic              s_axil_awvalid,
@@ -81,9 +81,12 @@ module memchan_top #(
   input  wire logic              s_link_tlast,
   output logic                   s_link_tready
 );
+  import memchan_pkt_pkg::*;
+
   localparam int unsigned RXQ_AW = $clog2(RXQ_DEPTH);
 
-  if (RXQ_DEPTH < 2 * memchan_pkt_pkg::MAX_FRAME_WORDS || TXQ_DEPTH < 2 * memchan_pkt_pkg::MAX_PAYLOAD_WORDS || TXQ_DEPTH > 1024) begin : g_check
+  if (RXQ_DEPTH < 2 * MAX_FRAME_WORDS || TXQ_DEPTH < 2 * MAX_PAYLOAD_WORDS ||
+      TXQ_DEPTH > 1024) begin : g_check
     $error("memchan_top: receive FIFO needs >= 2 frames, transmit FIFO 64..1024 words");
   end
 

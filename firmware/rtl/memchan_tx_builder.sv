@@ -34,6 +34,8 @@ module memchan_tx_builder #(
   output logic [63:0]      lc_data_o,
   input  wire logic [7:0]  lc_space_i
 );
+  import memchan_pkt_pkg::*;
+
   if (NODES < 2 || NODES > 32) begin : g_check
     $error("memchan_tx_builder: NODES must be 2..32");
   end
@@ -62,11 +64,11 @@ module memchan_tx_builder #(
   assign ack_inc_ready_o = (ack_src_i < 8'(NODES)) && (ackc_q[ack_src_i[NW-1:0]] != 8'hFF);
 
   always_comb begin
-    d_data = (desc_i[memchan_pkt_pkg::H_TP_LSB +: 4] == memchan_pkt_pkg::TP_DATA);
-    d_self = (desc_i[memchan_pkt_pkg::C_DKIND +: 2] == 2'd0) &&
-             (desc_i[memchan_pkt_pkg::H_DNID_LSB +: 8] == node_id_i);
+    d_data = (desc_i[H_TP_LSB +: 4] == TP_DATA);
+    d_self = (desc_i[C_DKIND +: 2] == 2'd0) &&
+             (desc_i[H_DNID_LSB +: 8] == node_id_i);
     d_lc   = d_data && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
-    nwords = 6'((7'(desc_i[memchan_pkt_pkg::H_ADDR_LSB]) + 7'(desc_i[memchan_pkt_pkg::H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    nwords = 6'((7'(desc_i[H_ADDR_LSB]) + 7'(desc_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
     hdr = '0;
     f_valid_o = 1'b0;
     f_last_o  = 1'b0;
@@ -80,15 +82,15 @@ module memchan_tx_builder #(
       data_ready_o = f_ready_i;
       lc_we_o = lc_q && data_valid_i && f_ready_i;
     end else if (ack_any) begin
-      hdr[memchan_pkt_pkg::H_TP_LSB +: 4]   = memchan_pkt_pkg::TP_ACK;
-      hdr[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'(ack_sel);
-      hdr[memchan_pkt_pkg::H_SID_LSB +: 8]  = node_id_i;
-      hdr[memchan_pkt_pkg::H_ADDR_LSB +: 8] = ackc_q[ack_sel];
+      hdr[H_TP_LSB +: 4]   = TP_ACK;
+      hdr[H_DNID_LSB +: 8] = 8'(ack_sel);
+      hdr[H_SID_LSB +: 8]  = node_id_i;
+      hdr[H_ADDR_LSB +: 8] = ackc_q[ack_sel];
       f_valid_o = 1'b1;
       f_last_o  = 1'b1;
-    end else if (desc_valid_i && (!d_lc || lc_space_i >= 8'(memchan_pkt_pkg::MAX_FRAME_WORDS))) begin
+    end else if (desc_valid_i && (!d_lc || lc_space_i >= 8'(MAX_FRAME_WORDS))) begin
       hdr = desc_i[63:0];
-      hdr[memchan_pkt_pkg::H_SID_LSB +: 8] = node_id_i;
+      hdr[H_SID_LSB +: 8] = node_id_i;
       f_valid_o = 1'b1;
       f_last_o  = !d_data;
       desc_ready_o = f_ready_i;

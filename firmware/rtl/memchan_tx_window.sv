@@ -50,6 +50,9 @@ module memchan_tx_window #(
   output logic                   drop_disabled_o,
   output logic                   drop_partial_o
 );
+  import memchan_regs_pkg::*;
+  import memchan_pkt_pkg::*;
+
   if (WIN_AW > 28) begin : g_check_win
     $error("memchan_tx_window: PAGES * PAGE_SIZE must not exceed 256 MiB (26-bit word address)");
   end
@@ -159,7 +162,7 @@ module memchan_tx_window #(
   logic            close_old, close_idle, push_bar;
 
   always_comb begin
-    en      = enable_i && ((pct_rdata_i & memchan_regs_pkg::MC_TX_PCT_TX_EN_MASK) != 0);
+    en      = enable_i && ((pct_rdata_i & MC_TX_PCT_TX_EN_MASK) != 0);
     lo_full = (s1_strb_q[3:0] == 4'hF);
     hi_full = (s1_strb_q[7:4] == 4'hF);
     lo_part = !lo_full && (s1_strb_q[3:0] != 4'h0);
@@ -173,7 +176,7 @@ module memchan_tx_window #(
     // a beat continues the open packet when it starts at the next 32-bit word, the packet
     // ended on a full 8-byte word, and the packet is neither full nor on another page
     append = s1_go && (lo_ok || hi_ok) && pk_q && !pk_full_q && lo_ok &&
-             (beat_first == pk_next_q) && (pk_words_q < 6'(memchan_pkt_pkg::MAX_PAYLOAD_WORDS)) &&
+             (beat_first == pk_next_q) && (pk_words_q < 6'(MAX_PAYLOAD_WORDS)) &&
              (s1_addr_q[WA_W-1 -: PG_W] == pk_start_q[DA_W-1 -: PG_W]);
     start  = s1_go && (lo_ok || hi_ok) && !append;
     close_old  = start && pk_q;
@@ -189,18 +192,18 @@ module memchan_tx_window #(
     h = '0;
     ndw = 6'(next - first - 1'b1);      // at most 63: a packet holds at most 32 words
     if (barrier) begin
-      h[memchan_pkt_pkg::H_TP_LSB +: 4] = memchan_pkt_pkg::TP_ACKREQ;
-      h[memchan_pkt_pkg::C_ACK_REQ] = 1'b1;
-      h[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'hFF;
+      h[H_TP_LSB +: 4] = TP_ACKREQ;
+      h[C_ACK_REQ] = 1'b1;
+      h[H_DNID_LSB +: 8] = 8'hFF;
       make_desc = {1'b0, h};
     end else begin
-      h[memchan_pkt_pkg::H_TP_LSB +: 4] = memchan_pkt_pkg::TP_DATA;
-      h[memchan_pkt_pkg::C_ACK_REQ] = (entry & memchan_regs_pkg::MC_TX_PCT_ACK_REQ_MASK) != 0;
-      h[memchan_pkt_pkg::C_DKIND +: 2] = 2'((entry & memchan_regs_pkg::MC_TX_PCT_DEST_KIND_MASK) >> memchan_regs_pkg::MC_TX_PCT_DEST_KIND_SHIFT);
-      h[memchan_pkt_pkg::H_DNID_LSB +: 8] = 8'((entry & memchan_regs_pkg::MC_TX_PCT_DEST_MASK) >> memchan_regs_pkg::MC_TX_PCT_DEST_SHIFT);
-      h[memchan_pkt_pkg::H_LEN_LSB +: 6] = ndw;
-      h[memchan_pkt_pkg::H_ADDR_LSB +: 26] = 26'(first);
-      make_desc = {(entry & memchan_regs_pkg::MC_TX_PCT_LOCAL_COPY_MASK) != 0, h};
+      h[H_TP_LSB +: 4] = TP_DATA;
+      h[C_ACK_REQ] = (entry & MC_TX_PCT_ACK_REQ_MASK) != 0;
+      h[C_DKIND +: 2] = 2'((entry & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT);
+      h[H_DNID_LSB +: 8] = 8'((entry & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT);
+      h[H_LEN_LSB +: 6] = ndw;
+      h[H_ADDR_LSB +: 26] = 26'(first);
+      make_desc = {(entry & MC_TX_PCT_LOCAL_COPY_MASK) != 0, h};
     end
   endfunction
 
@@ -239,7 +242,7 @@ module memchan_tx_window #(
         pk_words_q <= 6'd1;
         pk_entry_q <= pct_rdata_i;
       end else if (append) begin
-        pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == 6'(memchan_pkt_pkg::MAX_PAYLOAD_WORDS));
+        pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == 6'(MAX_PAYLOAD_WORDS));
         pk_next_q  <= beat_next;
         pk_words_q <= pk_words_q + 1'b1;
       end else if (close_idle) begin

@@ -7,7 +7,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/build/synth}"
 mkdir -p "$out"
 cd "$here"
-files="$(tr '\n' ' ' < rtl/files.f)"
+# yosys 0.23 cannot parse package imports inside modules: give it a copy with qualified names
+files="$(python3 synth/yosys_sv.py "$out/rtl" $(cat rtl/files.f) | tr '\n' ' ')"
 yosys -l "$out/yosys.log" -q -p "
   read_verilog -sv $files
   hierarchy -check -top memchan_top
