@@ -450,8 +450,8 @@ final class ClusterConfig {
             }
             if (routes.size() > 1) {
                 StringBuilder sb = new StringBuilder();
-                routes.forEach((route, n) -> sb.append(sb.isEmpty() ? "" : " vs ").append("node ").append(n).append(' ')
-                        .append(TxPct.describe(route | 1)));
+                routes.forEach((route, n) -> sb.append(sb.isEmpty() ? "" : ", ").append("node ").append(n)
+                        .append(sb.isEmpty() ? " routes it to " : " to ").append(TxPct.describe(route | 1)));
                 for (int i = 0; i < writes.size(); i++) { // at every line that routes this page
                     if (writes.get(i).page() == page && writes.get(i).tx() != null && TxPct.enabled(writes.get(i).tx())) {
                         report(reported, writeLines.get(i), "conflicting routes for page " + page + ": " + sb
