@@ -37,7 +37,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
     private final SoftFabricLayout layout;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment control;
-    private final MemorySegment system;
+    private final SystemPages systemPages;
     private boolean closed;
 
     private SoftFabricAdmin(String location, SoftFabricFile.Opened opened) {
@@ -47,7 +47,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
         this.fabricId = opened.fabricId();
         try {
             this.control = Posix.mmap(fd, 0, layout.dataOffset(), true, arena);
-            this.system = Posix.mmap(fd, layout.dataPage(0), (long) SYS_PAGES * layout.pageSize(), false, arena);
+            this.systemPages = new SystemPages(Posix.mmap(fd, layout.dataPage(0), (long) SYS_PAGES * layout.pageSize(), false, arena),
+                    layout.pageSize());
         } catch (ErrnoException e) {
             arena.close();
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map the fabric: " + e.getMessage(), e);
@@ -146,36 +147,31 @@ public final class SoftFabricAdmin implements AutoCloseable {
 
     // ---- system pages (read-only) --------------------------------------------------------------
 
-    private long slot(int node) {
-        return (long) SYS_MEMBERSHIP_PAGE * layout.pageSize() + (long) node * SYS_MEMBERSHIP_SLOT_SIZE;
-    }
-
-    /** One membership slot (docs/soft-fabric.md, page 1). */
-    public record Member(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
+    /** The membership and directory pages of this fabric. */
+    public SystemPages systemPages() {
+        return systemPages;
     }
 
     public Member member(int node) {
         checkNode(node);
-        long s = slot(node);
-        return new Member((int) INT.getVolatile(system, s + SYS_MEMBER_STATE), (long) LONG.getVolatile(system, s + SYS_MEMBER_INCARNATION),
-                (long) LONG.getVolatile(system, s + SYS_MEMBER_HEARTBEAT), (long) LONG.getVolatile(system, s + SYS_MEMBER_PID),
-                (long) LONG.getVolatile(system, s + SYS_MEMBER_HOST_ID), (long) LONG.getVolatile(system, s + SYS_MEMBER_JOIN_SEQ));
-    }
-
-    private long dir() {
-        return (long) SYS_DIRECTORY_PAGE * layout.pageSize();
+        return systemPages.member(node);
     }
 
     public long generation() {
-        return (long) LONG.getVolatile(system, dir() + SYS_DIR_GENERATION);
+        return systemPages.generation();
     }
 
     /** Node mask of multicast group {@code group} as the directory holds it. */
     public int multicastGroup(int group) {
-        if (group < 0 || group >= MULTICAST_GROUPS) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
-        }
-        return (int) INT.getVolatile(system, dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
+        return systemPages.multicastGroup(group);
+    }
+
+    public List<Region> regions() {
+        return systemPages.regions();
+    }
+
+    /** One membership slot (docs/soft-fabric.md, page 1). */
+    public record Member(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
     }
 
     /** An allocated directory entry (docs/soft-fabric.md, pages 3..7). */
@@ -190,24 +186,68 @@ public final class SoftFabricAdmin implements AutoCloseable {
         }
     }
 
-    public List<Region> regions() {
-        int count = (SYS_PAGES - SYS_REGION_PAGES_FIRST) * layout.pageSize() / SYS_REGION_ENTRY_SIZE;
-        List<Region> out = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            long o = (long) SYS_REGION_PAGES_FIRST * layout.pageSize() + (long) i * SYS_REGION_ENTRY_SIZE;
-            if ((int) INT.getVolatile(system, o + SYS_REGION_STATE) == 0) {
-                continue;
-            }
-            out.add(new Region(i, i32(o + SYS_REGION_MODE), (long) LONG.getVolatile(system, o + SYS_REGION_KEY), i32(o + SYS_REGION_UID),
-                    i32(o + SYS_REGION_GID), i32(o + SYS_REGION_FIRST_PAGE), i32(o + SYS_REGION_PAGE_COUNT), i32(o + SYS_REGION_USERS),
-                    i32(o + SYS_REGION_TX_NODES), i32(o + SYS_REGION_RX_NODES), i32(o + SYS_REGION_TX_LOOPBACK), i32(o + SYS_REGION_ROUTE),
-                    i32(o + SYS_REGION_FLAGS), (long) LONG.getVolatile(system, o + SYS_REGION_GENERATION)));
-        }
-        return out;
-    }
+    /**
+     * A read-only decoder of the cluster service's system pages (network pages 0..SYS_PAGES-1) from any
+     * mapping of them: the soft fabric file here, a receive grant of an adapter for mcctl on {@code dev:}.
+     */
+    public static final class SystemPages {
+        private final MemorySegment pages;
+        private final int pageSize;
 
-    private int i32(long offset) {
-        return (int) INT.getVolatile(system, offset);
+        /** {@code pages}: the system pages, page 0 at offset 0. */
+        public SystemPages(MemorySegment pages, int pageSize) {
+            this.pages = pages;
+            this.pageSize = pageSize;
+        }
+
+        private long slot(int node) {
+            return (long) SYS_MEMBERSHIP_PAGE * pageSize + (long) node * SYS_MEMBERSHIP_SLOT_SIZE;
+        }
+
+        private long dir() {
+            return (long) SYS_DIRECTORY_PAGE * pageSize;
+        }
+
+        private int i32(long offset) {
+            return (int) INT.getVolatile(pages, offset);
+        }
+
+        private long i64(long offset) {
+            return (long) LONG.getVolatile(pages, offset);
+        }
+
+        public Member member(int node) {
+            long s = slot(node);
+            return new Member(i32(s + SYS_MEMBER_STATE), i64(s + SYS_MEMBER_INCARNATION), i64(s + SYS_MEMBER_HEARTBEAT),
+                    i64(s + SYS_MEMBER_PID), i64(s + SYS_MEMBER_HOST_ID), i64(s + SYS_MEMBER_JOIN_SEQ));
+        }
+
+        public long generation() {
+            return i64(dir() + SYS_DIR_GENERATION);
+        }
+
+        public int multicastGroup(int group) {
+            if (group < 0 || group >= MULTICAST_GROUPS) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
+            }
+            return i32(dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
+        }
+
+        public List<Region> regions() {
+            int count = (SYS_PAGES - SYS_REGION_PAGES_FIRST) * pageSize / SYS_REGION_ENTRY_SIZE;
+            List<Region> out = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                long o = (long) SYS_REGION_PAGES_FIRST * pageSize + (long) i * SYS_REGION_ENTRY_SIZE;
+                if (i32(o + SYS_REGION_STATE) == 0) {
+                    continue;
+                }
+                out.add(new Region(i, i32(o + SYS_REGION_MODE), i64(o + SYS_REGION_KEY), i32(o + SYS_REGION_UID),
+                        i32(o + SYS_REGION_GID), i32(o + SYS_REGION_FIRST_PAGE), i32(o + SYS_REGION_PAGE_COUNT), i32(o + SYS_REGION_USERS),
+                        i32(o + SYS_REGION_TX_NODES), i32(o + SYS_REGION_RX_NODES), i32(o + SYS_REGION_TX_LOOPBACK), i32(o + SYS_REGION_ROUTE),
+                        i32(o + SYS_REGION_FLAGS), i64(o + SYS_REGION_GENERATION)));
+            }
+            return out;
+        }
     }
 
     // ---- PCT writes -----------------------------------------------------------------------------

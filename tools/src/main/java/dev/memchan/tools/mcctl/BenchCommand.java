@@ -42,6 +42,10 @@ final class BenchCommand extends Base {
         /** Two nodes of this process; the body gets them and a progress callback. */
         <T> T withTwoNodes(java.util.function.BiFunction<Fabric, Fabric, T> body) {
             String location = location();
+            if (!Targets.isSoft(location)) {
+                throw McctlException.usage("mcctl bench joins two nodes in this process, which needs the soft fabric; "
+                        + "on adapters run scripts/bench's peers on two hosts");
+            }
             try (Fabric a = Targets.join(location, -1); Fabric b = Targets.join(location, -1)) {
                 return body.apply(a, b);
             }

@@ -69,8 +69,7 @@ public final class Targets {
         if (isSoft(location)) {
             return new Soft(SoftFabricAdmin.open(location.substring(4)));
         }
-        checkDevice(location);
-        return new Device(Fabric.open(location, FabricOptions.defaults().withCreate(false)));
+        return new Device(location);
     }
 
     /** A missing device or one without permission is exit code 3, with what to do. */
@@ -104,9 +103,25 @@ public final class Targets {
                 + "use a build of java-api with the driver backend");
     }
 
-    /** Joins the fabric as a (transient) node of this process, for commands that need a member. */
+    /**
+     * Joins the fabric as a (transient) node of this process, for commands that need a member. On an
+     * adapter the node is the adapter's, and only while no other process is its member.
+     */
     public static Fabric join(String location, int nodeId) {
-        checkDevice(location);
+        if (!isSoft(location)) {
+            if (nodeId >= 0) {
+                throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
+                        + "(change it with: mcctl node set ID)");
+            }
+            try (Device d = new Device(location)) {
+                int me = d.adapters()[0];
+                Target.NodeInfo info = d.node(me);
+                if (info.live()) {
+                    throw McctlException.usage("node " + me + " of " + location + " is a live cluster member (pid " + info.pid()
+                            + "); the library runs one member per adapter node: stop that program first");
+                }
+            }
+        }
         return Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
     }
 
@@ -245,21 +260,32 @@ public final class Targets {
     }
 
     /**
-     * A device: this host's adapter, through the library's backend for {@code dev:} (the cluster is joined as
-     * the adapter's node, as every user of the adapter does).
+     * A device: this host's adapter through the library's {@code dev:} backend, opened alone (no cluster
+     * join: the library runs one process per adapter node, and a second member on the same node would
+     * clean up the first). Membership and directory are read through a receive grant of the system pages,
+     * which the driver shares with the node's other users.
      */
     static final class Device implements Target {
-        private final Fabric fabric;
+        private final String location;
         private final Backend adapter;
+        private final Backend.Grant systemGrant;
+        private final SoftFabricAdmin.SystemPages system;
 
-        Device(Fabric fabric) {
-            this.fabric = fabric;
-            this.adapter = fabric.adapter();
+        Device(String location) {
+            this.location = location;
+            this.adapter = adapter(location, -1);
+            try {
+                this.systemGrant = adapter.grantReceive(0, SYS_PAGES, RxPct.encode(true, false));
+            } catch (RuntimeException e) {
+                adapter.close();
+                throw e;
+            }
+            this.system = new SoftFabricAdmin.SystemPages(systemGrant.segment(), adapter.pageSize());
         }
 
         @Override
         public String location() {
-            return fabric.location();
+            return location;
         }
 
         @Override
@@ -269,27 +295,27 @@ public final class Targets {
 
         @Override
         public int maxNodes() {
-            return fabric.maxNodes();
+            return adapter.maxNodes();
         }
 
         @Override
         public int pageSize() {
-            return fabric.pageSize();
+            return adapter.pageSize();
         }
 
         @Override
         public int pageCount() {
-            return fabric.pageCount();
+            return adapter.pageCount();
         }
 
         @Override
         public int[] adapters() {
-            return new int[]{fabric.nodeId()};
+            return new int[]{adapter.nodeId()};
         }
 
         private void own(int node) {
-            if (node != fabric.nodeId()) {
-                throw McctlException.usage("this host's adapter is node " + fabric.nodeId() + "; node " + node
+            if (node != adapter.nodeId()) {
+                throw McctlException.usage("this host's adapter is node " + adapter.nodeId() + "; node " + node
                         + " is another host's adapter: run mcctl there");
             }
         }
@@ -314,37 +340,32 @@ public final class Targets {
 
         @Override
         public NodeInfo node(int node) {
-            ClusterService c = fabric.cluster();
-            boolean alive = (c.members() & (1 << node)) != 0;
-            return new NodeInfo(node, alive, alive, c.pidOf(node), c.incarnationOf(node), alive ? SYS_NODE_STATE_ALIVE : 0, c.heartbeatOf(node));
+            SoftFabricAdmin.Member m = system.member(node);
+            boolean alive = m.state() == SYS_NODE_STATE_ALIVE;
+            return new NodeInfo(node, alive, alive, m.pid(), m.incarnation(), m.state(), m.heartbeat());
         }
 
         @Override
         public int multicastGroup(int group) {
-            return fabric.multicastGroup(group);
+            return system.multicastGroup(group);
         }
 
         @Override
         public long generation() {
-            return fabric.cluster().generation();
+            return system.generation();
         }
 
         @Override
         public List<Region> regions() {
-            List<Region> out = new ArrayList<>();
-            for (ClusterService.RegionEntry e : fabric.cluster().regions()) {
-                out.add(new Region(e.index, e.mode, e.key, e.uid, e.gid, e.firstPage, e.pageCount, e.users, e.txNodes, e.rxNodes,
-                        e.txLoopback, e.route, e.flags, e.generation));
-            }
-            return out;
+            return system.regions();
         }
 
         @Override
         public List<String> pctProblems(List<PctWrite> batch) {
             List<String> out = new ArrayList<>();
             for (PctWrite w : batch) {
-                if (w.node() != fabric.nodeId()) {
-                    out.add("node " + w.node() + " is another host's adapter (this one is node " + fabric.nodeId() + ")");
+                if (w.node() != adapter.nodeId()) {
+                    out.add("node " + w.node() + " is another host's adapter (this one is node " + adapter.nodeId() + ")");
                 } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
                     out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
                 } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
@@ -374,7 +395,7 @@ public final class Targets {
                     }
                 }
             } catch (MemchanException e) {
-                for (PctWrite u : undo.reversed()) { // the adapter refused one entry: put back what was written
+                for (PctWrite u : undo.reversed()) { // the driver refused one entry: put back what was written
                     adapter.writeTxPct(u.page(), u.tx());
                     adapter.writeRxPct(u.page(), u.rx());
                 }
@@ -384,17 +405,26 @@ public final class Targets {
 
         @Override
         public void setMulticastGroups(Map<Integer, Integer> groups) {
-            setGroups(fabric, groups);
+            if (groups.isEmpty()) {
+                return;
+            }
+            try (Fabric f = join(location, -1)) { // the directory changes under the cluster lock: a member does it
+                setGroups(f, groups);
+            }
         }
 
         @Override
         public Map<String, Object> identity() {
-            return Json.obj("device", location().substring(4), "node", fabric.nodeId());
+            return Json.obj("device", location.substring(4), "node", adapter.nodeId());
         }
 
         @Override
         public void close() {
-            fabric.close();
+            try {
+                systemGrant.close();
+            } finally {
+                adapter.close();
+            }
         }
     }
 }
