@@ -124,8 +124,10 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || echo 
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
-mount -t tmpfs tmp /host/tmp
 mount -t tmpfs run /host/run
+mkdir -p /host/run/work
+mount -o bind /host$WORK /host/run/work
+mount -t tmpfs tmp /host/tmp
 for x in \$(cat /proc/cmdline); do
 	case \$x in mctest=*) T=\${x#mctest=} ;; mcroot=*) R=\${x#mcroot=} ;; esac
 done
@@ -231,9 +233,16 @@ fi
 if [[ " $ONLY " == *" java "* ]]; then
 	# the Java library on dev:/dev/memchan0 (DevGuestSmoke) needs its classes built
 	jok=1
-	(source "$ROOT/scripts/env.sh" && cd "$ROOT/java-api" && mvn -B -ntp -q -DskipTests test-compile) \
-		> "$WORK/mvn-build.log" 2>&1 ||
-		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api classes build"; jok=0; }
+	# java-api classes and test classes, and mcctl (tools/target) for the guest
+	(cd "$ROOT" && scripts/mvn -q -pl java-api,tools package -DskipTests) > "$WORK/mvn-build.log" 2>&1 ||
+		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api and mcctl build"; jok=0; }
+	# a snapshot for the guests (the guests see $WORK as /run/work), so that a build running in
+	# the same checkout meanwhile cannot change the classes under them
+	mkdir -p "$WORK/java" "$WORK/mcctl"
+	cp -a "$ROOT/java-api/target/classes" "$ROOT/java-api/target/test-classes" "$WORK/java/" &&
+	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
+		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
+		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
 	if [ $jok = 1 ]; then
 		fab=$(newfab java) && {
 			t0=$(date +%s)

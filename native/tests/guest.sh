@@ -75,7 +75,7 @@ java-a | java-b)
 	done
 	cd /tmp || exit 1
 	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
-		-cp "$R/java-api/target/classes:$R/java-api/target/test-classes" \
+		-cp /run/work/java/classes:/run/work/java/test-classes \
 		dev.memchan.internal.dev.DevGuestCluster $role dev:/dev/memchan0
 	exit $?
 	;;
@@ -90,10 +90,28 @@ java)
 	start=$(date +%s)
 	cd /tmp || exit 1
 	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
-		-cp "$R/java-api/target/classes:$R/java-api/target/test-classes" \
+		-cp /run/work/java/classes:/run/work/java/test-classes \
 		dev.memchan.internal.dev.DevGuestSmoke dev:/dev/memchan0
 	rc=$?
 	echo "# java smoke took $(( $(date +%s) - start )) s"
+	# mcctl (tools/) on the adapter: status, then the loopback self-test (docs/selftest.md)
+	export HOME=/tmp
+	for cmd in status selftest; do
+		start=$(date +%s)
+		# as scripts/mcctl runs it, from the snapshot of tools/target
+		"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+			-Xshare:auto --module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
+			--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl $cmd --fabric dev:/dev/memchan0 \
+			> /tmp/mcctl-$cmd.log 2>&1
+		st=$?
+		sed "s/^/# mcctl $cmd: /" /tmp/mcctl-$cmd.log
+		if [ $st -eq 0 ]; then
+			echo "ok 1 mcctl $cmd --fabric dev:/dev/memchan0 ($(( $(date +%s) - start )) s)"
+		else
+			echo "not ok 1 mcctl $cmd --fabric dev:/dev/memchan0 (exit $st)"
+			rc=1
+		fi
+	done
 	rmmod memchan || rc=1
 	exit $rc
 	;;
