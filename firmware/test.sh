@@ -4,7 +4,7 @@
 #   regmap check, verilator lint, parameter-check test, every bench, yosys synthesis
 #   (no latches, no combinational loops), resource report.
 # Ends with "firmware: N passed, N failed"; exit status non-zero on any failure.
-# Environment: FW_SEEDS="1 2 3 4" seeds for the random benches (default "1 2 3").
+# Environment: FW_SEEDS="1 2 3" seeds for the random benches (default "1 2 3 4 5 6").
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -13,7 +13,7 @@ build="$here/build"
 mkdir -p "$build"
 passed=0
 failed=0
-seeds="${FW_SEEDS:-1 2 3}"
+seeds="${FW_SEEDS:-1 2 3 4 5 6}"
 
 step() {   # step NAME COMMAND...: run, log to build/NAME.log, count
   local name="$1"; shift
@@ -76,11 +76,14 @@ crc_iverilog() {
 }
 step crc_iverilog crc_iverilog
 
+step fifo_build     verilator --binary --timing -O1 -Wno-fatal --Mdir "$build/fifo" rtl/memchan_ram_sdp.sv rtl/memchan_fifo.sv tb/fifo/tb_fifo.sv --top-module tb_fifo -o tb_fifo
+step fifo           run fifo tb_fifo
+
 step selftest_build bench selftest tb_selftest $TBC tb/selftest/tb_selftest.sv
 for s in $seeds; do step "selftest_seed$s" run selftest tb_selftest +seed=$s; done
 
 step b2b_build bench b2b tb_b2b $TBC tb/common/tb_pair.sv tb/b2b/tb_b2b.sv
-for s in $seeds; do step "b2b_seed$s" run b2b tb_b2b +seed=$s +rounds=5; done
+for s in $seeds; do step "b2b_seed$s" run b2b tb_b2b +seed=$s +rounds=6; done
 
 step link_errors_build bench link_errors tb_link_errors $TBC tb/common/tb_pair.sv tb/link_errors/tb_link_errors.sv
 for s in $seeds; do step "link_errors_seed$s" run link_errors tb_link_errors +seed=$s; done

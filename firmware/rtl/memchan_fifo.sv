@@ -7,8 +7,7 @@
 
 module memchan_fifo #(
   parameter int unsigned WIDTH = 64,
-  parameter int unsigned DEPTH = 512,
-  localparam int unsigned AW = $clog2(DEPTH)
+  parameter int unsigned DEPTH = 512
 ) (
   input  wire logic             clk_i,
   input  wire logic             rst_ni,
@@ -16,11 +15,13 @@ module memchan_fifo #(
   input  wire logic [WIDTH-1:0] wr_data_i,
   input  wire logic             wr_commit_i,
   input  wire logic             wr_drop_i,
-  output logic      [AW:0]      wr_space_o,
+  output logic [$clog2(DEPTH):0] wr_space_o,
   output logic                  rd_valid_o,
   output logic      [WIDTH-1:0] rd_data_o,
   input  wire logic             rd_ready_i
 );
+  localparam int unsigned AW = $clog2(DEPTH);
+
   if (DEPTH < 4 || (1 << AW) != DEPTH) begin : g_check
     $error("memchan_fifo: DEPTH must be a power of two >= 4");
   end

@@ -3,17 +3,18 @@
 
 module memchan_ram_sdp #(
   parameter int unsigned WIDTH = 64,
-  parameter int unsigned DEPTH = 512,
-  localparam int unsigned AW = $clog2(DEPTH)
+  parameter int unsigned DEPTH = 512
 ) (
   input  wire logic             clk_i,
   input  wire logic             we_i,
-  input  wire logic [AW-1:0]    waddr_i,
+  input  wire logic [$clog2(DEPTH)-1:0]    waddr_i,
   input  wire logic [WIDTH-1:0] wdata_i,
   input  wire logic             re_i,
-  input  wire logic [AW-1:0]    raddr_i,
+  input  wire logic [$clog2(DEPTH)-1:0]    raddr_i,
   output logic      [WIDTH-1:0] rdata_o
 );
+  localparam int unsigned AW = $clog2(DEPTH);
+
   if (DEPTH < 2 || (1 << AW) != DEPTH) begin : g_check
     $error("memchan_ram_sdp: DEPTH must be a power of two >= 2");
   end

@@ -4,19 +4,20 @@
 
 module memchan_ram_tdp #(
   parameter int unsigned WIDTH = 32,
-  parameter int unsigned DEPTH = 1024,
-  localparam int unsigned AW = $clog2(DEPTH)
+  parameter int unsigned DEPTH = 1024
 ) (
   input  wire logic             clk_i,
   input  wire logic             a_en_i,
   input  wire logic             a_we_i,
-  input  wire logic [AW-1:0]    a_addr_i,
+  input  wire logic [$clog2(DEPTH)-1:0]    a_addr_i,
   input  wire logic [WIDTH-1:0] a_wdata_i,
   output logic      [WIDTH-1:0] a_rdata_o,
   input  wire logic             b_en_i,
-  input  wire logic [AW-1:0]    b_addr_i,
+  input  wire logic [$clog2(DEPTH)-1:0]    b_addr_i,
   output logic      [WIDTH-1:0] b_rdata_o
 );
+  localparam int unsigned AW = $clog2(DEPTH);
+
   if (DEPTH < 2 || (1 << AW) != DEPTH) begin : g_check
     $error("memchan_ram_tdp: DEPTH must be a power of two >= 2");
   end

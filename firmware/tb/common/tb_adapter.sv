@@ -208,6 +208,14 @@ module tb_adapter #(
     end
   endtask
 
+  // one raw beat with any strobe pattern (for partial-lane tests)
+  task automatic win_beat(input longint addr, input logic [63:0] d, input logic [7:0] s);
+    awq_len.push_back(1);
+    awq_addr.push_back(WIN_AW'(addr & ~longint'(7)));
+    wq.push_back({1'b1, s, d});
+    b_expect++;
+  endtask
+
   task automatic win_drain();
     while (!(b_seen == b_expect && wq.size() == 0 && awq_addr.size() == 0)) @(posedge clk);
     @(posedge clk);
