@@ -173,6 +173,16 @@ public final class ClusterService implements AutoCloseable {
         clearBidsOfDeadBidders();
         withClusterLock(() -> {
             long now = System.nanoTime();
+            long mine = slot(me);
+            long holder = (long) LONG.getVolatile(rx, mine + SYS_MEMBER_PID);
+            if ((int) INT.getVolatile(rx, mine + SYS_MEMBER_STATE) == SYS_NODE_STATE_ALIVE
+                    && (long) LONG.getVolatile(rx, mine + SYS_MEMBER_HOST_ID) == hostId
+                    && holder != pid && Posix.processExists((int) holder)) {
+                // The directory and the lock bids are kept per node: a second member process on the
+                // same node would share (and corrupt) the first one's bids and attachments.
+                throw new MemchanException(Kind.IN_USE, "node " + me + " of " + backend.location()
+                        + " already has a member process (pid " + holder + "); one process per node joins the cluster");
+            }
             for (int n = 0; n < nodes; n++) {
                 int state = (int) INT.getVolatile(rx, slot(n) + SYS_MEMBER_STATE);
                 if (state == SYS_NODE_STATE_ABSENT) {
