@@ -44,7 +44,7 @@ final class MonitorCommand extends Base {
                 List<Object> nodes = new ArrayList<>();
                 for (int n : t.adapters()) {
                     Target.NodeInfo info = t.node(n);
-                    if (!info.claimed()) {
+                    if (!StatusCommand.listed(t, info)) {
                         previous.remove(n);
                         continue;
                     }

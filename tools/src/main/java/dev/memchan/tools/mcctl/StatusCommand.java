@@ -49,7 +49,7 @@ final class StatusCommand extends Base {
         for (int n = 0; n < t.maxNodes(); n++) {
             Target.NodeInfo info = t.node(n);
             boolean visible = java.util.Arrays.stream(t.adapters()).anyMatch(a -> a == info.node());
-            if (!all && !info.claimed() && info.memberState() == 0) {
+            if (!all && !listed(t, info)) {
                 continue;
             }
             Map<String, Object> node = Json.obj("node", n, "state", info.state(), "pid", info.pid(),
@@ -94,6 +94,11 @@ final class StatusCommand extends Base {
         doc.put("groups", groups);
         doc.put("regions", regions);
         return doc;
+    }
+
+    /** A node worth a line: joined or being cleaned up, or this host's adapter. */
+    static boolean listed(Target t, Target.NodeInfo info) {
+        return info.claimed() || info.memberState() != 0 || (t.kind().equals("dev") && t.adapters()[0] == info.node());
     }
 
     @SuppressWarnings("unchecked")
