@@ -530,6 +530,19 @@ static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 		return -EINVAL;
 	if (t > 3600ULL * NSEC_PER_SEC)
 		return -EINVAL;
+	/*
+	 * Callers compare with the live register (MEMCHAN_REG_READ); the cached
+	 * count may lag it by one poll period on ivshmem: catch up first, so a
+	 * waiter never spins on a stale cache.
+	 */
+	mutex_lock(&md->lock);
+	if (!md->removed) {
+		u32 cur = md->be->reg_read(md, MC_REG_NOTIFY_COUNT);
+
+		if (cur != READ_ONCE(md->notify_count))
+			memchan_notify_arrived(md, cur);
+	}
+	mutex_unlock(&md->lock);
 	if (t && READ_ONCE(md->notify_count) == from) {
 		left = wait_event_interruptible_timeout(md->wq,
 				READ_ONCE(md->notify_count) != from ||

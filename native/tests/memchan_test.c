@@ -633,6 +633,24 @@ static void notify_wakes_sleeping_waiter(void)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* a host process increments NOTIFY_COUNT: MEMCHAN_WAIT sees it at once, not a poll period later */
+static void wait_sees_live_count(void)
+{
+	int fd = dev_open(), i;
+	size_t len;
+	char *fab = ctl_map(&len);
+	volatile uint32_t *count = (volatile uint32_t *)(node_block(fab, 0) + MC_REG_NOTIFY_COUNT);
+	struct memchan_wait w = { .argsz = sizeof(w) };
+
+	for (i = 0; i < 20; i++) {
+		w.count = *count;
+		__atomic_fetch_add((uint32_t *)count, 1, __ATOMIC_SEQ_CST);
+		w.timeout_ns = 0;
+		EXPECT_OK(ioctl(fd, MEMCHAN_WAIT, &w));
+		EXPECT(w.count == *count, "round %d: %u", i, w.count);
+	}
+}
+
 static void eventfd_signalled(void)
 {
 	int fd = dev_open(), efd = eventfd(0, EFD_NONBLOCK);
@@ -973,6 +991,7 @@ static const struct test abi_tests[] = {
 	T(other_file_grants_do_not_map),
 	T(notify_poll_read_wait),
 	T(notify_wakes_sleeping_waiter),
+	T(wait_sees_live_count),
 	T(eventfd_signalled),
 	T(barrier_sweep),
 	T(errcnt),
