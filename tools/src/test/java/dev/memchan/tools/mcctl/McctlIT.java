@@ -210,6 +210,28 @@ class McctlIT {
     }
 
     @Test
+    @Order(3)
+    void aCorruptFabricFileIsADeviceErrorAndStaysUntouched() throws Exception {
+        Path corrupt = Path.of("/dev/shm/memchan-" + NAME + "-corrupt");
+        byte[] junk = new byte[1 << 20];
+        new java.util.Random(7).nextBytes(junk);
+        Files.write(corrupt, junk);
+        try {
+            for (String[] args : List.of(new String[]{"status"}, new String[]{"pct", "set", "--node", "0", "20", "--tx", "node:1"},
+                    new String[]{"selftest"})) {
+                List<String> a = new ArrayList<>(List.of(args));
+                a.addAll(List.of("--fabric", "shm:" + NAME + "-corrupt"));
+                Run r = mcctl(a.toArray(String[]::new));
+                assertEquals(4, r.code(), a + "\n" + r);
+                assertTrue(r.err().contains("not a memchan fabric"), r.err());
+                assertTrue(java.util.Arrays.equals(junk, Files.readAllBytes(corrupt)), "the corrupt file was written to by " + a);
+            }
+        } finally {
+            Files.deleteIfExists(corrupt);
+        }
+    }
+
+    @Test
     @Order(4)
     void noPermissionIsExitThree() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root to run mcctl as another user");
