@@ -249,6 +249,35 @@ if [[ " $ONLY " == *" java "* ]]; then
 			BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=400 boot java java "$fab"
 			verdict java $(( $(date +%s) - t0 ))
 		}
+		# the soft-fabric layout: files made by the Java library and by mcfab-create agree
+		J=$(source "$ROOT/scripts/env.sh" && echo "$JAVA_HOME/bin/java")
+		mcctl() {
+			"$J" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+				--module-path "$WORK/mcctl/memchan-tools.jar:$WORK/mcctl/lib" \
+				--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
+		}
+		for geo in "16777216 4096 16" "4194304 8192 5" "1048576 4096 2"; do
+			set -- $geo
+			name=memchan-test-$$-x$2
+			xok=0
+			# Java creates, C validates and compares; C creates, Java opens
+			if mcctl node create --fabric "shm:$name" --size "$1" --page-size "$2" --nodes "$3" > "$WORK/xchk.log" 2>&1 &&
+			   "$N/tools/mcfab-create" --check "/dev/shm/memchan-$name" >> "$WORK/xchk.log" 2>&1 &&
+			   "$N/tools/mcfab-create" "/dev/shm/memchan-$name-c" -s "$1" -p "$2" -n "$3" >> "$WORK/xchk.log" 2>&1 &&
+			   cmp <(od -An -tx1 -N 64 "/dev/shm/memchan-$name") <(od -An -tx1 -N 64 "/dev/shm/memchan-$name-c") &&
+			   cmp <(od -An -tx1 -j 4096 -N 32 "/dev/shm/memchan-$name") \
+			       <(od -An -tx1 -j 4096 -N 32 "/dev/shm/memchan-$name-c") &&
+			   mcctl status --fabric "shm:$name-c" >> "$WORK/xchk.log" 2>&1 < /dev/null; then
+				xok=1
+			fi
+			rm -f "/dev/shm/memchan-$name" "/dev/shm/memchan-$name-c"
+			if [ $xok = 1 ]; then
+				ok "layout: Java's and mcfab-create's files agree ($1 bytes, $2-byte pages, $3 nodes)"
+			else
+				sed 's/^/# /' "$WORK/xchk.log"
+				notok "layout: Java's and mcfab-create's files agree ($1 bytes, $2-byte pages, $3 nodes)"
+			fi
+		done
 		fab=$(newfab java2) && {
 			t0=$(date +%s)
 			BOOT_MEM=1024 BOOT_TIMEOUT=400 boot java-a java-a "$fab" &
@@ -260,6 +289,27 @@ if [[ " $ONLY " == *" java "* ]]; then
 			verdict java-a $t
 			verdict java-b $t
 		}
+		# a host JVM on the soft fabric (file made by the Java library) talks to a JVM in a guest
+		name=memchan-test-$$-hostjava
+		if mcctl node create --fabric "shm:$name" --size 16M --nodes 16 > "$WORK/hostjava-create.log" 2>&1; then
+			t0=$(date +%s)
+			BOOT_MEM=1024 BOOT_TIMEOUT=400 boot host-java java-a "/dev/shm/memchan-$name" &
+			pg=$!
+			timeout 300 "$J" -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED \
+				-cp "$WORK/java/classes:$WORK/java/test-classes" \
+				dev.memchan.internal.dev.DevGuestCluster b "shm:$name" 1 > "$WORK/host-jvm.log" 2>&1
+			rc=$?
+			wait $pg
+			t=$(( $(date +%s) - t0 ))
+			sed 's/^/# [host jvm] /' "$WORK/host-jvm.log"
+			p=$(grep -c "^ok " "$WORK/host-jvm.log"); f=$(grep -c "^not ok " "$WORK/host-jvm.log")
+			PASS=$((PASS + p)); FAIL=$((FAIL + f))
+			[ $rc -eq 0 ] && [ "$p" -gt 0 ] && ok "host JVM (soft fabric) exited 0" || notok "host JVM (soft fabric) exited 0 (rc $rc)"
+			verdict host-java $t
+			rm -f "/dev/shm/memchan-$name"
+		else
+			sed 's/^/# /' "$WORK/hostjava-create.log"; notok "mcctl node create for the host JVM test"
+		fi
 	fi
 fi
 

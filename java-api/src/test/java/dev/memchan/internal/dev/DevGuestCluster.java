@@ -16,7 +16,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * {@link MessageChannel} through the library's cluster service (directory, locks, membership in the
  * system pages) and the dev: backend; role b checks and echoes them. Prints TAP.
  *
- * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.memchan.internal.dev.DevGuestCluster a|b dev:/dev/memchan0</pre>
+ * <p>The same program on the host, on the soft fabric file the guest's ivshmem device maps
+ * ({@code shm:NAME}, node given explicitly), talks to a guest the same way.
+ *
+ * <pre>java --enable-native-access=ALL-UNNAMED -cp ... dev.memchan.internal.dev.DevGuestCluster a|b dev:/dev/memchan0 [node]</pre>
  */
 public final class DevGuestCluster {
     private static final long KEY_AB = 0x0D43_4755_4553_5401L;
@@ -38,7 +41,12 @@ public final class DevGuestCluster {
         Duration timeout = Duration.ofSeconds(120);
         int failed = 0;
         long t0 = System.nanoTime();
-        try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false));
+        // a host process on the soft fabric names its node (the guest kernel holds the other)
+        FabricOptions options = FabricOptions.defaults().withCreate(false);
+        if (args.length > 2) {
+            options = options.withNodeId(Integer.parseInt(args[2]));
+        }
+        try (Fabric f = Fabric.open(location, options);
              Arena arena = Arena.ofConfined()) {
             int peer = 1 - f.nodeId();
             System.out.println("# java cluster role " + args[0] + ": node " + f.nodeId() + ", peer " + peer
