@@ -64,7 +64,22 @@ module memchan_link_rx #(
   logic [3:0]  tp;
   logic [7:0]  seq, sdist;
   logic [5:0]  nwords;
-  logic        for_me;
+  logic        for_me, for_me_in;
+
+  // is a frame (type, destination kind and ID, source) for this node?
+  function automatic logic addressed(input logic [3:0] f_tp, input logic [1:0] f_kind,
+                                     input logic [7:0] f_dnid, input logic [7:0] f_sid);
+    logic a;
+    unique case (f_kind)
+      2'd0:    a = (f_dnid == node_id_i);
+      2'd1:    a = (f_sid != node_id_i);
+      2'd2:    a = (f_sid != node_id_i) && mcast_i[{f_dnid[3:0], node_id_i[4:0]}];
+      default: a = 1'b0;
+    endcase
+    if (f_tp == TP_ACK)    a = (f_dnid == node_id_i);
+    if (f_tp == TP_ACKREQ) a = 1'b1;
+    addressed = a && node_valid_i;
+  endfunction
 
   assign s_tready_o = !((idx_q == 6'd0) && (q_space_i < (FIFO_AW+1)'(MAX_FRAME_WORDS)));
   assign fire  = s_tvalid_i && s_tready_o;
@@ -82,16 +97,10 @@ module memchan_link_rx #(
     nwords = 6'((7'(hdr_q[H_ADDR_LSB]) + 7'(hdr_q[H_LEN_LSB +: 6]) + 7'd2) >> 1);
     crc_ok = (s_tdata_i == {32'h0, ~crc_q});
     len_ok = (tp == TP_DATA) ? (idx_q == nwords + 6'd1) : (idx_q == 6'd1);
-    unique case (hdr_q[C_DKIND +: 2])
-      2'd0:    for_me = (hdr_q[H_DNID_LSB +: 8] == node_id_i);
-      2'd1:    for_me = (hdr_q[H_SID_LSB +: 8] != node_id_i);
-      2'd2:    for_me = (hdr_q[H_SID_LSB +: 8] != node_id_i) &&
-                        mcast_i[{hdr_q[H_DNID_LSB +: 4], node_id_i[4:0]}];
-      default: for_me = 1'b0;
-    endcase
-    if (tp == TP_ACK)    for_me = (hdr_q[H_DNID_LSB +: 8] == node_id_i);
-    if (tp == TP_ACKREQ) for_me = 1'b1;
-    for_me = for_me && node_valid_i;
+    for_me    = addressed(hdr_q[H_TP_LSB +: 4], hdr_q[C_DKIND +: 2], hdr_q[H_DNID_LSB +: 8],
+                          hdr_q[H_SID_LSB +: 8]);
+    for_me_in = addressed(s_tdata_i[H_TP_LSB +: 4], s_tdata_i[C_DKIND +: 2],
+                          s_tdata_i[H_DNID_LSB +: 8], s_tdata_i[H_SID_LSB +: 8]);
   end
 
   // frame-end decision
@@ -107,13 +116,18 @@ module memchan_link_rx #(
       else if (sdist[7]) dup = 1'b1;
       else gap = 1'b1;
     end
-    commit = accept && for_me;
+    // a DATA frame for another node that requests an acknowledgement is still acknowledged
+    // (the peer is the only receiver on a direct link), so it goes to the FIFO marked ACK_ONLY
+    commit = accept && (for_me || (tp == TP_DATA && hdr_q[C_ACK_REQ]));
   end
 
   assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == TP_DATA ||
                       s_tdata_i[3:0] == TP_ACK || s_tdata_i[3:0] == TP_ACKREQ) : store_q) &&
                       (idx_q < 6'(MAX_FRAME_WORDS - 1));
-  assign q_data_o   = s_tdata_i;
+  always_comb begin
+    q_data_o = s_tdata_i;
+    if (first) q_data_o[C_ACK_ONLY] = !for_me_in;
+  end
   assign q_commit_o = commit;
   assign q_drop_o   = fire && s_tlast_i && !commit;
 

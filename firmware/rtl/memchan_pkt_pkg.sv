@@ -29,6 +29,10 @@ package memchan_pkt_pkg;
   localparam int unsigned C_ACK_REQ = 4;     // bit 4: request acknowledgement
   localparam int unsigned C_DKIND   = 5;     // bits 6:5: destination kind (tx_pct DEST_KIND)
   localparam int unsigned C_EPOCH   = 7;     // bit 7: sender epoch (toggles at ERR_RESET)
+  // In the receive FIFO's copy of a DATA header, bit 7 (the epoch, consumed by the link
+  // receiver) instead marks a packet that is not for this node but requests an
+  // acknowledgement: acknowledge it, deliver nothing.
+  localparam int unsigned C_ACK_ONLY = 7;
 
   // CMD bits of CTRL frames, plus the serial number in bits 63:32
   localparam int unsigned C_ID_VALID  = 4;   // sender's node ID valid (in SID)

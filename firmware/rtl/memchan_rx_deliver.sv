@@ -132,7 +132,7 @@ module memchan_rx_deliver #(
   assign notify_page_o = 32'(a[OFF_W - 2 +: PG_W]);
   assign rx_pkt_o   = (st_q == D_SEND) && w_fire && (left_q == 6'd1);
   assign rx_bytes_o = 9'({len, 2'b00}) + 9'd4;
-  assign drop_disabled_o = (st_q == D_PCT) && !rx_en;
+  assign drop_disabled_o = (st_q == D_PCT) && !rx_en && !(hdr_q[C_ACK_ONLY] && !src_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -160,7 +160,11 @@ module memchan_rx_deliver #(
         D_PCT: begin
           left_q  <= nwords;
           first_q <= 1'b1;
-          if (rx_en) begin
+          if (hdr_q[C_ACK_ONLY] && !src_q) begin
+            // not for this node, only to be acknowledged
+            ackreq_q   <= 1'b1;
+            st_q       <= D_DROP;
+          end else if (rx_en) begin
             aw_q       <= 1'b1;
             m_awaddr_o <= haddr;
             m_awlen_o  <= 8'(nwords) - 8'd1;

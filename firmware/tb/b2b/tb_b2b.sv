@@ -82,6 +82,19 @@ module tb_b2b;
       $display("b2b: round %0d ok (node 0 log %0d words, node 1 log %0d words)", round,
                p.a0.host.log_addr.size(), p.a1.host.log_addr.size());
     end
+    // every acknowledge request of the random traffic (ACK_REQ pages of any destination kind)
+    // is answered: a barrier on each node completes with nothing outstanding
+    for (int n = 0; n < 2; n++) begin
+      int t;
+      p.wr(n, MC_REG_BARRIER, MC_BARRIER_START_MASK);
+      t = 0;
+      do begin
+        p.rd(n, MC_REG_BARRIER, r);
+        t++;
+        if (t > 3000) $fatal(1, "node %0d: barrier never completes (BARRIER %h)", n, r);
+      end while ((r & MC_BARRIER_DONE_MASK) == 0);
+      p.expect_reg(n, MC_REG_ACK_OUTSTANDING, 0, "ACK_OUTSTANDING");
+    end
     for (int n = 0; n < 2; n++) begin
       p.expect_reg(n, MC_REG_TX_DROP_DISABLED, p.tx_drop_exp[n], "TX_DROP_DISABLED");
       p.expect_reg(n, MC_REG_ERROR_COUNT, 0, "ERROR_COUNT");
