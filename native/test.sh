@@ -174,6 +174,24 @@ verdict() {
 	fi
 }
 
+# host_with_guest GUEST TEST FILE LABEL CMD...: a host process (CMD) and a guest on one fabric file
+host_with_guest() {
+	local guest=$1 test=$2 file=$3 label=$4 t0 pg rc p f log
+	shift 4
+	log=$WORK/${label// /-}.host.log
+	t0=$(date +%s)
+	boot "$guest" "$test" "$file" &
+	pg=$!
+	timeout 300 "$@" > "$log" 2>&1
+	rc=$?
+	wait $pg
+	sed "s/^/# [$label] /" "$log"
+	p=$(grep -c "^ok " "$log"); f=$(grep -c "^not ok " "$log")
+	PASS=$((PASS + p)); FAIL=$((FAIL + f))
+	if [ $rc -eq 0 ] && [ "$p" -gt 0 ]; then ok "$label exited 0"; else notok "$label exited 0 (rc $rc)"; fi
+	verdict "$guest" $(( $(date +%s) - t0 ))
+}
+
 newfab() {
 	local f=/dev/shm/memchan-test-$$-$1
 	rm -f "$f"
@@ -213,21 +231,9 @@ if [[ " $ONLY " == *" cluster "* ]]; then
 fi
 
 if [[ " $ONLY " == *" host "* ]]; then
-	fab=$(newfab host) && {
-		t0=$(date +%s)
-		boot host-guest cluster-a "$fab" &
-		pg=$!
-		timeout 280 "$N/tests/mc_cluster" --role b --node 1 --peer 0 --fabric "$fab" --timeout 240 \
-			> "$WORK/host-peer.log" 2>&1
-		rc=$?
-		wait $pg
-		t=$(( $(date +%s) - t0 ))
-		sed 's/^/# [host peer] /' "$WORK/host-peer.log"
-		p=$(grep -c "^ok " "$WORK/host-peer.log"); f=$(grep -c "^not ok " "$WORK/host-peer.log")
-		PASS=$((PASS + p)); FAIL=$((FAIL + f))
-		[ $rc -eq 0 ] && [ "$p" -gt 0 ] && ok "host peer exited 0" || notok "host peer exited 0 (rc $rc)"
-		verdict host-guest $t
-	}
+	fab=$(newfab host) &&
+		host_with_guest host-guest cluster-a "$fab" "host peer" \
+			"$N/tests/mc_cluster" --role b --node 1 --peer 0 --fabric "$fab" --timeout 240
 fi
 
 if [[ " $ONLY " == *" java "* ]]; then
@@ -292,20 +298,10 @@ if [[ " $ONLY " == *" java "* ]]; then
 		# a host JVM on the soft fabric (file made by the Java library) talks to a JVM in a guest
 		name=memchan-test-$$-hostjava
 		if mcctl node create --fabric "shm:$name" --size 16M --nodes 16 > "$WORK/hostjava-create.log" 2>&1; then
-			t0=$(date +%s)
-			BOOT_MEM=1024 BOOT_TIMEOUT=400 boot host-java java-a "/dev/shm/memchan-$name" &
-			pg=$!
-			timeout 300 "$J" -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED \
+			BOOT_MEM=1024 host_with_guest host-java java-a "/dev/shm/memchan-$name" "host jvm" \
+				"$J" -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED \
 				-cp "$WORK/java/classes:$WORK/java/test-classes" \
-				dev.memchan.internal.dev.DevGuestCluster b "shm:$name" 1 > "$WORK/host-jvm.log" 2>&1
-			rc=$?
-			wait $pg
-			t=$(( $(date +%s) - t0 ))
-			sed 's/^/# [host jvm] /' "$WORK/host-jvm.log"
-			p=$(grep -c "^ok " "$WORK/host-jvm.log"); f=$(grep -c "^not ok " "$WORK/host-jvm.log")
-			PASS=$((PASS + p)); FAIL=$((FAIL + f))
-			[ $rc -eq 0 ] && [ "$p" -gt 0 ] && ok "host JVM (soft fabric) exited 0" || notok "host JVM (soft fabric) exited 0 (rc $rc)"
-			verdict host-java $t
+				dev.memchan.internal.dev.DevGuestCluster b "shm:$name" 1
 			rm -f "/dev/shm/memchan-$name"
 		else
 			sed 's/^/# /' "$WORK/hostjava-create.log"; notok "mcctl node create for the host JVM test"
