@@ -124,13 +124,16 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 host /host || echo 
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
-mount -t tmpfs run /host/run
-mkdir -p /host/run/work
-mount -o bind /host$WORK /host/run/work
-mount -t tmpfs tmp /host/tmp
 for x in \$(cat /proc/cmdline); do
 	case \$x in mctest=*) T=\${x#mctest=} ;; mcroot=*) R=\${x#mcroot=} ;; esac
 done
+mount -t tmpfs run /host/run
+mkdir -p /host/run/work /host/run/src
+mount -o bind /host$WORK /host/run/work
+# The checkout may itself live under /tmp (a CI clone): bind it before the guest's /tmp covers it.
+mount -o bind /host\$R /host/run/src
+R=/run/src
+mount -t tmpfs tmp /host/tmp
 echo "MEMCHAN-GUEST-START \$T"
 chroot /host /bin/sh \$R/native/tests/guest.sh \$R \$T
 echo "MEMCHAN-GUEST-EXIT \$?"
