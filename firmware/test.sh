@@ -40,7 +40,8 @@ fi
 
 RTL="-f rtl/files.f"
 TBC="tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"
-VFLAGS="--binary --timing -O1 -j 2 -Wno-fatal -Wno-WIDTH -Wno-UNUSED"
+# benches build without C++ optimization: compile time dominates, the runs take seconds
+VFLAGS="--binary --timing -O1 -j 2 -Wno-fatal -Wno-WIDTH -Wno-UNUSED -MAKEFLAGS OPT_FAST=-O0 -MAKEFLAGS OPT_SLOW=-O0 -MAKEFLAGS OPT_GLOBAL=-O0"
 
 # ---- register map is generated and fresh ----
 step regmap_check python3 "$root/regmap/gen.py" --check
