@@ -70,6 +70,15 @@ public interface Backend extends AutoCloseable {
     /** Sleeps while NOTIFY_COUNT equals {@code observed}, at most {@code timeoutNanos}; may return early. */
     void awaitNotify(int observed, long timeoutNanos);
 
+    /**
+     * Sets LOOPBACK.MODE (0 off, 1 internal, 2 external; privileged). Only adapters whose CAPS has the
+     * LOOPBACK_* bits have a loopback mode: a soft fabric has no link to loop.
+     */
+    default void setLoopback(int mode) {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.INVALID_ARGUMENT,
+                location() + " has no link and no loopback mode");
+    }
+
     /** Transfers that may have been lost (the adapter's ERROR_COUNT); always 0 on the soft fabric. */
     long errorCount();
 

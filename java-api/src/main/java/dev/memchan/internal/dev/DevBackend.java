@@ -426,6 +426,20 @@ public final class DevBackend implements Backend {
     }
 
     @Override
+    public void setLoopback(int mode) {
+        if (mode < 0 || mode > 2) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "loopback mode " + mode + ": 0 off, 1 internal, 2 external");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.LOOPBACK_LAYOUT);
+            put(s, Uapi.LOOPBACK_LAYOUT, "mode", mode);
+            ioctl(Uapi.LOOPBACK, s, "loopback");
+        } catch (ErrnoException e) {
+            throw fail("set loopback mode " + mode, e);
+        }
+    }
+
+    @Override
     public void ackBarrier(Duration timeout) {
         long ns = Math.clamp(timeout.toNanos(), 1L, 10_000_000_000L);
         try (Arena arena = Arena.ofConfined()) {
