@@ -180,8 +180,8 @@ public final class ClusterService implements AutoCloseable {
                     && holder != pid && Posix.processExists((int) holder)) {
                 // The directory and the lock bids are kept per node: a second member process on the
                 // same node would share (and corrupt) the first one's bids and attachments.
-                throw new MemchanException(Kind.IN_USE, "node " + me + " of " + backend.location()
-                        + " already has a member process (pid " + holder + "); one process per node joins the cluster");
+                throw new MemchanException(Kind.IN_USE, "node ID " + me + " of " + backend.location() + " is in use by pid "
+                        + holder + " (a member process); one process per node joins the cluster");
             }
             for (int n = 0; n < nodes; n++) {
                 int state = (int) INT.getVolatile(rx, slot(n) + SYS_MEMBER_STATE);
