@@ -99,29 +99,44 @@ public final class MessageChannel {
         }
     }
 
-    /** Sending end. Single-threaded; no allocation per message. */
-    public static final class Sender implements AutoCloseable {
-        private final Fabric fabric;
-        private final Region ringRegion;
-        private final Region creditRegion;
-        private final OutgoingMapping ring;
-        private final MemorySegment ringSegment;
-        private final IncomingMapping credit;
-        private final int capacity;
-        private final int mask;
-        private long position;
-        private long limit;
-        private int seq = 1;
+    /** What both ends hold: the two regions and the ring's geometry and position. */
+    abstract static class End implements AutoCloseable {
+        final Fabric fabric;
+        final Region ringRegion;
+        final Region creditRegion;
+        final int capacity;
+        final int mask;
+        long position;
+        int seq = 1;
 
-        Sender(Fabric fabric, Region ringRegion, Region creditRegion, OutgoingMapping ring, IncomingMapping credit, int capacity) {
+        End(Fabric fabric, Region ringRegion, Region creditRegion, int capacity) {
             this.fabric = fabric;
             this.ringRegion = ringRegion;
             this.creditRegion = creditRegion;
+            this.capacity = capacity;
+            this.mask = capacity - 1;
+        }
+
+        @Override
+        public void close() {
+            ringRegion.close();
+            creditRegion.close();
+            fabric.untrack(this);
+        }
+    }
+
+    /** Sending end. Single-threaded; no allocation per message. */
+    public static final class Sender extends End {
+        private final OutgoingMapping ring;
+        private final MemorySegment ringSegment;
+        private final IncomingMapping credit;
+        private long limit;
+
+        Sender(Fabric fabric, Region ringRegion, Region creditRegion, OutgoingMapping ring, IncomingMapping credit, int capacity) {
+            super(fabric, ringRegion, creditRegion, capacity);
             this.ring = ring;
             this.ringSegment = ring.segment();
             this.credit = credit;
-            this.capacity = capacity;
-            this.mask = capacity - 1;
             this.limit = capacity;
         }
 
@@ -186,12 +201,6 @@ public final class MessageChannel {
             }
         }
 
-        @Override
-        public void close() {
-            ringRegion.close();
-            creditRegion.close();
-            fabric.untrack(this);
-        }
     }
 
     static int idle(int idle) {
@@ -204,29 +213,18 @@ public final class MessageChannel {
     }
 
     /** Receiving end. Single-threaded; no allocation per message. */
-    public static final class Receiver implements AutoCloseable {
-        private final Fabric fabric;
-        private final Region ringRegion;
-        private final Region creditRegion;
+    public static final class Receiver extends End {
         private final IncomingMapping ring;
         private final MemorySegment ringSegment;
         private final OutgoingMapping credit;
-        private final int capacity;
-        private final int mask;
         private final long creditBatch;
-        private long position;
         private long published;
-        private int seq = 1;
 
         Receiver(Fabric fabric, Region ringRegion, Region creditRegion, IncomingMapping ring, OutgoingMapping credit, int capacity) {
-            this.fabric = fabric;
-            this.ringRegion = ringRegion;
-            this.creditRegion = creditRegion;
+            super(fabric, ringRegion, creditRegion, capacity);
             this.ring = ring;
             this.ringSegment = ring.segment();
             this.credit = credit;
-            this.capacity = capacity;
-            this.mask = capacity - 1;
             this.creditBatch = capacity / 8;
         }
 
@@ -301,11 +299,5 @@ public final class MessageChannel {
             }
         }
 
-        @Override
-        public void close() {
-            ringRegion.close();
-            creditRegion.close();
-            fabric.untrack(this);
-        }
     }
 }
