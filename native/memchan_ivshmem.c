@@ -32,6 +32,21 @@ static void *sf_node(struct memchan_dev *md, u32 node)
 	return md->fab + md->node_area + (u64)node * md->node_block_size;
 }
 
+/* This kernel's HOST_ID: random, non-zero, the same for every device it binds. */
+static u64 mc_sf_host_id(void)
+{
+	static u64 id;
+	u64 v;
+
+	if (!READ_ONCE(id)) {
+		do {
+			v = get_random_u64();
+		} while (!v);
+		cmpxchg64(&id, 0, v);
+	}
+	return READ_ONCE(id);
+}
+
 static u32 *sf_reg(struct memchan_dev *md, u32 node, u32 off)
 {
 	return sf_node(md, node) + off;
@@ -182,13 +197,20 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	return 0;
 }
 
-/* A dead node, cleaned up by the cluster service: free its block if still that claim. */
+/*
+ * A dead node, cleaned up by the cluster service: free its block if still that
+ * claim. A claim of this kernel (HOST_ID ours: another device bound here holds
+ * it) is left alone: only its member process died, and that device lets go of
+ * the block itself when its node ID is released or it is unbound.
+ */
 static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
 {
 	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
 	u64 old = READ_ONCE(*owner_p);
 
 	if (!old || old >> 32 != incarnation)
+		return 0;
+	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == md->host_id)
 		return 0;
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
@@ -384,9 +406,7 @@ int memchan_ivshmem_probe(struct memchan_dev *md)
 	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
 	md->ctl_start = md->fab_start;
 	md->ctl_len = len;
-	do {
-		md->host_id = get_random_u64();
-	} while (!md->host_id);
+	md->host_id = mc_sf_host_id();
 	INIT_DELAYED_WORK(&md->tick, mc_sf_tick);
 	return 0;
 }

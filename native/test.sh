@@ -7,11 +7,14 @@
 #            unbind with live mappings (SIGBUS), module unload and reload
 #   cluster  two guests sharing one ivshmem file form a 2-node cluster
 #   host     a host process on the same soft-fabric file talks to a guest
+#   java     the Java library on the driver (smoke test, mcctl, two guests, a host JVM)
+#   conformance  the Java conformance suite, unchanged, on 8 adapters of one guest
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
 # Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
-# work directory), MEMCHAN_ONLY="abi cluster host" (subset of the boots).
+# work directory), MEMCHAN_ONLY="abi cluster host java conformance"
+# (subset of the boots).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=$ROOT/native
@@ -143,16 +146,20 @@ chmod +x "$WORK/initrd/init"
 (cd "$WORK/initrd" && find . | cpio -o -H newc 2> /dev/null | gzip -1) > "$WORK/initrd.gz"
 
 # boot NAME TEST SHMFILE: one guest; console in $WORK/NAME.log
-# (BOOT_MEM, BOOT_SMP, BOOT_TIMEOUT override the defaults for one call)
+# (BOOT_MEM, BOOT_SMP, BOOT_TIMEOUT override the defaults for one call; BOOT_DEVS ivshmem
+# devices, default 1, all on SHMFILE: one machine with several adapters of one fabric)
 boot() {
+	local devs=() i
+	for ((i = 0; i < ${BOOT_DEVS:-1}; i++)); do
+		devs+=(-object "memory-backend-file,id=hm$i,mem-path=$3,size=16M,share=on" -device "ivshmem-plain,memdev=hm$i")
+	done
 	timeout "${BOOT_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" \
 		-m "${BOOT_MEM:-512}" -no-reboot \
 		-display none -monitor none -serial "file:$WORK/$1.log" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$2 mcroot=$ROOT" \
 		-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-		-object memory-backend-file,id=hm,mem-path="$3",size=16M,share=on \
-		-device ivshmem-plain,memdev=hm > "$WORK/$1.qemu" 2>&1
+		"${devs[@]}" > "$WORK/$1.qemu" 2>&1
 }
 
 # verdict NAME SECONDS: count the guest's TAP lines, check for oopses
@@ -195,14 +202,15 @@ host_with_guest() {
 	verdict "$guest" $(( $(date +%s) - t0 ))
 }
 
+# newfab NAME [mcfab-create options]
 newfab() {
 	local f=/dev/shm/memchan-test-$$-$1
 	rm -f "$f"
-	"$N/tools/mcfab-create" "$f" > /dev/null || { notok "mcfab-create $f"; return 1; }
+	"$N/tools/mcfab-create" "$f" "${@:2}" > /dev/null || { notok "mcfab-create $f"; return 1; }
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -239,19 +247,25 @@ if [[ " $ONLY " == *" host "* ]]; then
 			"$N/tests/mc_cluster" --role b --node 1 --peer 0 --fabric "$fab" --timeout 240
 fi
 
-if [[ " $ONLY " == *" java "* ]]; then
-	# the Java library on dev:/dev/memchan0 (DevGuestSmoke) needs its classes built
+# java-api classes and test classes, and mcctl (tools/target), built once and snapshotted for the
+# guests (they see $WORK as /run/work), so that a build running in the same checkout meanwhile
+# cannot change the classes under them; jok=1 when that worked
+jok=
+java_build() {
+	[ -n "$jok" ] && return
 	jok=1
-	# java-api classes and test classes, and mcctl (tools/target) for the guest
 	(cd "$ROOT" && scripts/mvn -q -pl java-api,tools package -DskipTests) > "$WORK/mvn-build.log" 2>&1 ||
 		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api and mcctl build"; jok=0; }
-	# a snapshot for the guests (the guests see $WORK as /run/work), so that a build running in
-	# the same checkout meanwhile cannot change the classes under them
 	mkdir -p "$WORK/java" "$WORK/mcctl"
 	cp -a "$ROOT/java-api/target/classes" "$ROOT/java-api/target/test-classes" "$WORK/java/" &&
 	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
+}
+
+if [[ " $ONLY " == *" java "* ]]; then
+	# the Java library on dev:/dev/memchan0 (DevGuestSmoke) needs its classes built
+	java_build
 	if [ $jok = 1 ]; then
 		fab=$(newfab java) && {
 			t0=$(date +%s)
@@ -309,6 +323,27 @@ if [[ " $ONLY " == *" java "* ]]; then
 		else
 			sed 's/^/# /' "$WORK/hostjava-create.log"; notok "mcctl node create for the host JVM test"
 		fi
+	fi
+fi
+
+if [[ " $ONLY " == *" conformance "* ]]; then
+	# the Java conformance suite (java-api/src/test/java/dev/memchan/conformance), unchanged, on the
+	# driver: one guest with 8 ivshmem devices on one 8-node fabric file, node IDs 0..7, so that each
+	# of the suite's node processes joins its own adapter through dev:/dev/memchan*; the JUnit console
+	# launcher instead of Maven (far too slow under TCG)
+	java_build
+	CS=junit-platform-console-standalone-1.13.4.jar
+	CSD=$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.13.4
+	[ -f "$CSD/$CS" ] || (cd "$ROOT" && scripts/mvn -q dependency:get \
+		-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4) > "$WORK/cs.log" 2>&1
+	if [ $jok = 1 ] && cp "$CSD/$CS" "$WORK/java/console-standalone.jar"; then
+		fab=$(newfab conformance -n 8) && {
+			t0=$(date +%s)
+			BOOT_DEVS=8 BOOT_MEM=2048 BOOT_SMP=2 BOOT_TIMEOUT=900 boot conformance conformance "$fab"
+			verdict conformance $(( $(date +%s) - t0 ))
+		}
+	else
+		sed 's/^/# /' "$WORK/cs.log" 2> /dev/null; notok "JUnit console launcher $CS for the conformance guest"
 	fi
 fi
 

@@ -115,6 +115,51 @@ java)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+conformance)
+	# the Java conformance suite, unchanged, with the JUnit console launcher: 8 adapters of one
+	# fabric, node IDs 0..7, one per node process (dev:/dev/memchan*, docs/java-api.md)
+	load || exit 1
+	i=0
+	while [ ! -e /dev/memchan7 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	for n in 0 1 2 3 4 5 6 7; do
+		"$N/tools/memchan-setnode" /dev/memchan$n $n || { echo "not ok 1 memchan-setnode /dev/memchan$n $n"; exit 1; }
+	done
+	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+	done
+	start=$(date +%s)
+	cd /tmp || exit 1
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
+		'-Dmemchan.test.backend=dev:/dev/memchan*' -jar /run/work/java/console-standalone.jar execute \
+		--disable-banner --disable-ansi-colors --details=tree \
+		--class-path /run/work/java/classes:/run/work/java/test-classes \
+		--select-package dev.memchan.conformance > /tmp/conformance.log 2>&1
+	rc=$?
+	# the launcher's whole output (test tree, failures with stack traces, summary)
+	sed 's/^/# /' /tmp/conformance.log
+	# TAP: one line per test of the tree ("├─ name() [N ms] ✔"; ✘ failed; ↷ skipped, ■ aborted by an
+	# assumption: a comment), and every test the launcher found must be in the tree
+	awk '
+		/─ [A-Za-z0-9_]+Test / { cls = $0; sub(/.*─ /, "", cls); sub(/ .*/, "", cls) }
+		/─ [^ ]+\(.*\) ([0-9]+ ms )?(✔|✘|↷|■)/ {
+			line = $0; sub(/.*─ /, "", line); name = line; sub(/\) .*/, ")", name)
+			if (line ~ /\) ([0-9]+ ms )?✔/) print "ok 1 " cls "." name
+			else if (line ~ /\) ([0-9]+ ms )?(↷|■)/) { why = line; sub(/.*(↷|■) */, "", why); print "# skipped: " cls "." name " " why }
+			else { why = line; sub(/.*✘ */, "", why); print "not ok 1 " cls "." name " " why }
+		}' /tmp/conformance.log > /tmp/conformance.tap
+	cat /tmp/conformance.tap
+	found=$(sed -n 's/^\[ *\([0-9]*\) tests found .*/\1/p' /tmp/conformance.log)
+	listed=$(grep -cE "^(ok|not ok|# skipped:) " /tmp/conformance.tap)
+	echo "# conformance suite took $(( $(date +%s) - start )) s (launcher exit $rc, $found tests found, $listed in the tree)"
+	if [ $rc -eq 0 ] && ! grep -q "^not ok" /tmp/conformance.tap && [ "${found:-0}" -gt 0 ] && [ "$listed" = "$found" ]; then
+		echo "ok 1 conformance suite on dev:/dev/memchan*: launcher exit 0, all $found tests reported"
+	else
+		echo "not ok 1 conformance suite on dev:/dev/memchan*: launcher exit $rc, $listed of ${found:-?} tests reported"
+		rc=1
+	fi
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 cluster-a)
 	load || exit 1
 	exec "$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 150

@@ -359,6 +359,12 @@ static void release_dead_node(void)
 	*tx = tx_to(1);
 	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));	/* another incarnation: untouched */
 	CHECK(r.released == 0 && U64(nb3, MC_SF_NODE_OWNER) != 0 && *tx == tx_to(1));
+	/* claimed by this kernel (HOST_ID ours, as another device bound here would write it): untouched */
+	U64(nb3, MC_SF_NODE_HOST_ID) = U64(node_block(fab, 0), MC_SF_NODE_HOST_ID);
+	r = (struct memchan_release){ .argsz = sizeof(r), .node = 3, .incarnation = 5 };
+	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));
+	CHECK(r.released == 0 && U64(nb3, MC_SF_NODE_OWNER) != 0 && *tx == tx_to(1));
+	U64(nb3, MC_SF_NODE_HOST_ID) = 0x5eed;	/* another host's claim */
 	r = (struct memchan_release){ .argsz = sizeof(r), .node = 3, .incarnation = 5 };
 	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));
 	CHECK(r.released == 1 && U64(nb3, MC_SF_NODE_OWNER) == 0 && *tx == 0);

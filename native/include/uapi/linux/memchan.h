@@ -224,9 +224,10 @@ struct memchan_reg {
  * MEMCHAN_RELEASE_NODE: the cluster service has cleaned up dead node "node"
  * whose claim had this incarnation; free its adapter-side state where this
  * backend can see it. ivshmem: when that node block's OWNER still holds
- * incarnation, clear its TX/RX PCTs and NODE_ID and release OWNER (released
- * = 1); otherwise nothing. Hardware: nothing (each adapter holds only its own
- * PCT). Refused for this node's own ID (EINVAL).
+ * incarnation and its HOST_ID is not this kernel's (a block another device
+ * bound here claimed stays claimed), clear its TX/RX PCTs and NODE_ID and
+ * release OWNER (released = 1); otherwise nothing. Hardware: nothing (each
+ * adapter holds only its own PCT). Refused for this node's own ID (EINVAL).
  */
 struct memchan_release {
 	__u32 argsz;

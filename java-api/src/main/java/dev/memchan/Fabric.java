@@ -3,13 +3,18 @@ package dev.memchan;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.cluster.ClusterService;
 import dev.memchan.internal.cluster.Credentials;
+import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.NativeAccess;
+import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -33,7 +39,9 @@ import java.util.function.Consumer;
  * }</pre>
  *
  * <p>Locations: {@code shm:NAME} joins the soft fabric /dev/shm/memchan-NAME (created when missing
- * if {@link FabricOptions#create()} is set); {@code dev:/dev/memchanN} opens the kernel driver's device.
+ * if {@link FabricOptions#create()} is set); {@code dev:/dev/memchanN} opens the kernel driver's device;
+ * {@code dev:/dev/memchan*} the first of the machine's devices whose node has no member process yet
+ * (with {@link FabricOptions#nodeId()} N: the device whose node ID is N).
  * Closing the fabric detaches and deallocates everything this node held; if the process dies
  * instead, the surviving nodes do the same when they declare it dead.
  */
@@ -45,6 +53,8 @@ public final class Fabric implements AutoCloseable {
     private final Map<Integer, int[]> localAttachments = new HashMap<>();
     private final Thread shutdownHook;
     private boolean closed;
+    /** The flock'd descriptor of the adapter joined through {@code dev:/dev/memchan*}, or -1. */
+    private int adapterLock = -1;
 
     private Fabric(Backend backend, FabricOptions options) {
         this.backend = backend;
@@ -63,7 +73,118 @@ public final class Fabric implements AutoCloseable {
 
     /** Joins the fabric at {@code location} (see the class comment) as a new node. */
     public static Fabric open(String location, FabricOptions options) {
+        int colon = location.indexOf(':');
+        if (colon > 0 && location.endsWith("*") && !location.startsWith("shm:")) {
+            return openFirstFree(location.substring(0, colon), location.substring(colon + 1), options);
+        }
         return new Fabric(openBackend(location, options), options);
+    }
+
+    /**
+     * {@code dev:/dev/memchan*}: the adapters /dev/memchanN (N a number, in numeric order) of one
+     * machine, each with its own node ID on the same fabric. Joins the first whose node has no member
+     * process yet or, with {@link FabricOptions#nodeId()} N, the one whose node ID is N. A member
+     * process holds an flock on its adapter's device (a process of this machine that opened
+     * dev:/dev/memchanN directly does not, but its node's membership still refuses a second member).
+     * A refused attempt is closed again (grants and all) before the next adapter is tried.
+     */
+    private static Fabric openFirstFree(String scheme, String pattern, FabricOptions options) {
+        NativeAccess.require();
+        BackendProvider provider = null;
+        for (BackendProvider p : ServiceLoader.load(BackendProvider.class, Fabric.class.getClassLoader())) {
+            if (p.scheme().equals(scheme)) {
+                provider = p;
+            }
+        }
+        String location = scheme + ":" + pattern;
+        if (provider == null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "unknown fabric location '" + location
+                    + "': use shm:NAME (soft fabric) or dev:/dev/memchanN (kernel driver)");
+        }
+        Path glob = Path.of(pattern.substring(0, pattern.length() - 1));
+        Path dir = glob.getParent() == null ? Path.of(".") : glob.getParent();
+        String prefix = glob.getFileName() == null ? "" : glob.getFileName().toString();
+        if (pattern.indexOf('*') != pattern.length() - 1 || prefix.isEmpty()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "fabric location '" + location
+                    + "': only a trailing * standing for the adapter number is supported (dev:/dev/memchan*)");
+        }
+        TreeMap<Long, Path> candidates = new TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, prefix + "*")) {
+            for (Path p : ds) {
+                String number = p.getFileName().toString().substring(prefix.length());
+                if (!number.isEmpty() && number.length() < 10 && number.chars().allMatch(Character::isDigit)) {
+                    candidates.put(Long.parseLong(number), p);
+                }
+            }
+        } catch (IOException e) {
+            throw new MemchanException(Kind.NOT_FOUND, "fabric location '" + location + "': " + e, e);
+        }
+        if (candidates.isEmpty()) {
+            throw new MemchanException(Kind.NOT_FOUND, "fabric location '" + location + "': no adapter matches");
+        }
+        int wanted = options.nodeId();
+        MemchanException inUse = null;
+        List<String> skipped = new ArrayList<>();
+        for (Path p : candidates.values()) {
+            String path = p.toString();
+            Backend backend;
+            try {
+                backend = provider.open(path, -1); // never changes an adapter's node ID
+            } catch (MemchanException e) {
+                skipped.add(path + " (" + e.getMessage() + ")");
+                continue;
+            }
+            int lock = -1;
+            try {
+                if (wanted >= backend.maxNodes() || wanted < -1) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + wanted + " out of range 0.."
+                            + (backend.maxNodes() - 1) + " for " + location);
+                }
+                if (wanted >= 0 && backend.nodeId() != wanted) {
+                    continue;
+                }
+                // One member process per adapter: an flock on the device, held while joined and let go
+                // by the process's death. Probing a held adapter by joining it would bid for the
+                // cluster lock in its member's name.
+                lock = Posix.open(path, Posix.O_RDWR, 0);
+                if (!Posix.tryLockExclusive(lock)) {
+                    // the member's pid from the membership, read only (the backend's close below
+                    // drops the system-page grants; ClusterService.close would leave the cluster)
+                    long holder = new ClusterService(backend, options.heartbeatPeriod(), options.failureTimeout())
+                            .pidOf(backend.nodeId());
+                    inUse = ClusterService.nodeInUse(backend.nodeId(), backend.location(), holder);
+                    skipped.add(path + " (node " + backend.nodeId() + ": a member process, pid " + holder + ")");
+                    continue;
+                }
+                Backend b = backend;
+                backend = null;
+                Fabric f = new Fabric(b, options); // closes the backend when the join is refused
+                f.adapterLock = lock;
+                lock = -1;
+                return f;
+            } catch (ErrnoException e) {
+                skipped.add(path + " (" + e.getMessage() + ")");
+            } catch (MemchanException e) {
+                if (e.kind() != Kind.IN_USE) {
+                    throw e;
+                }
+                inUse = e;
+                skipped.add(path + " (" + e.getMessage() + ")");
+            } finally {
+                if (lock >= 0) {
+                    Posix.close(lock);
+                }
+                if (backend != null) {
+                    backend.close();
+                }
+            }
+        }
+        if (wanted >= 0 && inUse != null) {
+            throw inUse; // node N's adapter: its member process is named
+        }
+        throw new MemchanException(inUse != null ? Kind.IN_USE : Kind.NOT_FOUND, "fabric location '" + location + "': "
+                + (wanted >= 0 ? "no free adapter with node ID " + wanted : "every adapter's node has a member process or no node ID")
+                + (skipped.isEmpty() ? "" : ": " + String.join("; ", skipped)));
     }
 
     static Backend openBackend(String location, FabricOptions options) {
@@ -275,6 +396,9 @@ public final class Fabric implements AutoCloseable {
             cluster.close();
         } finally {
             backend.close();
+            if (adapterLock >= 0) {
+                Posix.close(adapterLock);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
  * How to open a fabric. Immutable; each {@code withX} returns a copy.
  *
  * @param nodeId          node ID to claim, or -1 for the first free one (soft fabric) / the adapter's own
+ *                        (dev:/dev/memchanN) / the first adapter without a member process (dev:/dev/memchan*)
  * @param create          create the soft fabric file when it does not exist
  * @param fabricSize      bytes of a created soft fabric (a power of two, at least 1 MiB)
  * @param pageSize        network page size of a created soft fabric (4096 or 8192)

@@ -180,8 +180,7 @@ public final class ClusterService implements AutoCloseable {
                     && holder != pid && Posix.processExists((int) holder)) {
                 // The directory and the lock bids are kept per node: a second member process on the
                 // same node would share (and corrupt) the first one's bids and attachments.
-                throw new MemchanException(Kind.IN_USE, "node ID " + me + " of " + backend.location() + " is in use by pid "
-                        + holder + " (a member process); one process per node joins the cluster");
+                throw nodeInUse(me, backend.location(), holder);
             }
             for (int n = 0; n < nodes; n++) {
                 int state = (int) INT.getVolatile(rx, slot(n) + SYS_MEMBER_STATE);
@@ -205,6 +204,12 @@ public final class ClusterService implements AutoCloseable {
         });
         running = true;
         agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
+    }
+
+    /** The refusal of a second member process on node {@code n}, held by {@code pid}. */
+    public static MemchanException nodeInUse(int n, String location, long pid) {
+        return new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
+                + pid + " (a member process); one process per node joins the cluster");
     }
 
     /**

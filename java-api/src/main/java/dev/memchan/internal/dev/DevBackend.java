@@ -237,6 +237,11 @@ public final class DevBackend implements Backend {
         try {
             ioctl(Uapi.PCT, s, "pct");
         } catch (ErrnoException e) {
+            if ((flags & Uapi.PCT_WRITE_TX) != 0 && e.errno() == 16) { // EBUSY: another node routes it elsewhere
+                throw new MemchanException(Kind.INVALID_ARGUMENT, location + ": writing the transmit PCT entry of page "
+                        + page + " as " + TxPct.describe(tx) + ": another node routes the page elsewhere; one network "
+                        + "page has one route", e);
+            }
             throw fail((flags == 0 ? "reading" : "writing") + " the PCT entry of page " + page
                     + (e.errno() == 1 ? " (PCT writes need root)" : ""), e);
         }

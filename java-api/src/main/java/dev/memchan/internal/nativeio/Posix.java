@@ -67,6 +67,7 @@ public final class Posix {
 
     private static final MethodHandle OPEN;
     private static final MethodHandle CLOSE;
+    private static final MethodHandle FLOCK;
     private static final MethodHandle FTRUNCATE;
     private static final MethodHandle FCHMOD;
     private static final MethodHandle FCHOWN;
@@ -88,6 +89,7 @@ public final class Posix {
         NativeAccess.require();
         OPEN = capturing("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 2);
         CLOSE = capturing("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+        FLOCK = capturing("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
         FTRUNCATE = capturing("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
         FCHMOD = capturing("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
         FCHOWN = capturing("fchown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), -1);
@@ -162,6 +164,28 @@ public final class Posix {
     public static void close(int fd) {
         try {
             int unused = (int) CLOSE.invokeExact(CAPTURE.get(), fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * flock(fd, LOCK_EX | LOCK_NB): false when another open file (of any process, this one included)
+     * holds it. Released when the file is closed, also by the process's death.
+     */
+    public static boolean tryLockExclusive(int fd) throws ErrnoException {
+        try {
+            MemorySegment capture = CAPTURE.get();
+            if ((int) FLOCK.invokeExact(capture, fd, 2 | 4) == 0) { // LOCK_EX | LOCK_NB
+                return true;
+            }
+            int errno = errno(capture);
+            if (errno == EAGAIN) {
+                return false;
+            }
+            throw new ErrnoException("flock", errno);
+        } catch (ErrnoException e) {
+            throw e;
         } catch (Throwable t) {
             throw rethrow(t);
         }
