@@ -170,18 +170,12 @@ public final class ClusterService implements AutoCloseable {
 
     /** Joins the membership, cleaning up after dead nodes found on the way, and starts the agent. */
     public void join() {
+        // Checked before bidding too: a second process on this node must not bid in the member's slot.
+        refuseSecondMember();
         clearBidsOfDeadBidders();
         withClusterLock(() -> {
             long now = System.nanoTime();
-            long mine = slot(me);
-            long holder = (long) LONG.getVolatile(rx, mine + SYS_MEMBER_PID);
-            if ((int) INT.getVolatile(rx, mine + SYS_MEMBER_STATE) == SYS_NODE_STATE_ALIVE
-                    && (long) LONG.getVolatile(rx, mine + SYS_MEMBER_HOST_ID) == hostId
-                    && holder != pid && Posix.processExists((int) holder)) {
-                // The directory and the lock bids are kept per node: a second member process on the
-                // same node would share (and corrupt) the first one's bids and attachments.
-                throw nodeInUse(me, backend.location(), holder);
-            }
+            refuseSecondMember(); // again under the lock: two joiners may have raced past the first check
             for (int n = 0; n < nodes; n++) {
                 int state = (int) INT.getVolatile(rx, slot(n) + SYS_MEMBER_STATE);
                 if (state == SYS_NODE_STATE_ABSENT) {
@@ -204,6 +198,20 @@ public final class ClusterService implements AutoCloseable {
         });
         running = true;
         agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
+    }
+
+    /**
+     * The directory and the lock bids are kept per node: a second member process on the same node
+     * would share (and corrupt) the first one's bids and attachments.
+     */
+    private void refuseSecondMember() {
+        long mine = slot(me);
+        long holder = (long) LONG.getVolatile(rx, mine + SYS_MEMBER_PID);
+        if ((int) INT.getVolatile(rx, mine + SYS_MEMBER_STATE) == SYS_NODE_STATE_ALIVE
+                && (long) LONG.getVolatile(rx, mine + SYS_MEMBER_HOST_ID) == hostId
+                && holder != pid && Posix.processExists((int) holder)) {
+            throw nodeInUse(me, backend.location(), holder);
+        }
     }
 
     /** The refusal of a second member process on node {@code n}, held by {@code pid}. */
