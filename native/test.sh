@@ -13,7 +13,7 @@
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
 # Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
-# work directory), MEMCHAN_ONLY="abi cluster host java conformance"
+# work directory), MEMCHAN_ONLY="abi cluster host java conformance" (default: all but conformance)
 # (subset of the boots).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -210,7 +210,9 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance}
+# "conformance" is opt-in until its flake is understood: in 1 of 4 full runs one member JVM of
+# FailureConformanceTest.joinAndCleanLeaveAreReportedAsEvents exited without any output.
+ONLY=${MEMCHAN_ONLY:-abi cluster host java}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {

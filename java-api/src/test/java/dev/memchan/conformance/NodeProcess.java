@@ -85,18 +85,29 @@ public final class NodeProcess implements AutoCloseable {
     /** Waits for a line starting with {@code prefix}; fails on ERROR/FAIL lines, EOF or timeout. */
     public String expect(String prefix, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        StringBuilder skipped = new StringBuilder(); // e.g. a JVM crash banner on stdout: quoted on failure
         while (true) {
             long left = deadline - System.nanoTime();
             String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms" + logTail());
+                throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms" + skipped + logTail());
             }
             if (line.startsWith(prefix)) {
                 return line;
             }
             if (line.startsWith("FAIL") || line.startsWith("ERROR") || line.equals("<EOF>")) {
-                throw new AssertionError(name + ": expected '" + prefix + "' but got: " + line + logTail());
+                throw new AssertionError(name + ": expected '" + prefix + "' but got: " + line + exitStatus() + skipped + logTail());
             }
+            skipped.append("\n  stdout: ").append(line);
+        }
+    }
+
+    private String exitStatus() {
+        try {
+            return process.waitFor(2, TimeUnit.SECONDS) ? " (exit status " + process.exitValue() + ")" : " (still running)";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
         }
     }
 
