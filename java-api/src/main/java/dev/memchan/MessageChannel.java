@@ -55,11 +55,7 @@ public final class MessageChannel {
 
     /** The sending end, to node {@code receiver}; {@code capacity} bytes of ring. */
     public static Sender sender(Fabric fabric, long key, int receiver, int capacity) {
-        checkCapacity(fabric, capacity);
-        Region ring = fabric.allocate(key, capacity, 0660);
-        Region credit = null;
-        try {
-            credit = fabric.allocate(key | CREDIT_KEY_BIT, fabric.pageSize(), 0660);
+        return open(fabric, key, capacity, (ring, credit) -> {
             Sender s = new Sender(fabric, ring, credit, ring.attachTransmit(Route.node(receiver), false),
                     credit.attachReceive(false), capacity);
             // On a board, packets for pages the receiver has not enabled yet are dropped: wait for it.
@@ -71,25 +67,24 @@ public final class MessageChannel {
                 }
                 java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
             }
-            return fabric.track(s);
-        } catch (RuntimeException e) {
-            ring.close();
-            if (credit != null) {
-                credit.close();
-            }
-            throw e;
-        }
+            return s;
+        });
     }
 
     /** The receiving end, from node {@code sender}. */
     public static Receiver receiver(Fabric fabric, long key, int sender, int capacity) {
+        return open(fabric, key, capacity, (ring, credit) -> new Receiver(fabric, ring, credit, ring.attachReceive(false),
+                credit.attachTransmit(Route.node(sender), false), capacity));
+    }
+
+    /** Allocates (or joins) the ring and credit regions and attaches one end; on failure releases both. */
+    private static <E extends End> E open(Fabric fabric, long key, int capacity, java.util.function.BiFunction<Region, Region, E> end) {
         checkCapacity(fabric, capacity);
         Region ring = fabric.allocate(key, capacity, 0660);
         Region credit = null;
         try {
             credit = fabric.allocate(key | CREDIT_KEY_BIT, fabric.pageSize(), 0660);
-            return fabric.track(new Receiver(fabric, ring, credit, ring.attachReceive(false),
-                    credit.attachTransmit(Route.node(sender), false), capacity));
+            return fabric.track(end.apply(ring, credit));
         } catch (RuntimeException e) {
             ring.close();
             if (credit != null) {

@@ -7,6 +7,7 @@ import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
+import dev.memchan.spi.MappedGrant;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,7 +45,7 @@ public final class DevBackend implements Backend {
     private final long incarnation;
     private final int[] txRefs;
     private final int[] rxRefs;
-    private final List<DevGrant> grants = new ArrayList<>();
+    private final List<MappedGrant> grants = new ArrayList<>();
     private boolean closed;
 
     private DevBackend(String path, int fd, int requestedNode) {
@@ -389,12 +390,13 @@ public final class DevBackend implements Backend {
         return map(firstPage, count, false);
     }
 
-    private DevGrant map(int firstPage, int count, boolean transmit) {
+    private MappedGrant map(int firstPage, int count, boolean transmit) {
         Arena arena = Arena.ofShared();
         long offset = (transmit ? Uapi.MMAP_TX_BASE : Uapi.MMAP_RX_BASE) + (long) firstPage * pageSize;
         try {
             MemorySegment seg = Posix.mmap(fd, offset, (long) count * pageSize, transmit, arena);
-            DevGrant g = new DevGrant(firstPage, count, transmit, arena, seg);
+            // Board transmit windows are write-combining; say so for every device grant (the safe answer).
+            MappedGrant g = new MappedGrant(firstPage, count, transmit, true, arena, seg, this::release);
             grants.add(g);
             return g;
         } catch (ErrnoException e) {
@@ -420,13 +422,13 @@ public final class DevBackend implements Backend {
         }
     }
 
-    private synchronized void release(DevGrant g) {
+    private synchronized void release(MappedGrant g) {
         if (!grants.remove(g)) {
             return;
         }
-        g.arena.close();
+        g.arena().close();
         if (!closed) {
-            release(g.transmit, g.firstPage, g.count);
+            release(g.transmit(), g.firstPage(), g.pageCount());
         }
     }
 
@@ -528,7 +530,7 @@ public final class DevBackend implements Backend {
             return;
         }
         closed = true;
-        for (DevGrant g : new ArrayList<>(grants)) {
+        for (MappedGrant g : new ArrayList<>(grants)) {
             release(g);
         }
         Posix.close(fd); // the driver drops every grant this file still holds
@@ -539,39 +541,4 @@ public final class DevBackend implements Backend {
         return "DevBackend[" + path + ", node " + node + "]";
     }
 
-    private final class DevGrant implements Grant {
-        final int firstPage;
-        final int count;
-        final boolean transmit;
-        final Arena arena;
-        final MemorySegment segment;
-
-        DevGrant(int firstPage, int count, boolean transmit, Arena arena, MemorySegment segment) {
-            this.firstPage = firstPage;
-            this.count = count;
-            this.transmit = transmit;
-            this.arena = arena;
-            this.segment = segment;
-        }
-
-        @Override
-        public int firstPage() {
-            return firstPage;
-        }
-
-        @Override
-        public int pageCount() {
-            return count;
-        }
-
-        @Override
-        public MemorySegment segment() {
-            return segment;
-        }
-
-        @Override
-        public void close() {
-            release(this);
-        }
-    }
 }

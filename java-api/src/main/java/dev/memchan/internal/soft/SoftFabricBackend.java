@@ -9,6 +9,7 @@ import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricLayout;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
+import dev.memchan.spi.MappedGrant;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -44,7 +45,7 @@ public final class SoftFabricBackend implements Backend {
     private final long regs;
     private final int[] txRefs;
     private final int[] rxRefs;
-    private final List<SoftGrant> grants = new ArrayList<>();
+    private final List<MappedGrant> grants = new ArrayList<>();
     private boolean closed;
 
     private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, long staleTimeoutNanos) {
@@ -320,7 +321,7 @@ public final class SoftFabricBackend implements Backend {
                         + TxPct.describe(txPct(node, p)) + ", not " + TxPct.describe(txEntry));
             }
         }
-        SoftGrant g = map(firstPage, count, true);
+        MappedGrant g = map(firstPage, count, true);
         for (int p = firstPage; p < firstPage + count; p++) {
             if (txRefs[p]++ == 0) {
                 INT.setVolatile(control, layout.txPct(node, p), txEntry);
@@ -344,7 +345,7 @@ public final class SoftFabricBackend implements Backend {
                         + RxPct.describe(rxPct(node, p)) + ", not " + RxPct.describe(rxEntry));
             }
         }
-        SoftGrant g = map(firstPage, count, false);
+        MappedGrant g = map(firstPage, count, false);
         for (int p = firstPage; p < firstPage + count; p++) {
             if (rxRefs[p]++ == 0) {
                 LONG.setVolatile(control, layout.rxPct(node, p), rxEntry);
@@ -353,11 +354,12 @@ public final class SoftFabricBackend implements Backend {
         return g;
     }
 
-    private SoftGrant map(int firstPage, int count, boolean transmit) {
+    private MappedGrant map(int firstPage, int count, boolean transmit) {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment seg = Posix.mmap(fd, layout.dataPage(firstPage), (long) count * layout.pageSize(), transmit, arena);
-            SoftGrant g = new SoftGrant(firstPage, count, transmit, arena, seg);
+            // A MAP_SHARED file mapping is write-back memory: x86-TSO orders its stores (no WC fence needed).
+            MappedGrant g = new MappedGrant(firstPage, count, transmit, false, arena, seg, this::release);
             grants.add(g);
             return g;
         } catch (ErrnoException e) {
@@ -366,15 +368,15 @@ public final class SoftFabricBackend implements Backend {
         }
     }
 
-    private synchronized void release(SoftGrant g) {
+    private synchronized void release(MappedGrant g) {
         if (!grants.remove(g)) {
             return;
         }
-        g.arena.close();
-        int[] refs = g.transmit ? txRefs : rxRefs;
-        for (int p = g.firstPage; p < g.firstPage + g.count; p++) {
+        g.arena().close();
+        int[] refs = g.transmit() ? txRefs : rxRefs;
+        for (int p = g.firstPage(); p < g.firstPage() + g.pageCount(); p++) {
             if (--refs[p] == 0) {
-                if (g.transmit) {
+                if (g.transmit()) {
                     INT.setVolatile(control, layout.txPct(node, p), 0);
                 } else {
                     LONG.setVolatile(control, layout.rxPct(node, p), 0L);
@@ -447,7 +449,7 @@ public final class SoftFabricBackend implements Backend {
         if (closed) {
             return;
         }
-        for (SoftGrant g : new ArrayList<>(grants)) {
+        for (MappedGrant g : new ArrayList<>(grants)) {
             release(g);
         }
         clearPcts(node);
@@ -458,45 +460,4 @@ public final class SoftFabricBackend implements Backend {
         Posix.close(fd);
     }
 
-    private final class SoftGrant implements Grant {
-        final int firstPage;
-        final int count;
-        final boolean transmit;
-        final Arena arena;
-        final MemorySegment segment;
-
-        SoftGrant(int firstPage, int count, boolean transmit, Arena arena, MemorySegment segment) {
-            this.firstPage = firstPage;
-            this.count = count;
-            this.transmit = transmit;
-            this.arena = arena;
-            this.segment = segment;
-        }
-
-        @Override
-        public int firstPage() {
-            return firstPage;
-        }
-
-        @Override
-        public int pageCount() {
-            return count;
-        }
-
-        @Override
-        public MemorySegment segment() {
-            return segment;
-        }
-
-        /** A MAP_SHARED file mapping: ordinary write-back memory. */
-        @Override
-        public boolean writeCombining() {
-            return false;
-        }
-
-        @Override
-        public void close() {
-            release(this);
-        }
-    }
 }
