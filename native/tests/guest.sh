@@ -94,24 +94,8 @@ java)
 		dev.memchan.internal.dev.DevGuestSmoke dev:/dev/memchan0
 	rc=$?
 	echo "# java smoke took $(( $(date +%s) - start )) s"
-	# mcctl (tools/) on the adapter: status, then the loopback self-test (docs/selftest.md)
-	export HOME=/tmp
-	for cmd in status selftest; do
-		start=$(date +%s)
-		# as scripts/mcctl runs it, from the snapshot of tools/target
-		"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-			-Xshare:auto --module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
-			--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl $cmd --fabric dev:/dev/memchan0 \
-			> /tmp/mcctl-$cmd.log 2>&1
-		st=$?
-		sed "s/^/# mcctl $cmd: /" /tmp/mcctl-$cmd.log
-		if [ $st -eq 0 ]; then
-			echo "ok 1 mcctl $cmd --fabric dev:/dev/memchan0 ($(( $(date +%s) - start )) s)"
-		else
-			echo "not ok 1 mcctl $cmd --fabric dev:/dev/memchan0 (exit $st)"
-			rc=1
-		fi
-	done
+	# mcctl (tools/) on the adapter: native/tests/mcctl_guest.sh
+	sh "$N/tests/mcctl_guest.sh" "$R" "$JAVA" || rc=1
 	rmmod memchan || rc=1
 	exit $rc
 	;;
