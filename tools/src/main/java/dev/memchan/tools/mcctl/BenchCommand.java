@@ -1,6 +1,8 @@
 package dev.memchan.tools.mcctl;
 
 import dev.memchan.Fabric;
+import dev.memchan.MemchanException;
+import dev.memchan.tools.bench.BenchService;
 import dev.memchan.tools.bench.ChannelThroughput;
 import dev.memchan.tools.bench.LockTiming;
 import dev.memchan.tools.bench.PingPong;
@@ -10,6 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,14 +21,19 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Benchmarks, measured by the benchmark engine (dev.memchan.tools.bench) between two nodes that "
-                + "mcctl joins for the run (two threads of this process on the soft fabric): ping-pong latency "
+        description = {"Benchmarks, measured by the benchmark engine (dev.memchan.tools.bench): ping-pong latency "
                 + "percentiles, message-channel bandwidth per message size, cluster-lock throughput.",
+                "Between two nodes of this process (two threads) when the fabric has two free nodes: the soft fabric, or "
+                        + "dev:/dev/memchan* on a host with two adapters. Between two hosts: mcctl bench serve on one, "
+                        + "--peer NODE on the other.",
                 "A progress bar runs on stderr when it is a terminal; --csv or --json for scripts."},
-        subcommands = {BenchCommand.PingPongBench.class, BenchCommand.Bandwidth.class, BenchCommand.Lock.class},
+        subcommands = {BenchCommand.PingPongBench.class, BenchCommand.Bandwidth.class, BenchCommand.Lock.class,
+                BenchCommand.Serve.class},
         footerHeading = "%nExamples:%n",
         footer = {"  mcctl bench pingpong --fabric shm:lab", "  mcctl bench bandwidth --sizes 64,4096,65536 --csv",
-                "  mcctl bench lock --iterations 100000 --json"})
+                "  mcctl bench lock --iterations 100000 --json",
+                "  mcctl bench serve                   # on the host whose adapter is node 1",
+                "  mcctl bench pingpong --peer 1       # on another host"})
 final class BenchCommand extends Base {
     @Override
     public Integer call() {
@@ -39,15 +47,43 @@ final class BenchCommand extends Base {
         @Option(names = "--csv", description = "Print CSV (header line, then rows).")
         boolean csv;
 
-        /** Two nodes of this process; the body gets them and a progress callback. */
+        @Option(names = "--peer-timeout", defaultValue = "10", paramLabel = "SECONDS",
+                description = "With --peer: how long to wait for the server (default ${DEFAULT-VALUE} s).")
+        int peerTimeout;
+
+        /**
+         * Two nodes of this process; the body gets them. On adapters the second needs a second free adapter
+         * ({@code dev:/dev/memchan*}); otherwise the error says how to run the benchmark between two hosts.
+         */
         <T> T withTwoNodes(java.util.function.BiFunction<Fabric, Fabric, T> body) {
             String location = location();
-            if (!Targets.isSoft(location)) {
-                throw McctlException.usage("mcctl bench joins two nodes in this process, which needs the soft fabric; "
-                        + "on adapters run scripts/bench's peers on two hosts");
+            try (Fabric a = Targets.join(location, -1)) {
+                Fabric b;
+                try {
+                    b = Targets.join(location, -1);
+                } catch (MemchanException | McctlException e) {
+                    if (Targets.isSoft(location)) {
+                        throw e;
+                    }
+                    throw McctlException.usage("this benchmark needs a second node: " + location + " has no second free "
+                            + "adapter (" + e.getMessage() + "); run mcctl bench serve on another host and pass --peer NODE here, "
+                            + "or give --fabric 'dev:/dev/memchan*' on a host with two adapters");
+                }
+                try (b) {
+                    return body.apply(a, b);
+                }
             }
-            try (Fabric a = Targets.join(location, -1); Fabric b = Targets.join(location, -1)) {
-                return body.apply(a, b);
+        }
+
+        /** One node of this process and a client of the benchmark server on node {@code peer}. */
+        <T> T withPeer(int peer, java.util.function.BiFunction<Fabric, BenchService.Client, T> body) {
+            try (Fabric f = Targets.join(location(), -1)) {
+                if (peer < 0 || peer >= f.maxNodes()) {
+                    throw McctlException.usage("--peer " + peer + " is not a node of " + location() + " (0.." + (f.maxNodes() - 1) + ")");
+                }
+                try (BenchService.Client c = new BenchService.Client(f, peer, Duration.ofSeconds(peerTimeout))) {
+                    return body.apply(f, c);
+                }
             }
         }
 
@@ -107,25 +143,36 @@ final class BenchCommand extends Base {
         @Option(names = "--rounds", defaultValue = "20000", description = "Round trips per batch (default ${DEFAULT-VALUE}).")
         int rounds;
 
-        @Option(names = "--batches", defaultValue = "5", description = "Measured batches after one warm-up batch (default ${DEFAULT-VALUE}).")
+        @Option(names = "--batches", defaultValue = "5", description = "Measured batches after the warm-up batches (default ${DEFAULT-VALUE}).")
         int batches;
+
+        @Option(names = "--peer", paramLabel = "NODE", description = "Ping the benchmark server (mcctl bench serve) on node NODE "
+                + "instead of a second node of this process.")
+        Integer peer;
 
         @Override
         public Integer call() {
             checkPositive(rounds, "--rounds");
             checkPositive(batches, "--batches");
-            PingPong.Result result = withTwoNodes((ping, pong) -> {
+            PingPong.Progress bar = (done, total) -> progress("pingpong", done, total);
+            PingPong.Result result = peer != null ? withPeer(peer, (ping, server) -> {
+                long pingKey = key();
+                server.start(BenchService.KIND_PINGPONG, pingKey, 0, 0);
+                PingPong.Result r = PingPong.ping(ping, pingKey, pingKey + 1, peer, rounds, batches, true, bar);
+                server.awaitDone(Duration.ofSeconds(30));
+                return r;
+            }) : withTwoNodes((ping, pong) -> {
                 long pingKey = key();
                 long pongKey = pingKey + 1;
                 AtomicReference<Throwable> failure = new AtomicReference<>();
                 Thread t = peer("bench-pong", () -> PingPong.pong(pong, pingKey, pongKey, ping.nodeId()), failure);
-                PingPong.Result r = PingPong.ping(ping, pingKey, pongKey, pong.nodeId(), rounds, batches, true,
-                        (done, total) -> progress("pingpong", done, total));
+                PingPong.Result r = PingPong.ping(ping, pingKey, pongKey, pong.nodeId(), rounds, batches, true, bar);
                 join(t, failure);
                 return r;
             });
             Histogram h = result.oneWayNanos();
-            Map<String, Object> doc = Json.obj("benchmark", "pingpong", "fabric", location(), "rounds", (long) rounds * batches,
+            Map<String, Object> doc = Json.obj("benchmark", "pingpong", "fabric", location(),
+                    "peer", peer == null ? "this process" : peer, "rounds", (long) rounds * batches,
                     "unit", "ns one-way", "p50", h.getValueAtPercentile(50), "p99", h.getValueAtPercentile(99),
                     "p99_9", h.getValueAtPercentile(99.9), "max", h.getMaxValue(), "mean", h.getMean(),
                     "batch_means", result.batchOneWayNanos());
@@ -174,6 +221,15 @@ final class BenchCommand extends Base {
         @Option(names = "--capacity", defaultValue = "1M", description = "Channel ring capacity (default ${DEFAULT-VALUE}).")
         String capacity;
 
+        @Option(names = "--peer", paramLabel = "NODE", description = "Send to the benchmark server (mcctl bench serve) on node NODE "
+                + "instead of a second node of this process.")
+        Integer peer;
+
+        private void row(List<Object> rows, int size, long count, double bps) {
+            rows.add(Json.obj("size", size, "messages", count, "bytes_per_second", bps, "mb_per_second", bps / 1e6));
+            progress("bandwidth", rows.size(), sizes.size());
+        }
+
         @Override
         public Integer call() {
             long total = NodeCommand.Create.parseSize(bytes);
@@ -187,23 +243,36 @@ final class BenchCommand extends Base {
                     throw McctlException.usage("message size " + s + " must be 1.." + cap / 2 + " (half the --capacity)");
                 }
             }
-            List<Object> rows = withTwoNodes((tx, rx) -> {
-                List<Object> out = new ArrayList<>();
-                int i = 0;
-                for (int size : sizes) {
-                    long count = Math.max(16, total / size);
-                    long key = key();
-                    AtomicReference<Throwable> failure = new AtomicReference<>();
-                    Thread t = peer("bench-sink", () -> ChannelThroughput.receive(rx, key, tx.nodeId(), (int) cap, count), failure);
-                    double bps = ChannelThroughput.send(tx, key, rx.nodeId(), (int) cap, size, count);
-                    join(t, failure);
-                    out.add(Json.obj("size", size, "messages", count, "bytes_per_second", bps, "mb_per_second", bps / 1e6));
-                    progress("bandwidth", ++i, sizes.size());
-                }
-                return out;
-            });
+            List<Object> rows = new ArrayList<>();
+            if (peer != null) {
+                withPeer(peer, (tx, server) -> {
+                    for (int size : sizes) {
+                        long count = Math.max(16, total / size);
+                        long key = key();
+                        server.start(BenchService.KIND_BANDWIDTH, key, cap, count);
+                        double bps = ChannelThroughput.send(tx, key, peer, (int) cap, size, count);
+                        server.awaitDone(Duration.ofSeconds(30));
+                        row(rows, size, count, bps);
+                    }
+                    return null;
+                });
+            } else {
+                withTwoNodes((tx, rx) -> {
+                    for (int size : sizes) {
+                        long count = Math.max(16, total / size);
+                        long key = key();
+                        AtomicReference<Throwable> failure = new AtomicReference<>();
+                        Thread t = peer("bench-sink", () -> ChannelThroughput.receive(rx, key, tx.nodeId(), (int) cap, count), failure);
+                        double bps = ChannelThroughput.send(tx, key, rx.nodeId(), (int) cap, size, count);
+                        join(t, failure);
+                        row(rows, size, count, bps);
+                    }
+                    return null;
+                });
+            }
             if (json()) {
-                printJson(Json.obj("benchmark", "bandwidth", "fabric", location(), "results", rows));
+                printJson(Json.obj("benchmark", "bandwidth", "fabric", location(), "peer", peer == null ? "this process" : peer,
+                        "results", rows));
                 return Exit.OK;
             }
             if (csv) {
@@ -230,14 +299,15 @@ final class BenchCommand extends Base {
         @Override
         public Integer call() {
             checkPositive(iterations, "--iterations");
-            double[] ns = withTwoNodes((a, b) -> {
+            double[] ns;
+            try (Fabric a = Targets.join(location(), -1)) { // uncontended: one node is enough
                 progress("lock", 0, 2);
                 double cluster = LockTiming.clusterLock(a, key(), iterations);
                 progress("lock", 1, 2);
                 double cas = LockTiming.casSpinlock(a, key(), iterations);
                 progress("lock", 2, 2);
-                return new double[]{cluster, cas};
-            });
+                ns = new double[]{cluster, cas};
+            }
             if (json()) {
                 printJson(Json.obj("benchmark", "lock", "fabric", location(), "iterations", iterations,
                         "cluster_lock_ns", ns[0], "cluster_lock_per_second", 1e9 / ns[0], "cas_spinlock_ns", ns[1],
@@ -252,6 +322,53 @@ final class BenchCommand extends Base {
             }
             out().flush();
             return Exit.OK;
+        }
+    }
+
+    @Command(name = "serve", mixinStandardHelpOptions = true,
+            description = {"The far end of pingpong and bandwidth between two hosts: joins the fabric as this host's node "
+                    + "and runs the echoing or receiving side of each benchmark a client starts with --peer THIS_NODE.",
+                    "Runs until --count benchmarks were served, or until interrupted. One client at a time."},
+            footerHeading = "%nExamples:%n",
+            footer = {"  mcctl bench serve                        # host A, adapter node 1",
+                    "  mcctl bench pingpong --peer 1            # host B",
+                    "  mcctl bench serve --count 2 --json       # serve two runs, one JSON line each"})
+    static final class Serve extends Base {
+        @Option(names = "--count", defaultValue = "0", description = "Stop after this many benchmarks (0: until interrupted; default ${DEFAULT-VALUE}).")
+        int count;
+
+        @Override
+        public Integer call() {
+            if (count < 0) {
+                throw McctlException.usage("--count must be 0 (no limit) or more, not " + count);
+            }
+            try (Fabric f = Targets.join(location(), -1)) {
+                if (json()) {
+                    printJson(Json.obj("serving", true, "fabric", location(), "node", f.nodeId()));
+                } else {
+                    out().printf("serving benchmarks on node %d of %s (clients: mcctl bench pingpong --peer %d)%n",
+                            f.nodeId(), location(), f.nodeId());
+                    out().flush();
+                }
+                int[] failed = {0};
+                BenchService.serve(f, count, () -> Thread.currentThread().isInterrupted(), (r, failure) -> {
+                    String kind = r.kind() == BenchService.KIND_PINGPONG ? "pingpong" : r.kind() == BenchService.KIND_BANDWIDTH
+                            ? "bandwidth" : "unknown";
+                    if (failure != null) {
+                        failed[0]++;
+                        err().println("mcctl: benchmark " + r.seq() + " (" + kind + " from node " + r.client() + ") failed: "
+                                + failure.getMessage());
+                        err().flush();
+                    }
+                    if (json()) {
+                        printJson(Json.obj("served", r.seq(), "kind", kind, "client", r.client(), "ok", failure == null));
+                    } else {
+                        out().printf("served %s for node %d%s%n", kind, r.client(), failure == null ? "" : " (failed)");
+                        out().flush();
+                    }
+                });
+                return failed[0] == 0 ? Exit.OK : Exit.CHECK_FAILED;
+            }
         }
     }
 }

@@ -108,7 +108,12 @@ public final class Targets {
      * adapter the node is the adapter's, and only while no other process is its member.
      */
     public static Fabric join(String location, int nodeId) {
-        if (!isSoft(location)) {
+        if (!isSoft(location) && location.contains("*")) {
+            // dev:/dev/memchan*: the library takes the first adapter no member holds (docs/java-api.md)
+            if (nodeId >= 0) {
+                throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says");
+            }
+        } else if (!isSoft(location)) {
             if (nodeId >= 0) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
                         + "(change it with: mcctl node set ID)");

@@ -393,6 +393,38 @@ class McctlIT {
     }
 
     @Test
+    @Order(8)
+    void benchmarksBetweenTwoProcessesThroughBenchServe() throws Exception {
+        Process server = new ProcessBuilder(LAUNCHER, "bench", "serve", "--fabric", FABRIC, "--count", "2", "--json")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        agents.add(server);
+        BufferedReader lines = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+        String first = lines.readLine();
+        assertNotNull(first, "mcctl bench serve exited before serving");
+        int node = JSON.readTree(first).get("node").asInt();
+        JsonNode pp = ok("bench", "pingpong", "--fabric", FABRIC, "--peer", "" + node, "--rounds", "1000", "--batches", "1",
+                "--json").json();
+        assertEquals(node, pp.get("peer").asInt());
+        assertTrue(pp.get("p50").asLong() > 0 && pp.get("p50").asLong() <= pp.get("max").asLong(), pp.toString());
+        JsonNode bw = ok("bench", "bandwidth", "--fabric", FABRIC, "--peer", "" + node, "--sizes", "4096", "--bytes", "1M",
+                "--json").json();
+        assertTrue(bw.get("results").get(0).get("mb_per_second").asDouble() > 0, bw.toString());
+        assertTrue(server.waitFor(60, TimeUnit.SECONDS), "bench serve --count 2 did not stop after two runs");
+        assertEquals(0, server.exitValue());
+        List<String> served = lines.lines().toList();
+        assertEquals(2, served.size(), served.toString());
+        assertEquals("pingpong", JSON.readTree(served.get(0)).get("kind").asText());
+        assertEquals("bandwidth", JSON.readTree(served.get(1)).get("kind").asText());
+        assertTrue(JSON.readTree(served.get(1)).get("ok").asBoolean(), served.toString());
+        // no server on that node any more: a timeout with what to do, and this node is no peer of itself
+        Run none = mcctl("bench", "pingpong", "--fabric", FABRIC, "--peer", "1", "--peer-timeout", "1");
+        assertEquals(4, none.code(), none.toString());
+        assertTrue(none.err().contains("start mcctl bench serve on that node"), none.toString());
+        refused(2, "bench", "pingpong", "--fabric", FABRIC, "--peer", "99");
+        assertEquals(2, ok("status", "--fabric", FABRIC, "--json").json().get("nodes").size());
+    }
+
+    @Test
     @Order(9)
     void monitorPrintsSamples() throws Exception {
         Run r = ok("monitor", "--fabric", FABRIC, "--count", "2", "--interval", "700", "--json");
