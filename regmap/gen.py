@@ -117,8 +117,8 @@ def build(rm):
     c.section("System pages (cluster service state in reserved network pages)")
     for key in ("pages", "lock_page", "membership_page", "directory_page", "region_pages_first",
                 "region_entry_size", "membership_slot_size", "node_state_absent", "node_state_alive",
-                "node_state_leaving"):
-        c.add(f"SYS_{key.upper()}", sysm[key])
+                "node_state_leaving", "region_flag_lockset", "region_flag_static", "static_key"):
+        c.add(f"SYS_{key.upper()}", sysm[key], 64 if sysm[key] >= 1 << 31 else 32)
     for group, prefix in (("membership", "SYS_MEMBER"), ("directory", "SYS_DIR"), ("region", "SYS_REGION")):
         for f in sysm[group]:
             c.add(f"{prefix}_{f['name']}", f["offset"], 32, f["desc"])

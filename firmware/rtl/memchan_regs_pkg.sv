@@ -180,6 +180,9 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_NODE_STATE_ABSENT = 32'h0;
   localparam logic [31:0] MC_SYS_NODE_STATE_ALIVE = 32'h1;
   localparam logic [31:0] MC_SYS_NODE_STATE_LEAVING = 32'h2;
+  localparam logic [31:0] MC_SYS_REGION_FLAG_LOCKSET = 32'h1;
+  localparam logic [31:0] MC_SYS_REGION_FLAG_STATIC = 32'h2;
+  localparam logic [63:0] MC_SYS_STATIC_KEY = 64'h7374617400000000;
   localparam logic [31:0] MC_SYS_MEMBER_STATE = 32'h0;  // 0 absent, 1 alive, 2 leaving (being cleaned up)
   localparam logic [31:0] MC_SYS_MEMBER_INCARNATION = 32'h8;  // changes at every join; cleanup of a dead node checks it to stay idempotent
   localparam logic [31:0] MC_SYS_MEMBER_HEARTBEAT = 32'h10;  // incremented by the node's heartbeat agent every heartbeat period
@@ -200,7 +203,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_RX_NODES = 32'h28;  // node mask: nodes attached for receive
   localparam logic [31:0] MC_SYS_REGION_TX_LOOPBACK = 32'h2C;  // node mask: transmitters with local copy
   localparam logic [31:0] MC_SYS_REGION_ROUTE = 32'h30;  // route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits
-  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // bit 0 LOCKSET; bits 31:16 number of locks for a lock set
+  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set
   localparam logic [31:0] MC_SYS_REGION_GENERATION = 32'h38;  // directory GENERATION when the entry was allocated
 
 endpackage : memchan_regs_pkg

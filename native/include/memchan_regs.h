@@ -180,6 +180,9 @@
 #define MC_SYS_NODE_STATE_ABSENT 0x0U
 #define MC_SYS_NODE_STATE_ALIVE 0x1U
 #define MC_SYS_NODE_STATE_LEAVING 0x2U
+#define MC_SYS_REGION_FLAG_LOCKSET 0x1U
+#define MC_SYS_REGION_FLAG_STATIC 0x2U
+#define MC_SYS_STATIC_KEY 0x7374617400000000ULL
 #define MC_SYS_MEMBER_STATE 0x0U /* 0 absent, 1 alive, 2 leaving (being cleaned up) */
 #define MC_SYS_MEMBER_INCARNATION 0x8U /* changes at every join; cleanup of a dead node checks it to stay idempotent */
 #define MC_SYS_MEMBER_HEARTBEAT 0x10U /* incremented by the node's heartbeat agent every heartbeat period */
@@ -200,7 +203,7 @@
 #define MC_SYS_REGION_RX_NODES 0x28U /* node mask: nodes attached for receive */
 #define MC_SYS_REGION_TX_LOOPBACK 0x2CU /* node mask: transmitters with local copy */
 #define MC_SYS_REGION_ROUTE 0x30U /* route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits */
-#define MC_SYS_REGION_FLAGS 0x34U /* bit 0 LOCKSET; bits 31:16 number of locks for a lock set */
+#define MC_SYS_REGION_FLAGS 0x34U /* bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
 
 #endif /* MEMCHAN_REGS_H */

@@ -280,6 +280,9 @@ public final class Regs {
     public static final int SYS_NODE_STATE_ABSENT = 0x0;
     public static final int SYS_NODE_STATE_ALIVE = 0x1;
     public static final int SYS_NODE_STATE_LEAVING = 0x2;
+    public static final int SYS_REGION_FLAG_LOCKSET = 0x1;
+    public static final int SYS_REGION_FLAG_STATIC = 0x2;
+    public static final long SYS_STATIC_KEY = 0x7374617400000000L;
     /** 0 absent, 1 alive, 2 leaving (being cleaned up) */
     public static final int SYS_MEMBER_STATE = 0x0;
     /** changes at every join; cleanup of a dead node checks it to stay idempotent */
@@ -320,7 +323,7 @@ public final class Regs {
     public static final int SYS_REGION_TX_LOOPBACK = 0x2C;
     /** route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits */
     public static final int SYS_REGION_ROUTE = 0x30;
-    /** bit 0 LOCKSET; bits 31:16 number of locks for a lock set */
+    /** bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set */
     public static final int SYS_REGION_FLAGS = 0x34;
     /** directory GENERATION when the entry was allocated */
     public static final int SYS_REGION_GENERATION = 0x38;

@@ -371,8 +371,8 @@ public final class ClusterService implements AutoCloseable {
         int bit = 1 << n;
         for (int i = 0; i < regionCount; i++) {
             RegionEntry e = readEntry(i);
-            if (e.state == 0 || ((e.users | e.txNodes | e.rxNodes) & bit) == 0) {
-                continue;
+            if (e.state == 0 || e.isStatic() || ((e.users | e.txNodes | e.rxNodes) & bit) == 0) {
+                continue; // a static carve-out belongs to the operator's PCT entries, not to a member
             }
             if (e.isLockSet() && (e.users & bit) != 0) {
                 clearLockSetBids(e, n);
@@ -445,6 +445,11 @@ public final class ClusterService implements AutoCloseable {
 
         public boolean isLockSet() {
             return (flags & 1) != 0;
+        }
+
+        /** A static carve-out: pages the operator routed with mcctl pct / apply; USERS = nodes holding such entries. */
+        public boolean isStatic() {
+            return (flags & SYS_REGION_FLAG_STATIC) != 0;
         }
 
         public int lockCount() {
@@ -570,6 +575,10 @@ public final class ClusterService implements AutoCloseable {
         }
         return withClusterLock(() -> {
             RegionEntry e = findLocked(key);
+            if (e != null && e.isStatic()) {
+                throw new MemchanException(Kind.IN_USE, String.format("key 0x%x names a static carve-out (pages %d..%d, "
+                        + "routed by mcctl pct or apply); choose another key", key, e.firstPage, e.firstPage + e.pageCount - 1));
+            }
             if (e != null) {
                 if (e.pageCount != pages || (e.flags & 0xFFFF) != (flags & 0xFFFF) || e.lockCount() != (flags >>> 16)) {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, String.format(
@@ -585,12 +594,7 @@ public final class ClusterService implements AutoCloseable {
                 writeEntry(e);
                 return e;
             }
-            int free = -1;
-            for (int i = 0; i < regionCount && free < 0; i++) {
-                if ((int) INT.getVolatile(rx, entryOffset(i) + SYS_REGION_STATE) == 0) {
-                    free = i;
-                }
-            }
+            int free = freeEntryIndex();
             if (free < 0) {
                 throw new MemchanException(Kind.IN_USE, "the region directory is full (" + regionCount + " regions)");
             }
@@ -611,6 +615,106 @@ public final class ClusterService implements AutoCloseable {
             writeEntry(e);
             return e;
         });
+    }
+
+    /**
+     * Records that node {@code node} holds operator-written PCT entries on pages {@code first ..
+     * first + count - 1} (mcctl pct set / apply): the pages join the static carve-outs that cover them,
+     * and every run not yet covered becomes a new carve-out, so the allocator never hands them to a
+     * region. Refused if a page belongs to a region. Caller holds the cluster lock ({@link #withClusterLock}).
+     */
+    public void reserveStaticLocked(int node, int first, int count) {
+        if (node < 0 || node >= nodes || first < SYS_PAGES || count < 1 || first + count > backend.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "static carve-out of pages " + first + "+" + count + " for node "
+                    + node + ": outside the window " + SYS_PAGES + ".." + (backend.pageCount() - 1) + " or node range");
+        }
+        int end = first + count;
+        boolean[] covered = new boolean[count];
+        for (RegionEntry e : regions()) {
+            int lo = Math.max(first, e.firstPage);
+            int hi = Math.min(end, e.firstPage + e.pageCount);
+            if (lo >= hi) {
+                continue;
+            }
+            if (!e.isStatic()) {
+                throw new MemchanException(Kind.IN_USE, String.format("page %d belongs to region 0x%x (pages %d..%d, allocated "
+                        + "in the directory); its PCT entries follow the region's attachments", lo, e.key, e.firstPage,
+                        e.firstPage + e.pageCount - 1));
+            }
+            for (int p = lo; p < hi; p++) {
+                covered[p - first] = true;
+            }
+            if ((e.users & (1 << node)) == 0) {
+                e.users |= 1 << node;
+                writeEntry(e);
+            }
+        }
+        for (int p = first; p < end; ) {
+            if (covered[p - first]) {
+                p++;
+                continue;
+            }
+            int runEnd = p;
+            while (runEnd < end && !covered[runEnd - first]) {
+                runEnd++;
+            }
+            int free = freeEntryIndex();
+            if (free < 0) {
+                throw new MemchanException(Kind.IN_USE, "the region directory is full (" + regionCount
+                        + " entries): no room for the static carve-out of pages " + p + ".." + (runEnd - 1));
+            }
+            RegionEntry e = new RegionEntry();
+            e.index = free;
+            e.state = 1;
+            e.key = SYS_STATIC_KEY | p;
+            e.firstPage = p;
+            e.pageCount = runEnd - p;
+            e.users = 1 << node;
+            e.flags = SYS_REGION_FLAG_STATIC;
+            e.generation = bumpGeneration();
+            writeEntry(e);
+            p = runEnd;
+        }
+    }
+
+    /**
+     * Drops node {@code n} from every static carve-out where {@code holds} says it has no PCT entry on
+     * any page any more, for the nodes in {@code visible} (an adapter sees only its own PCT); a carve-out
+     * no node holds is freed. Caller holds the cluster lock.
+     */
+    public void releaseStaticLocked(int visible, java.util.function.BiPredicate<Integer, Integer> holds) {
+        for (RegionEntry e : regions()) {
+            if (!e.isStatic()) {
+                continue;
+            }
+            int drop = 0;
+            for (int n = 0; n < nodes; n++) {
+                int bit = 1 << n;
+                if ((e.users & visible & bit) == 0) {
+                    continue;
+                }
+                boolean any = false;
+                for (int p = e.firstPage; p < e.firstPage + e.pageCount && !any; p++) {
+                    any = holds.test(n, p);
+                }
+                if (!any) {
+                    drop |= bit;
+                }
+            }
+            if (drop != 0) {
+                removeUser(e, drop);
+                bumpGeneration();
+            }
+        }
+    }
+
+    private int freeEntryIndex() {
+        for (int i = 0; i < regionCount; i++) {
+            if ((int) INT.getVolatile(rx, entryOffset(i) + SYS_REGION_STATE) == 0) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private int findPages(int pages) {

@@ -181,6 +181,11 @@ public final class SoftFabricAdmin implements AutoCloseable {
             return (flags & 1) != 0;
         }
 
+        /** A static carve-out (mcctl pct / apply), not a region programs allocated. */
+        public boolean isStatic() {
+            return (flags & SYS_REGION_FLAG_STATIC) != 0;
+        }
+
         public boolean routed() {
             return (route & 1) != 0;
         }
@@ -285,8 +290,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
                         + "the cluster service owns its PCT entries");
                 continue;
             }
-            Region owner = regions.stream().filter(r -> w.page() >= r.firstPage() && w.page() < r.firstPage() + r.pageCount())
-                    .findFirst().orElse(null);
+            Region owner = regions.stream().filter(r -> !r.isStatic() && w.page() >= r.firstPage()
+                    && w.page() < r.firstPage() + r.pageCount()).findFirst().orElse(null);
             if (owner != null) {
                 out.add(String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
                         + "its PCT entries follow the region's attachments", w.page(), owner.key(), owner.firstPage(),

@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.Fabric;
 import dev.memchan.MemchanException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,18 +82,24 @@ final class ApplyCommand extends Base {
         return check ? Exit.CHECK_FAILED : Exit.USAGE;
     }
 
-    /** Groups first (undone if the PCT is refused), then the PCT batch (validated whole by the target). */
+    /**
+     * As one cluster member of this process: groups first (each a directory change under the cluster
+     * lock, all undone if a later step is refused), then the PCT batch and its static carve-outs as one
+     * transaction ({@link PctTransaction}).
+     */
     private static void write(Target t, ClusterConfig.Plan plan) {
-        Map<Integer, Integer> before = new java.util.TreeMap<>();
-        for (int g : plan.groups().keySet()) {
-            before.put(g, t.multicastGroup(g));
-        }
-        t.setMulticastGroups(plan.groups());
-        try {
-            t.writePct(plan.writes());
-        } catch (MemchanException | McctlException e) {
-            t.setMulticastGroups(before);
-            throw e;
+        try (Fabric member = Targets.join(t.location(), -1)) {
+            Map<Integer, Integer> before = new java.util.TreeMap<>();
+            for (int g : plan.groups().keySet()) {
+                before.put(g, member.multicastGroup(g));
+            }
+            Targets.setGroups(member, plan.groups());
+            try {
+                PctTransaction.write(member, t, plan.writes());
+            } catch (MemchanException | McctlException e) {
+                Targets.setGroups(member, before);
+                throw e;
+            }
         }
     }
 

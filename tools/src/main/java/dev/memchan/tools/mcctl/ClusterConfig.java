@@ -418,8 +418,8 @@ final class ClusterConfig {
                 report(reported, line, "page " + w.page() + " of node " + w.node() + " is also set, differently, at line " + firstLine.get(key));
             }
             firstLine.putIfAbsent(key, line);
-            for (Region r : allocated) {
-                if (w.page() >= r.firstPage() && w.page() < r.firstPage() + r.pageCount()) {
+            for (Region r : allocated) { // static carve-outs are the operator's own: setting them again is fine
+                if (!r.isStatic() && w.page() >= r.firstPage() && w.page() < r.firstPage() + r.pageCount()) {
                     report(reported, line, String.format("page %d belongs to region 0x%x allocated in the directory (pages %d..%d)",
                             w.page(), r.key(), r.firstPage(), r.firstPage() + r.pageCount() - 1));
                 }

@@ -182,7 +182,7 @@ final class PctCommand extends Base {
                 for (int p = range.first(); p <= range.last(); p++) {
                     batch.add(new PctWrite(n, p, txEntry, rxEntry));
                 }
-                t.writePct(batch);
+                PctTransaction.write(t, batch);
                 report(this, t, n, range, "set");
             }
             return Exit.OK;
@@ -232,7 +232,7 @@ final class PctCommand extends Base {
                 for (int p = range.first(); p <= range.last(); p++) {
                     batch.add(new PctWrite(n, p, rxOnly ? null : 0, txOnly ? null : 0L));
                 }
-                t.writePct(batch);
+                PctTransaction.write(t, batch);
                 report(this, t, n, range, "cleared");
             }
             return Exit.OK;

@@ -136,10 +136,10 @@ final class StatusCommand extends Base {
         }
         if (!((List<?>) doc.get("regions")).isEmpty()) {
             out.println();
-            out.printf("%-18s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", "REGION KEY", "FIRST", "PAGES", "MODE", "USERS", "TX", "RX", "ROUTE");
+            out.printf("%-18s %-8s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", "REGION KEY", "KIND", "FIRST", "PAGES", "MODE", "USERS", "TX", "RX", "ROUTE");
             for (Object o : (List<?>) doc.get("regions")) {
                 Map<String, Object> r = (Map<String, Object>) o;
-                out.printf("%-18s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", r.get("key"), r.get("first_page"), r.get("pages"),
+                out.printf("%-18s %-8s %-6s %-6s %-5s %-10s %-10s %-10s %s%n", r.get("key"), r.get("kind"), r.get("first_page"), r.get("pages"),
                         r.get("mode"), r.get("users"), r.get("tx_nodes"), r.get("rx_nodes"), r.get("route"));
             }
         }

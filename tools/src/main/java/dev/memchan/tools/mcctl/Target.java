@@ -57,9 +57,6 @@ public interface Target extends AutoCloseable {
     /** Validates the whole batch, then writes it; on a refusal nothing is changed. */
     void writePct(List<PctWrite> batch);
 
-    /** Sets multicast groups (group -> node mask) in the directory; all or nothing. */
-    void setMulticastGroups(Map<Integer, Integer> groups);
-
     /** Identity lines for status: fabric ID, file, creation time (soft) or device (dev). */
     Map<String, Object> identity();
 

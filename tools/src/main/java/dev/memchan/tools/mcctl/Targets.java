@@ -134,6 +134,7 @@ public final class Targets {
         return Json.obj("key", String.format("0x%x", r.key()), "first_page", r.firstPage(), "pages", r.pageCount(),
                 "mode", String.format("0%o", r.mode()), "uid", r.uid(), "gid", r.gid(), "users", ClusterService.maskString(r.users()),
                 "tx_nodes", ClusterService.maskString(r.txNodes()), "rx_nodes", ClusterService.maskString(r.rxNodes()),
+                "kind", r.isStatic() ? "static" : r.isLockSet() ? "lock set" : "region",
                 "route", r.routed() ? TxPct.describe(r.route() | TX_PCT_TX_EN_MASK) : "-",
                 "lock_set", r.isLockSet() ? (r.flags() >>> 16) : 0);
     }
@@ -238,16 +239,6 @@ public final class Targets {
         @Override
         public void writePct(List<PctWrite> batch) {
             admin.write(batch);
-        }
-
-        @Override
-        public void setMulticastGroups(Map<Integer, Integer> groups) {
-            if (groups.isEmpty()) {
-                return;
-            }
-            try (Fabric f = Fabric.open(location(), FabricOptions.defaults().withCreate(false))) {
-                setGroups(f, groups);
-            }
         }
 
         @Override
@@ -373,6 +364,11 @@ public final class Targets {
                     out.add("node " + w.node() + " is another host's adapter (this one is node " + adapter.nodeId() + ")");
                 } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
                     out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
+                } else if (regionOf(w.page()) != null) {
+                    Region r = regionOf(w.page());
+                    out.add(String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
+                            + "its PCT entries follow the region's attachments", w.page(), r.key(), r.firstPage(),
+                            r.firstPage() + r.pageCount() - 1));
                 } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
                     out.add("transmit PCT entry for page " + w.page() + ": " + TxPct.problem(w.tx(), maxNodes()));
                 } else if (w.rx() != null && RxPct.problem(w.rx()) != null) {
@@ -380,6 +376,16 @@ public final class Targets {
                 }
             }
             return out;
+        }
+
+        /** The region programs allocated that owns {@code page}, or null (static carve-outs are the operator's). */
+        private Region regionOf(int page) {
+            for (Region r : system.regions()) {
+                if (!r.isStatic() && page >= r.firstPage() && page < r.firstPage() + r.pageCount()) {
+                    return r;
+                }
+            }
+            return null;
         }
 
         @Override
@@ -405,16 +411,6 @@ public final class Targets {
                     adapter.writeRxPct(u.page(), u.rx());
                 }
                 throw e;
-            }
-        }
-
-        @Override
-        public void setMulticastGroups(Map<Integer, Integer> groups) {
-            if (groups.isEmpty()) {
-                return;
-            }
-            try (Fabric f = join(location, -1)) { // the directory changes under the cluster lock: a member does it
-                setGroups(f, groups);
             }
         }
 

@@ -101,10 +101,6 @@ class ClusterConfigTest {
             throw new AssertionError("validation must not write");
         }
 
-        @Override
-        public void setMulticastGroups(Map<Integer, Integer> g) {
-            throw new AssertionError("validation must not write");
-        }
 
         @Override
         public Map<String, Object> identity() {

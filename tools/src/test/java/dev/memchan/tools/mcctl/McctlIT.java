@@ -183,6 +183,23 @@ class McctlIT {
         ok("pct", "clear", "--fabric", FABRIC, "--node", "0", "700");
         assertEquals("0x00000000", ok("pct", "show", "--fabric", FABRIC, "--node", "0", "700", "--json").json()
                 .get("entries").get(0).get("tx").asText());
+        // the routed pages are a static carve-out in the directory, so no program's region lands on them
+        assertEquals(List.of("700+4 users 1"), staticCarveOuts());
+        ok("pct", "set", "--fabric", FABRIC, "--node", "0", "760", "--rx");
+        assertEquals(List.of("700+4 users 1", "760+1 users 0"), staticCarveOuts());
+        ok("pct", "clear", "--fabric", FABRIC, "--node", "0", "760");
+        assertEquals(List.of("700+4 users 1"), staticCarveOuts(), "a carve-out no node holds is freed");
+    }
+
+    /** The directory's static carve-outs as "FIRST+PAGES users NODES". */
+    static List<String> staticCarveOuts() throws Exception {
+        List<String> out = new ArrayList<>();
+        for (JsonNode r : ok("status", "--fabric", FABRIC, "--json").json().get("regions")) {
+            if (r.get("kind").asText().equals("static")) {
+                out.add(r.get("first_page").asInt() + "+" + r.get("pages").asInt() + " users " + r.get("users").asText());
+            }
+        }
+        return out;
     }
 
     @Test
@@ -329,7 +346,10 @@ class McctlIT {
         assertEquals(1, groups.size());
         assertEquals("0,1", groups.get(0).get("nodes").asText());
         // Applying the same file again is a no-op that succeeds; a conflicting edit of it is refused.
+        List<String> carved = staticCarveOuts();
+        assertTrue(carved.contains("800+4 users 0,1") && carved.contains("810+2 users 1"), carved.toString());
         ok("apply", "--fabric", FABRIC, good.toString());
+        assertEquals(carved, staticCarveOuts(), "applying again changed the carve-outs");
         Path conflicting = config("conflict.yaml", Files.readString(good) + "  - {node: 0, pages: 811, tx: node:1}\n");
         Run c = refused(2, "apply", "--fabric", FABRIC, conflicting.toString());
         assertTrue(c.err().contains("conflict.yaml:15:") && c.err().contains("one route"), c.err());
