@@ -21,6 +21,7 @@ module memchan_link_ctrl
   output logic             peer_seen_o,
   output logic             link_up_o,
   output logic [7:0]       peer_node_o,
+  output logic             peer_auto_o,    // the peer's last heartbeat announced AUTO
   output logic             auto_set_o,
   output logic [7:0]       auto_id_o
 );
@@ -40,6 +41,7 @@ module memchan_link_ctrl
   assign peer_seen_o = heard_q && (seen_q < {hb_period_i, 2'b00});
   assign link_up_o   = peer_seen_o && peer_hears_q;
   assign peer_node_o = peer_node_q;
+  assign peer_auto_o = peer_auto_q;
   assign hb_req_o    = (hb_q == 32'd0) || (ident != ident_q);
 
   always_comb begin

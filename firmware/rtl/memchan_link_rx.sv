@@ -3,6 +3,9 @@
 // once per gap), coalesced cumulative link acknowledgements (LACK), destination filter, and
 // the discard-after-error rule when retry is disabled. Accepted frames (header + payload,
 // CRC stripped) are committed into the receive FIFO; anything else is rolled back.
+// Virtual hub (docs/firmware.md "Ordering"): node 0 (hub_i) also keeps node 1's frames with
+// H_ECHO that are not for itself (to echo them); node 1 (spoke_i) takes a DATA frame with
+// its own source ID as the echo of its own frame, i.e. its local copy.
 `default_nettype none
 
 module memchan_link_rx #(
@@ -15,6 +18,8 @@ module memchan_link_rx #(
   input  wire logic [511:0]  mcast_i,       // 16 groups x 32-bit node masks
   input  wire logic          retry_en_i,
   input  wire logic          err_reset_i,
+  input  wire logic          hub_i,
+  input  wire logic          spoke_i,
   // link stream
   input  wire logic          s_tvalid_i,
   input  wire logic [63:0]   s_tdata_i,
@@ -40,7 +45,8 @@ module memchan_link_rx #(
   output logic               discarding_o,
   output logic               crc_err_o,
   output logic               err_event_o,
-  output logic               err_drop_o
+  output logic               err_drop_o,
+  output logic               echo_rx_o      // spoke: an echo of our own frame was accepted
 );
   import memchan_pkt_pkg::*;
 
@@ -71,11 +77,12 @@ module memchan_link_rx #(
                                      input logic [7:0] f_dnid, input logic [7:0] f_sid);
     logic a;
     unique case (f_kind)
-      2'd0:    a = (f_dnid == node_id_i);
+      2'd0:    a = ({1'b0, f_dnid[6:0]} == node_id_i);   // bit 7: H_ECHO
       2'd1:    a = (f_sid != node_id_i);
       2'd2:    a = (f_sid != node_id_i) && mcast_i[{f_dnid[3:0], node_id_i[4:0]}];
       default: a = 1'b0;
     endcase
+    if (f_tp == TP_DATA && spoke_i && f_sid == node_id_i) a = 1'b1;   // our echo
     if (f_tp == TP_ACK)    a = (f_dnid == node_id_i);
     if (f_tp == TP_ACKREQ) a = 1'b1;
     addressed = a && node_valid_i;
@@ -118,7 +125,9 @@ module memchan_link_rx #(
     end
     // a DATA frame for another node that requests an acknowledgement is still acknowledged
     // (the peer is the only receiver on a direct link), so it goes to the FIFO marked ACK_ONLY
-    commit = accept && (for_me || (tp == TP_DATA && hdr_q[C_ACK_REQ]));
+    // the hub also keeps node 1's echo requests that are not for itself
+    commit = accept && (for_me || (tp == TP_DATA &&
+                                   (hdr_q[C_ACK_REQ] || (hub_i && hdr_q[H_ECHO]))));
   end
 
   assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == TP_DATA ||
@@ -137,6 +146,7 @@ module memchan_link_rx #(
   assign ctrl_o     = good && (tp == TP_CTRL);
   assign ctrl_hdr_o = hdr_q;
   assign crc_err_o  = bad;
+  assign echo_rx_o  = commit && spoke_i && (tp == TP_DATA) && (hdr_q[H_SID_LSB +: 8] == node_id_i);
   assign discarding_o = disc_q;
 
   logic enter_disc;

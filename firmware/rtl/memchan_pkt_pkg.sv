@@ -33,6 +33,13 @@ package memchan_pkt_pkg;
   // receiver) instead marks a packet that is not for this node but requests an
   // acknowledgement: acknowledge it, deliver nothing.
   localparam int unsigned C_ACK_ONLY = 7;
+  // Virtual hub (two-node direct mode, see docs/firmware.md "Ordering"): DNID bit 7 of a
+  // DATA frame from node 1 asks node 0 to echo it back (it is node 1's local copy; DNID
+  // values are below 32, so the bit is free). In the local-copy FIFO, SEQ bit 0 (the
+  // sequence is consumed by the link) marks a frame that came from the link through the
+  // hub's merge, so that the receive path treats it like a frame of the receive FIFO.
+  localparam int unsigned H_ECHO      = H_DNID_LSB + 7;
+  localparam int unsigned Q_FROM_LINK = H_SEQ_LSB;
 
   // CMD bits of CTRL frames, plus the serial number in bits 63:32
   localparam int unsigned C_ID_VALID  = 4;   // sender's node ID valid (in SID)

@@ -3,6 +3,8 @@
 // network page to a host address (REMAP_ADDR or the identity area RX_BASE), writes the
 // payload into host memory with one AXI4 burst per packet, and after the write responses
 // raises the receive notification and owes the acknowledgement reply the packet asked for.
+// A local-copy FIFO frame marked Q_FROM_LINK (virtual hub, node 0: every received frame
+// comes this way) is treated as a frame from the link.
 `default_nettype none
 
 module memchan_rx_deliver #(
@@ -57,6 +59,8 @@ module memchan_rx_deliver #(
   typedef enum logic [2:0] {D_IDLE, D_PCT, D_SEND, D_DROP, D_WAITB} st_e;
   st_e         st_q;
   logic        src_q, last_q;           // source of the current frame, last source served
+  logic        link_q;                  // the current frame came from the link
+  logic        in_link;                 // ... the frame being picked
   logic [63:0] hdr_q;
   logic [5:0]  left_q;                  // payload words still to move
   logic        aw_q, first_q, notify_q, ackreq_q;
@@ -79,6 +83,7 @@ module memchan_rx_deliver #(
     in_hdr   = pick_src ? src_data_i[127:64] : src_data_i[63:0];
     cur_valid = src_q ? src_valid_i[1] : src_valid_i[0];
     cur_data  = src_q ? src_data_i[127:64] : src_data_i[63:0];
+    in_link   = !pick_src || in_hdr[Q_FROM_LINK];
   end
 
   assign a      = hdr_q[H_ADDR_LSB +: 26];
@@ -123,7 +128,7 @@ module memchan_rx_deliver #(
       src_ready_o[src_q] = 1'b1;
   end
 
-  assign ack_rcv_o = pick && !pick_src && (in_hdr[H_TP_LSB +: 4] == TP_ACK);
+  assign ack_rcv_o = pick && in_link && (in_hdr[H_TP_LSB +: 4] == TP_ACK);
   assign ack_cnt_o = in_hdr[H_ADDR_LSB +: 8];
   assign ack_src_o = hdr_q[H_SID_LSB +: 8];
   assign ack_inc_o = (st_q == D_WAITB) && (bout_q == 8'd0) && ackreq_q;
@@ -132,11 +137,11 @@ module memchan_rx_deliver #(
   assign notify_page_o = 32'(a[OFF_W - 2 +: PG_W]);
   assign rx_pkt_o   = (st_q == D_SEND) && w_fire && (left_q == 6'd1);
   assign rx_bytes_o = 9'({len, 2'b00}) + 9'd4;
-  assign drop_disabled_o = (st_q == D_PCT) && !rx_en && !(hdr_q[C_ACK_ONLY] && !src_q);
+  assign drop_disabled_o = (st_q == D_PCT) && !rx_en && !(hdr_q[C_ACK_ONLY] && link_q);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      st_q <= D_IDLE; src_q <= 1'b0; last_q <= 1'b0; hdr_q <= '0; left_q <= '0;
+      st_q <= D_IDLE; src_q <= 1'b0; last_q <= 1'b0; link_q <= 1'b0; hdr_q <= '0; left_q <= '0;
       aw_q <= 1'b0; first_q <= 1'b0; notify_q <= 1'b0; ackreq_q <= 1'b0; bout_q <= '0;
       m_awaddr_o <= '0; m_awlen_o <= '0;
     end else begin
@@ -148,31 +153,32 @@ module memchan_rx_deliver #(
         D_IDLE: if (pick) begin
           src_q  <= pick_src;
           last_q <= pick_src;
+          link_q <= in_link;
           hdr_q  <= in_hdr;
           notify_q <= 1'b0;
           ackreq_q <= 1'b0;
           unique case (in_hdr[H_TP_LSB +: 4])
             TP_DATA:   st_q <= D_PCT;
-            TP_ACKREQ: begin st_q <= D_WAITB; ackreq_q <= !pick_src; end
+            TP_ACKREQ: begin st_q <= D_WAITB; ackreq_q <= in_link; end
             default:   st_q <= D_IDLE;      // TP_ACK: counted at pick
           endcase
         end
         D_PCT: begin
           left_q  <= nwords;
           first_q <= 1'b1;
-          if (hdr_q[C_ACK_ONLY] && !src_q) begin
-            // not for this node, only to be acknowledged
-            ackreq_q   <= 1'b1;
+          if (hdr_q[C_ACK_ONLY] && link_q) begin
+            // not for this node, only to be acknowledged (or only echoed, by the hub)
+            ackreq_q   <= hdr_q[C_ACK_REQ];
             st_q       <= D_DROP;
           end else if (rx_en) begin
             aw_q       <= 1'b1;
             m_awaddr_o <= haddr;
             m_awlen_o  <= 8'(nwords) - 8'd1;
             notify_q   <= (pct_rdata_i & MC_RX_PCT_IRQ_ON_RX_MASK) != 0;
-            ackreq_q   <= hdr_q[C_ACK_REQ] && !src_q;
+            ackreq_q   <= hdr_q[C_ACK_REQ] && link_q;
             st_q       <= D_SEND;
           end else begin
-            ackreq_q   <= hdr_q[C_ACK_REQ] && !src_q;
+            ackreq_q   <= hdr_q[C_ACK_REQ] && link_q;
             st_q       <= D_DROP;
           end
         end

@@ -15,6 +15,9 @@ module memchan_top #(
   parameter int unsigned RING_DEPTH  = 1024,   // replay ring, 64-bit words
   parameter int unsigned RXQ_DEPTH   = 512,    // receive store-and-forward FIFO, words
   parameter int unsigned TXQ_DEPTH   = 512,    // transmit payload FIFO, words
+  // virtual hub ordering in two-node direct mode (NODE_ID.AUTO); 0 only to show what it
+  // prevents (the ordering bench), never on a board
+  parameter bit          VHUB        = 1'b1,
   localparam int unsigned PG_W   = $clog2(PAGES),
   localparam int unsigned WIN_AW = PG_W + $clog2(PAGE_SIZE)
 ) (
@@ -93,7 +96,8 @@ module memchan_top #(
   // configuration and status
   logic [7:0]   node_id, peer_node, auto_id, retry_limit;
   logic         node_valid, node_auto, enable, retry_en, err_reset, barrier_req, auto_set;
-  logic         link_up, peer_seen;
+  logic         link_up, peer_seen, peer_auto;
+  logic         hub, spoke;       // virtual hub roles (docs/firmware.md "Ordering")
   logic [1:0]   lb_mode;
   logic [63:0]  rx_base;
   logic [31:0]  ack_timeout, hb_period;
@@ -192,14 +196,31 @@ module memchan_top #(
   logic        f_valid, f_last, f_ready, lc_we, ack_inc, ack_inc_ready;
   logic [63:0] f_data, lc_data;
   logic [7:0]  ack_src, lc_space;
+  // virtual hub: echo FIFO (node 0), merge of received frames into the local-copy FIFO
+  localparam int unsigned EQ_DEPTH = 512;
+  logic        b_lc_we, m_lc_we, lc_hold, merge_busy, echo_rx;
+  logic [63:0] b_lc_data, m_lc_data;
+  logic        eq_we, eq_commit, eq_rv, eq_rr;
+  logic [63:0] eq_w, eq_r;
+  logic [$clog2(EQ_DEPTH):0] eq_space;
 
-  memchan_tx_builder #(.NODES(32)) u_build (
+  // node 0 orders for both nodes, node 1 gets its local copies back from node 0; only in
+  // two-node direct mode (autoconfigured IDs, no loopback) and, for node 1, if the peer is
+  // autoconfigured as well (a hub)
+  assign hub   = VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0);
+  assign spoke = VHUB && node_auto && node_valid && (node_id == 8'd1) && (lb_mode == 2'd0) &&
+                 peer_auto;
+
+  memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
     .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
+    .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset),
+    .e_valid_i(eq_rv), .e_data_i(eq_r), .e_ready_o(eq_rr), .e_commit_i(eq_commit),
+    .merge_busy_i(merge_busy), .lc_hold_o(lc_hold), .echo_rx_i(echo_rx),
     .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),
     .data_valid_i(data_rv), .data_i(data_r), .data_ready_o(data_rr),
     .ack_inc_i(ack_inc), .ack_src_i(ack_src), .ack_inc_ready_o(ack_inc_ready),
     .f_valid_o(f_valid), .f_data_o(f_data), .f_last_o(f_last), .f_ready_i(f_ready),
-    .lc_we_o(lc_we), .lc_data_o(lc_data), .lc_space_i(lc_space));
+    .lc_we_o(b_lc_we), .lc_data_o(b_lc_data), .lc_space_i(lc_space));
 
   // ---------------- link ----------------
   logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx;
@@ -239,7 +260,7 @@ module memchan_top #(
 
   memchan_link_rx #(.FIFO_AW(RXQ_AW)) u_lrx (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .mcast_i(mcast),
-    .retry_en_i(retry_en), .err_reset_i(err_reset),
+    .retry_en_i(retry_en), .err_reset_i(err_reset), .hub_i(hub), .spoke_i(spoke),
     .s_tvalid_i(c_rx_tvalid), .s_tdata_i(c_rx_tdata), .s_tlast_i(c_rx_tlast),
     .s_tready_o(c_rx_tready),
     .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
@@ -248,13 +269,13 @@ module memchan_top #(
     .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
     .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
     .discarding_o(rx_disc), .crc_err_o(ev_crc), .err_event_o(rx_err_event),
-    .err_drop_o(rx_err_drop));
+    .err_drop_o(rx_err_drop), .echo_rx_o(echo_rx));
 
   memchan_link_ctrl u_lctrl (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
     .serial_i, .hb_period_i(hb_period), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
     .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(link_up),
-    .peer_node_o(peer_node), .auto_set_o(auto_set), .auto_id_o(auto_id));
+    .peer_node_o(peer_node), .peer_auto_o(peer_auto), .auto_set_o(auto_set), .auto_id_o(auto_id));
 
   // ---------------- receive path ----------------
   memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH)) u_rxq (
@@ -267,13 +288,29 @@ module memchan_top #(
     .rd_valid_o(lcq_rv), .rd_data_o(lcq_r), .rd_ready_i(lcq_rr));
   assign lc_space = lc_space_raw;
 
+  // node 0 of the virtual hub delivers received frames through the local-copy FIFO
   logic [1:0] src_ready;
-  assign rxq_rr = src_ready[0];
+  logic       m_rxq_rr;
+  assign rxq_rr = hub ? m_rxq_rr : src_ready[0];
   assign lcq_rr = src_ready[1];
+
+  memchan_vhub_merge #(.EFIFO_AW($clog2(EQ_DEPTH))) u_merge (
+    .clk_i, .rst_ni, .hub_i(hub),
+    .q_valid_i(rxq_rv), .q_data_i(rxq_r), .q_ready_o(m_rxq_rr),
+    .lc_hold_i(lc_hold), .lc_space_i(lc_space), .lc_we_o(m_lc_we), .lc_data_o(m_lc_data),
+    .busy_o(merge_busy),
+    .e_space_i(eq_space), .e_we_o(eq_we), .e_data_o(eq_w), .e_commit_o(eq_commit));
+  memchan_fifo #(.WIDTH(64), .DEPTH(EQ_DEPTH)) u_echoq (
+    .clk_i, .rst_ni, .wr_valid_i(eq_we), .wr_data_i(eq_w), .wr_commit_i(eq_commit),
+    .wr_drop_i(1'b0), .wr_space_o(eq_space),
+    .rd_valid_o(eq_rv), .rd_data_o(eq_r), .rd_ready_i(eq_rr));
+  // the builder and the merge never write in the same cycle (lc_hold / merge_busy)
+  assign lc_we   = b_lc_we || m_lc_we;
+  assign lc_data = m_lc_we ? m_lc_data : b_lc_data;
 
   memchan_rx_deliver #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_dlv (
     .clk_i, .rst_ni, .enable_i(enable), .rx_base_i(rx_base),
-    .src_valid_i({lcq_rv, rxq_rv}), .src_data_i({lcq_r, rxq_r}), .src_ready_o(src_ready),
+    .src_valid_i({lcq_rv, rxq_rv && !hub}), .src_data_i({lcq_r, rxq_r}), .src_ready_o(src_ready),
     .pct_re_o(rxp_b_en), .pct_addr_o(rxp_b_addr), .pct_rdata_i(rxp_b_rdata),
     .m_awaddr_o(m_axi_awaddr), .m_awlen_o(m_axi_awlen), .m_awsize_o(m_axi_awsize),
     .m_awburst_o(m_axi_awburst), .m_awvalid_o(m_axi_awvalid), .m_awready_i(m_axi_awready),

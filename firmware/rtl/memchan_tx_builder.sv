@@ -4,15 +4,26 @@
 // local-copy FIFO of the receive path, except frames addressed to this very node while a
 // loopback brings them back; without loopback (virtual hub: the peer would ignore them) a
 // frame addressed to this node is always delivered by the local copy.
+// Virtual hub (two-node direct mode, docs/firmware.md "Ordering"): on node 1 (spoke_i) a
+// frame that needs a local copy is not copied here but sent with H_ECHO; node 0 echoes it
+// and the echo is node 1's local copy. Node 1 keeps at most ECHO_CREDITS echoes outstanding
+// (the size of node 0's echo FIFO). On node 0 (hub_i) echo frames (from memchan_vhub_merge)
+// go out before any descriptor, and an own frame with local copy starts only when no echo is
+// waiting and the merge is not inside a frame, so that the local-copy FIFO order (node 0's
+// delivery order) and the transmit order (what node 1 sees) are the same sequence.
 `default_nettype none
 
 module memchan_tx_builder #(
-  parameter int unsigned NODES = 32
+  parameter int unsigned NODES = 32,
+  parameter int unsigned ECHO_CREDITS = 15
 ) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
   input  wire logic [7:0]  node_id_i,
   input  wire logic        loopback_i,     // LOOPBACK.MODE != 0: the link returns our frames
+  input  wire logic        hub_i,          // virtual hub: node 0, orders and echoes
+  input  wire logic        spoke_i,        // virtual hub: node 1, local copies by echo
+  input  wire logic        err_reset_i,    // CTRL.ERR_RESET: echoes of discarded frames never come
   // descriptors {local_copy, header} and payload words (first-word-fall-through)
   input  wire logic        desc_valid_i,
   input  wire logic [64:0] desc_i,
@@ -24,6 +35,15 @@ module memchan_tx_builder #(
   input  wire logic        ack_inc_i,
   input  wire logic [7:0]  ack_src_i,
   output logic             ack_inc_ready_o,
+  // hub: echo frames (committed whole) and the merge of received frames
+  input  wire logic        e_valid_i,
+  input  wire logic [63:0] e_data_i,
+  output logic             e_ready_o,
+  input  wire logic        e_commit_i,     // the merge committed an echo frame
+  input  wire logic        merge_busy_i,
+  output logic             lc_hold_o,      // writing a local copy (the merge must wait)
+  // spoke: an echo of our own frame arrived
+  input  wire logic        echo_rx_i,
   // frames toward the link transmitter
   output logic             f_valid_o,
   output logic [63:0]      f_data_o,
@@ -44,11 +64,15 @@ module memchan_tx_builder #(
   logic [7:0]  ackc_q [NODES];   // acknowledgements owed per requesting node
   logic        ack_any;
   logic [NW-1:0] ack_sel;
-  logic        body_q, lc_q;
+  logic        body_q, lc_q, esrc_q;   // in a frame body; copying it; body from echo FIFO
+  logic [5:0]  epend_q;                // hub: echo frames committed and not yet started
+  logic [4:0]  cred_q;                 // spoke: echoes outstanding
+  logic        d_echo, d_go, e_go, e_fire, b_valid;
+  logic [63:0] b_data;
   logic [5:0]  left_q;
   logic [63:0] hdr;
   logic        d_data, d_self, d_lc, hdr_fire, ack_fire;
-  logic [5:0]  nwords;
+  logic [5:0]  nwords, e_nwords;
 
   always_comb begin
     ack_any = 1'b0;
@@ -67,20 +91,31 @@ module memchan_tx_builder #(
     d_data = (desc_i[H_TP_LSB +: 4] == TP_DATA);
     d_self = (desc_i[C_DKIND +: 2] == 2'd0) &&
              (desc_i[H_DNID_LSB +: 8] == node_id_i);
-    d_lc   = d_data && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
-    nwords = 6'((7'(desc_i[H_ADDR_LSB]) + 7'(desc_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    d_echo = d_data && spoke_i && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
+    d_lc   = d_data && !spoke_i &&
+             (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
+    d_go   = d_lc ? (lc_space_i >= 8'(MAX_FRAME_WORDS) &&
+                     !(hub_i && (epend_q != 6'd0 || merge_busy_i)))
+                  : (!d_echo || cred_q < 5'(ECHO_CREDITS));
+    e_go   = hub_i && epend_q != 6'd0 && e_valid_i;
+    nwords   = 6'((7'(desc_i[H_ADDR_LSB]) + 7'(desc_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    e_nwords = 6'((7'(e_data_i[H_ADDR_LSB]) + 7'(e_data_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    b_valid = esrc_q ? e_valid_i : data_valid_i;
+    b_data  = esrc_q ? e_data_i : data_i;
     hdr = '0;
     f_valid_o = 1'b0;
     f_last_o  = 1'b0;
     desc_ready_o = 1'b0;
     data_ready_o = 1'b0;
+    e_ready_o = 1'b0;
     lc_we_o = 1'b0;
     if (body_q) begin
-      hdr = data_i;
-      f_valid_o = data_valid_i;
+      hdr = b_data;
+      f_valid_o = b_valid;
       f_last_o  = (left_q == 6'd1);
-      data_ready_o = f_ready_i;
-      lc_we_o = lc_q && data_valid_i && f_ready_i;
+      data_ready_o = f_ready_i && !esrc_q;
+      e_ready_o    = f_ready_i && esrc_q;
+      lc_we_o = lc_q && b_valid && f_ready_i;
     end else if (ack_any) begin
       hdr[H_TP_LSB +: 4]   = TP_ACK;
       hdr[H_DNID_LSB +: 8] = 8'(ack_sel);
@@ -88,9 +123,14 @@ module memchan_tx_builder #(
       hdr[H_ADDR_LSB +: 8] = ackc_q[ack_sel];
       f_valid_o = 1'b1;
       f_last_o  = 1'b1;
-    end else if (desc_valid_i && (!d_lc || lc_space_i >= 8'(MAX_FRAME_WORDS))) begin
+    end else if (e_go) begin
+      hdr = e_data_i;          // node 1's frame as node 1 sent it (SID 1), echo bits cleared
+      f_valid_o = 1'b1;
+      e_ready_o = f_ready_i;
+    end else if (desc_valid_i && d_go) begin
       hdr = desc_i[63:0];
       hdr[H_SID_LSB +: 8] = node_id_i;
+      hdr[H_ECHO] = d_echo;
       f_valid_o = 1'b1;
       f_last_o  = !d_data;
       desc_ready_o = f_ready_i;
@@ -98,25 +138,40 @@ module memchan_tx_builder #(
     end
     f_data_o  = hdr;
     lc_data_o = hdr;
-    hdr_fire  = !body_q && !ack_any && desc_ready_o;
+    lc_data_o[Q_FROM_LINK] = 1'b0;
+    hdr_fire  = !body_q && !ack_any && !e_go && desc_ready_o;
+    e_fire    = !body_q && !ack_any && e_go && f_ready_i;
     ack_fire  = !body_q && ack_any && f_ready_i;
+    lc_hold_o = (body_q && lc_q) || (!body_q && lc_we_o);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       body_q <= 1'b0;
       lc_q   <= 1'b0;
+      esrc_q <= 1'b0;
       left_q <= '0;
+      epend_q <= '0;
+      cred_q  <= '0;
       for (int i = 0; i < NODES; i++) ackc_q[i] <= 8'd0;
     end else begin
       if (hdr_fire && d_data) begin
         body_q <= 1'b1;
         lc_q   <= d_lc;
+        esrc_q <= 1'b0;
         left_q <= nwords;
-      end else if (body_q && data_valid_i && f_ready_i) begin
+      end else if (e_fire) begin
+        body_q <= 1'b1;
+        lc_q   <= 1'b0;
+        esrc_q <= 1'b1;
+        left_q <= e_nwords;
+      end else if (body_q && b_valid && f_ready_i) begin
         left_q <= left_q - 1'b1;
         if (left_q == 6'd1) body_q <= 1'b0;
       end
+      epend_q <= epend_q + 6'(e_commit_i) - 6'(e_fire);
+      if (err_reset_i) cred_q <= '0;
+      else cred_q <= cred_q + 5'(hdr_fire && d_echo) - 5'(echo_rx_i && cred_q != 5'd0);
       for (int i = 0; i < NODES; i++) begin
         ackc_q[i] <= ackc_q[i]
                    + 8'(ack_inc_i && ack_inc_ready_o && (ack_src_i[NW-1:0] == NW'(i)))

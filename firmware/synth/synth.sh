@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Synthesize memchan_top with yosys for AMD Virtex UltraScale+ (Alveo U50, xcu50), check
 # that there are no latches and no combinational loops, and print the resource report.
-# Usage: firmware/synth/synth.sh [outdir]   (log in outdir/yosys.log, report in outdir/stat.txt)
+# Usage: firmware/synth/synth.sh [outdir]   (log in outdir/yosys.log, report in outdir/stat.txt,
+#        logic depth per instance in outdir/depth.txt, see synth/depth.py)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/build/synth}"
@@ -20,7 +21,10 @@ yosys -l "$out/yosys.log" -q -p "
   check -assert
   select -assert-none t:LDCE t:LDPE t:LDCPE
   tee -o $out/stat.txt stat
+  write_json $out/netlist.json
 " > /dev/null
+# logic depth (LUT levels) per instance: an estimate, not timing analysis
+python3 synth/depth.py "$out/netlist.json" | tee "$out/depth.txt"
 python3 - "$out/stat.txt" <<'PY'
 import re, sys
 txt = open(sys.argv[1]).read()

@@ -7,7 +7,8 @@
 module tb_adapter #(
   parameter int SERIAL = 1,
   parameter int STALL  = 30,
-  parameter int PAGES  = 1024
+  parameter int PAGES  = 1024,
+  parameter bit VHUB   = 1'b1
 ) (
   input  wire logic        clk,
   input  wire logic        rst_n,
@@ -43,7 +44,7 @@ module tb_adapter #(
   logic [1:0]  h_awburst, h_bresp;
   logic        h_awvalid, h_awready, h_wvalid, h_wready, h_wlast, h_bvalid, h_bready;
 
-  memchan_top #(.PAGES(PAGES)) dut (
+  memchan_top #(.PAGES(PAGES), .VHUB(VHUB)) dut (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'(SERIAL)),
     .s_axil_awaddr(l_awaddr), .s_axil_awvalid(l_awvalid), .s_axil_awready(l_awready),
     .s_axil_wdata(l_wdata), .s_axil_wstrb(4'hF), .s_axil_wvalid(l_wvalid),
