@@ -113,14 +113,19 @@ conformance)
 	done
 	start=$(date +%s)
 	cd /tmp || exit 1
+	# memchan.test.timeScale: the suite's allowances for starting node JVMs and for their progress
+	# (not the bounds it asserts) times 4, as a JVM starts and runs several times slower under TCG
 	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
-		'-Dmemchan.test.backend=dev:/dev/memchan*' -jar /run/work/java/console-standalone.jar execute \
+		'-Dmemchan.test.backend=dev:/dev/memchan*' -Dmemchan.test.timeScale=4 -jar /run/work/java/console-standalone.jar execute \
 		--disable-banner --disable-ansi-colors --details=tree \
 		--class-path /run/work/java/classes:/run/work/java/test-classes \
 		--select-package dev.memchan.conformance > /tmp/conformance.log 2>&1
 	rc=$?
 	# the launcher's whole output (test tree, failures with stack traces, summary)
 	sed 's/^/# /' /tmp/conformance.log
+	# what the kernel saw of the node processes (OOM kills, fatal signals), and the memory left
+	dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" | sed 's/^/# dmesg: /'
+	free -m | sed 's/^/# /'
 	# TAP: one line per test of the tree ("├─ name() [N ms] ✔"; ✘ failed; ↷ skipped, ■ aborted by an
 	# assumption: a comment), and every test the launcher found must be in the tree
 	awk '

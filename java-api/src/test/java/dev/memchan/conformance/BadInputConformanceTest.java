@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * kind, and the fabric file, directory and PCT are exactly as they were.
  */
 class BadInputConformanceTest {
-    private static final Duration T = Duration.ofSeconds(60);
+    private static final Duration T = TestBackend.allowance(Duration.ofSeconds(60));
 
     @AfterAll
     static void cleanup() {

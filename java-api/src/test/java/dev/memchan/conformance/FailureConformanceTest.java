@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Node membership and failure detection across real processes. */
 class FailureConformanceTest {
-    private static final Duration T = Duration.ofSeconds(60);
+    private static final Duration T = TestBackend.allowance(Duration.ofSeconds(60));
     /** The documented bound (default failure timeout 800 ms, always below 1 s) plus process-scheduling slack. */
     private static final long DETECTION_BOUND_MS = 1000;
     private static final long SCHEDULING_SLACK_MS = 500;
@@ -68,13 +68,13 @@ class FailureConformanceTest {
     }
 
     private static ClusterEvent nextFor(Fabric f, int node) throws InterruptedException {
-        long deadline = System.nanoTime() + 20_000_000_000L;
+        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(20)).toNanos();
         while (System.nanoTime() < deadline) {
             ClusterEvent e = f.awaitClusterEvent(Duration.ofSeconds(1));
             if (e != null && e.node() == node) {
                 return e;
             }
         }
-        return org.junit.jupiter.api.Assertions.fail("no event for node " + node + " within 20 s");
+        return org.junit.jupiter.api.Assertions.fail("no event for node " + node + " within " + TestBackend.allowance(Duration.ofSeconds(20)).toSeconds() + " s");
     }
 }

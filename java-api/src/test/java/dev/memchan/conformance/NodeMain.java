@@ -127,7 +127,7 @@ public final class NodeMain {
         int flag = f.pageSize();
         long last = 0;
         long observations = 0;
-        long deadline = System.nanoTime() + 120_000_000_000L;
+        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(120)).toNanos();
         while (last < n) {
             long seen = in.getLongAcquire(flag);
             if (seen < last) {
@@ -177,7 +177,7 @@ public final class NodeMain {
         long b0 = -1;
         int count = 0;
         long[] obs = new long[4_000_000];
-        long deadline = System.nanoTime() + 120_000_000_000L;
+        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(120)).toNanos();
         while (true) {
             long a = in.getLongVolatile(8L * first);
             long b = in.getLongVolatile(8L * (1 - first));
@@ -218,7 +218,7 @@ public final class NodeMain {
             for (int w = 0; w < words; w++) {
                 out.putLong(8L * (me * words + w), (long) round * 1_000_000 + w);
             }
-            b.await(Duration.ofSeconds(60));
+            b.await(TestBackend.allowance(Duration.ofSeconds(60)));
             int seen = 0;
             for (int node = 0; node < f.maxNodes(); node++) {
                 if (in.getLong(8L * node * words) < (long) round * 1_000_000) {
@@ -236,7 +236,7 @@ public final class NodeMain {
             if (seen != parties) {
                 fail("round " + round + ": " + seen + " parties' stores visible after the barrier, expected " + parties);
             }
-            b.await(Duration.ofSeconds(60)); // nobody writes round+1 while others still check round
+            b.await(TestBackend.allowance(Duration.ofSeconds(60))); // nobody writes round+1 while others still check round
         }
         say("OK rounds=" + rounds);
         await("QUIT");
@@ -290,7 +290,8 @@ public final class NodeMain {
             fail("lock 0 acquired while node " + victim + " holds it");
         }
         say("READY node=" + f.nodeId() + " holder=" + locks.holder(0));
-        long deadline = System.nanoTime() + 30_000_000_000L;
+        Duration window = TestBackend.allowance(Duration.ofSeconds(30));
+        long deadline = System.nanoTime() + window.toNanos();
         while (true) {
             ClusterEvent e = f.awaitClusterEvent(Duration.ofSeconds(1));
             if (e != null && e.type() == ClusterEvent.Type.LEAVE && e.node() == victim) {
@@ -298,10 +299,10 @@ public final class NodeMain {
                 break;
             }
             if (System.nanoTime() > deadline) {
-                fail("no LEAVE event for node " + victim);
+                fail("no LEAVE event for node " + victim + " within " + window.toSeconds() + " s");
             }
         }
-        locks.acquire(0, Duration.ofSeconds(10));
+        locks.acquire(0, TestBackend.allowance(Duration.ofSeconds(10)));
         say("ACQUIRED at=" + System.currentTimeMillis());
         locks.release(0);
         int bit = 1 << victim;
@@ -322,10 +323,12 @@ public final class NodeMain {
         long before = n.current();
         say("READY node=" + f.nodeId());
         long t0 = System.nanoTime();
-        long v = n.await(before, Duration.ofSeconds(30));
+        // from READY: the signaller's JVM still has to start and join before it signals
+        Duration window = TestBackend.allowance(Duration.ofSeconds(30));
+        long v = n.await(before, window);
         long waited = (System.nanoTime() - t0) / 1_000_000;
         if (v == before) {
-            fail("not woken within 30 s");
+            fail("not woken within " + window.toSeconds() + " s");
         }
         say("WOKE value=" + v + " sleeps=" + n.sleepCount() + " waitedMs=" + waited);
         await("QUIT");

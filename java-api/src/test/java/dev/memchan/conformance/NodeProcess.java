@@ -65,6 +65,7 @@ public final class NodeProcess implements AutoCloseable {
         }
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Xmx128m");
+        cmd.add("-D" + TestBackend.TIME_SCALE + "=" + TestBackend.timeScale());
         cmd.add("-cp");
         cmd.add(classPath());
         cmd.add(NodeMain.class.getName());
@@ -144,10 +145,11 @@ public final class NodeProcess implements AutoCloseable {
 
     public String logTail() {
         try {
-            List<String> all = Files.readAllLines(log);
-            return all.isEmpty() ? "" : "\n--- " + name + " stderr ---\n" + String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
+            // decoded leniently: a JVM's fatal-error text need not be UTF-8, and must not be lost
+            List<String> all = new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines().toList();
+            return all.isEmpty() ? " (stderr empty)" : "\n--- " + name + " stderr ---\n" + String.join("\n", all.subList(Math.max(0, all.size() - 30), all.size()));
         } catch (IOException e) {
-            return "";
+            return " (stderr log unreadable: " + e + ")";
         }
     }
 
@@ -159,7 +161,7 @@ public final class NodeProcess implements AutoCloseable {
             } catch (IOException ignored) {
                 // already gone
             }
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            if (!process.waitFor(TestBackend.allowance(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(5, TimeUnit.SECONDS);
             }

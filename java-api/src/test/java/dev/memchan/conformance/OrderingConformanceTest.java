@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Memory Channel ordering rules 1 and 2 (seed 000), across real processes. */
 class OrderingConformanceTest {
-    private static final Duration T = Duration.ofSeconds(120);
+    private static final Duration T = TestBackend.allowance(Duration.ofSeconds(120));
 
     @AfterAll
     static void cleanup() {

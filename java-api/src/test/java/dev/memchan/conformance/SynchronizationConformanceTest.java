@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Barrier, cluster locks and notification across real processes. */
 class SynchronizationConformanceTest {
-    private static final Duration T = Duration.ofSeconds(180);
+    private static final Duration T = TestBackend.allowance(Duration.ofSeconds(180));
 
     @AfterAll
     static void cleanup() {

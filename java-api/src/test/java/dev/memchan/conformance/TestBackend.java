@@ -4,6 +4,7 @@ import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +17,8 @@ public final class TestBackend {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final List<String> CREATED = new ArrayList<>();
     private static int counter;
+    /** The system property of {@link #timeScale()}. */
+    public static final String TIME_SCALE = "memchan.test.timeScale";
 
     private TestBackend() {
     }
@@ -55,6 +58,32 @@ public final class TestBackend {
     /** A random key, so tests never collide on a shared (device) fabric. */
     public static long key() {
         return RANDOM.nextLong() & 0x0FFF_FFFF_FFFF_FFFFL;
+    }
+
+    /**
+     * The factor by which the suite's allowances for starting node processes and for their progress
+     * are multiplied: system property {@code memchan.test.timeScale} (default 1; node processes inherit
+     * it). A JVM starts and runs several times slower in a guest under QEMU TCG, which native/test.sh
+     * runs the suite in. It never stretches a bound the suite asserts (failure detection within 1 s
+     * plus scheduling slack, a woken receiver within 20 s of the signal).
+     */
+    public static double timeScale() {
+        String p = System.getProperty(TIME_SCALE, "1");
+        double scale;
+        try {
+            scale = Double.parseDouble(p);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(TIME_SCALE + " must be a number >= 1, not '" + p + "'", e);
+        }
+        if (!(scale >= 1 && scale <= 100)) {
+            throw new IllegalArgumentException(TIME_SCALE + " must lie in 1..100, not " + p);
+        }
+        return scale;
+    }
+
+    /** An allowance for process start-up or progress, {@code base} times {@link #timeScale()}. */
+    public static Duration allowance(Duration base) {
+        return Duration.ofMillis(Math.round(base.toMillis() * timeScale()));
     }
 
     public static FabricOptions joinOptions() {
