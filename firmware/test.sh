@@ -101,6 +101,16 @@ step fifo_build     verilator --binary --timing -O1 -Wno-fatal --Mdir "$build/fi
 step fifo           run fifo tb_fifo
 step fifo_iverilog  fifo_iverilog
 
+skid_iverilog() {
+  lint/icarus_sv.sh "$build/icarus" rtl/memchan_skid.sv > /dev/null &&
+  iverilog -g2012 -o "$build/icarus/tb_skid.vvp" -s tb_skid "$build/icarus/memchan_skid.sv" \
+    tb/skid/tb_skid.sv &&
+  vvp -n "$build/icarus/tb_skid.vvp" | tee "$build/skid_iverilog.run.log" && grep -q PASS "$build/skid_iverilog.run.log"
+}
+step skid_build     verilator --binary --timing -O1 -Wno-fatal --Mdir "$build/skid" rtl/memchan_skid.sv tb/skid/tb_skid.sv --top-module tb_skid -o tb_skid
+step skid           run skid tb_skid
+step skid_iverilog  skid_iverilog
+
 step selftest_build bench selftest tb_selftest $TBC tb/selftest/tb_selftest.sv
 for s in $seeds; do step "selftest_seed$s" run selftest tb_selftest +seed=$s; done
 

@@ -4,6 +4,7 @@ rtl/memchan_crc32.sv
 rtl/memchan_ram_sdp.sv
 rtl/memchan_ram_tdp.sv
 rtl/memchan_fifo.sv
+rtl/memchan_skid.sv
 rtl/memchan_axil_regs.sv
 rtl/memchan_tx_window.sv
 rtl/memchan_tx_builder.sv

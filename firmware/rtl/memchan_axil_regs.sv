@@ -106,11 +106,10 @@ module memchan_axil_regs #(
   // ---------------- write channel ----------------
   logic        wr, rd;
   logic [17:0] waddr;
-  logic        rd_busy_q;
-  logic [17:0] raddr_q;
+  logic        rd_busy_q, rd2_q;     // read pipeline stages 2 and 3
   logic        w_tx, w_rx, w_reg;
 
-  assign rd = s_arvalid_i && !rd_busy_q && !s_rvalid_o;
+  assign rd = s_arvalid_i && !rd_busy_q && !rd2_q && !s_rvalid_o;
   assign wr = s_awvalid_i && s_wvalid_i && !s_bvalid_o && !rd;
   assign s_arready_o = rd;
   assign s_awready_o = wr;
@@ -274,57 +273,139 @@ module memchan_axil_regs #(
     end
   end
 
-  // ---------------- read channel (two cycles: PCT block RAM latency) ----------------
-  logic [31:0] rmux;
-  always_comb begin
-    rmux = '0;
-    if (in_tx(raddr_q)) begin
-      rmux = txp_rdata_i;
-    end else if (in_rx(raddr_q)) begin
-      rmux = raddr_q[2] ? rxp_rdata_i[63:32] : rxp_rdata_i[31:0];
-    end else if (raddr_q[17:12] == '0) begin
-      unique case (raddr_q[11:0])
-        12'(MC_REG_ID):          rmux = MC_ID;
-        12'(MC_REG_VERSION):     rmux = (MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT) |
-                                        (MC_VERSION_MINOR << MC_VERSION_MINOR_SHIFT);
-        12'(MC_REG_PAGE_COUNT):  rmux = 32'(PAGES);
-        12'(MC_REG_PAGE_SIZE):   rmux = 32'(PAGE_SIZE);
-        12'(MC_REG_MAX_NODES):   rmux = MC_MAX_NODES;
-        12'(MC_REG_CAPS):        rmux = CAPS;
-        12'(MC_REG_NODE_ID):     rmux = node_q;
-        12'(MC_REG_CTRL):        rmux = ctrl_q;
-        12'(MC_REG_LOOPBACK):    rmux = lb_q;
-        12'(MC_REG_LINK_STATUS): rmux = lstat;
-        12'(MC_REG_IRQ_STATUS):  rmux = irqs_q;
-        12'(MC_REG_IRQ_MASK):    rmux = irqm_q;
-        12'(MC_REG_BARRIER):     rmux = (bar_busy_q ? MC_BARRIER_BUSY_MASK : 32'h0) |
-                                        (bar_done_q ? MC_BARRIER_DONE_MASK : 32'h0);
-        12'(MC_REG_ACK_OUTSTANDING): rmux = ackout_q;
-        12'(MC_REG_RX_NOTIFY_PAGE):  rmux = npage_q;
-        12'(MC_REG_NOTIFY_COUNT):    rmux = ncount_q;
-        12'(MC_REG_TX_PACKETS):  rmux = txp_q;
-        12'(MC_REG_TX_BYTES):    rmux = txb_q;
-        12'(MC_REG_RX_PACKETS):  rmux = rxp_q;
-        12'(MC_REG_RX_BYTES):    rmux = rxb_q;
-        12'(MC_REG_TX_DROP_DISABLED): rmux = txdd_q;
-        12'(MC_REG_RX_DROP_DISABLED): rmux = rxdd_q;
-        12'(MC_REG_CRC_ERRORS):  rmux = crc_q;
-        12'(MC_REG_LINK_RETRIES): rmux = rtr_q;
-        12'(MC_REG_ERROR_COUNT): rmux = err_q;
-        12'(MC_REG_ACKS_RECEIVED): rmux = acks_q;
-        12'(MC_REG_TX_DROP_PARTIAL): rmux = txdp_q;
-        12'(MC_REG_RX_BASE_LO):  rmux = rxbl_q;
-        12'(MC_REG_RX_BASE_HI):  rmux = rxbh_q;
-        12'(MC_REG_LINK_RETRY_LIMIT): rmux = rlim_q;
-        12'(MC_REG_LINK_ACK_TIMEOUT): rmux = ato_q;
-        12'(MC_REG_HEARTBEAT_PERIOD): rmux = hbp_q;
-        12'(MC_REG_TX_COMBINE_IDLE):  rmux = cmb_q;
+  // ---------------- read channel ----------------
+  // Three cycles (AXI4-Lite lets RVALID come any number of cycles after AR): the AR cycle
+  // decodes the address into a register index and starts the PCT block RAM read; the next
+  // cycle selects the register (a 64-way multiplexer by the index) and the RAM word into
+  // registers; the third puts one of the two on RDATA.
+  localparam logic [5:0] RI_NONE  = 6'd0;    // unmapped: reads 0
+  localparam logic [5:0] RI_MCAST = 6'd48;   // 48..63: MCAST_GROUP 0..15
+  localparam logic [5:0] RI_ID = 6'd1;
+  localparam logic [5:0] RI_VERSION = 6'd2;
+  localparam logic [5:0] RI_PAGE_COUNT = 6'd3;
+  localparam logic [5:0] RI_PAGE_SIZE = 6'd4;
+  localparam logic [5:0] RI_MAX_NODES = 6'd5;
+  localparam logic [5:0] RI_CAPS = 6'd6;
+  localparam logic [5:0] RI_NODE_ID = 6'd7;
+  localparam logic [5:0] RI_CTRL = 6'd8;
+  localparam logic [5:0] RI_LOOPBACK = 6'd9;
+  localparam logic [5:0] RI_LINK_STATUS = 6'd10;
+  localparam logic [5:0] RI_IRQ_STATUS = 6'd11;
+  localparam logic [5:0] RI_IRQ_MASK = 6'd12;
+  localparam logic [5:0] RI_BARRIER = 6'd13;
+  localparam logic [5:0] RI_ACK_OUTSTANDING = 6'd14;
+  localparam logic [5:0] RI_RX_NOTIFY_PAGE = 6'd15;
+  localparam logic [5:0] RI_NOTIFY_COUNT = 6'd16;
+  localparam logic [5:0] RI_TX_PACKETS = 6'd17;
+  localparam logic [5:0] RI_TX_BYTES = 6'd18;
+  localparam logic [5:0] RI_RX_PACKETS = 6'd19;
+  localparam logic [5:0] RI_RX_BYTES = 6'd20;
+  localparam logic [5:0] RI_TX_DROP_DISABLED = 6'd21;
+  localparam logic [5:0] RI_RX_DROP_DISABLED = 6'd22;
+  localparam logic [5:0] RI_CRC_ERRORS = 6'd23;
+  localparam logic [5:0] RI_LINK_RETRIES = 6'd24;
+  localparam logic [5:0] RI_ERROR_COUNT = 6'd25;
+  localparam logic [5:0] RI_ACKS_RECEIVED = 6'd26;
+  localparam logic [5:0] RI_TX_DROP_PARTIAL = 6'd27;
+  localparam logic [5:0] RI_RX_BASE_LO = 6'd28;
+  localparam logic [5:0] RI_RX_BASE_HI = 6'd29;
+  localparam logic [5:0] RI_LINK_RETRY_LIMIT = 6'd30;
+  localparam logic [5:0] RI_LINK_ACK_TIMEOUT = 6'd31;
+  localparam logic [5:0] RI_HEARTBEAT_PERIOD = 6'd32;
+  localparam logic [5:0] RI_TX_COMBINE_IDLE = 6'd33;
+
+  function automatic logic [5:0] reg_index(input logic [17:0] a);
+    reg_index = RI_NONE;
+    if (a[17:12] == '0) begin
+      unique case (a[11:0])
+        12'(MC_REG_ID): reg_index = RI_ID;
+        12'(MC_REG_VERSION): reg_index = RI_VERSION;
+        12'(MC_REG_PAGE_COUNT): reg_index = RI_PAGE_COUNT;
+        12'(MC_REG_PAGE_SIZE): reg_index = RI_PAGE_SIZE;
+        12'(MC_REG_MAX_NODES): reg_index = RI_MAX_NODES;
+        12'(MC_REG_CAPS): reg_index = RI_CAPS;
+        12'(MC_REG_NODE_ID): reg_index = RI_NODE_ID;
+        12'(MC_REG_CTRL): reg_index = RI_CTRL;
+        12'(MC_REG_LOOPBACK): reg_index = RI_LOOPBACK;
+        12'(MC_REG_LINK_STATUS): reg_index = RI_LINK_STATUS;
+        12'(MC_REG_IRQ_STATUS): reg_index = RI_IRQ_STATUS;
+        12'(MC_REG_IRQ_MASK): reg_index = RI_IRQ_MASK;
+        12'(MC_REG_BARRIER): reg_index = RI_BARRIER;
+        12'(MC_REG_ACK_OUTSTANDING): reg_index = RI_ACK_OUTSTANDING;
+        12'(MC_REG_RX_NOTIFY_PAGE): reg_index = RI_RX_NOTIFY_PAGE;
+        12'(MC_REG_NOTIFY_COUNT): reg_index = RI_NOTIFY_COUNT;
+        12'(MC_REG_TX_PACKETS): reg_index = RI_TX_PACKETS;
+        12'(MC_REG_TX_BYTES): reg_index = RI_TX_BYTES;
+        12'(MC_REG_RX_PACKETS): reg_index = RI_RX_PACKETS;
+        12'(MC_REG_RX_BYTES): reg_index = RI_RX_BYTES;
+        12'(MC_REG_TX_DROP_DISABLED): reg_index = RI_TX_DROP_DISABLED;
+        12'(MC_REG_RX_DROP_DISABLED): reg_index = RI_RX_DROP_DISABLED;
+        12'(MC_REG_CRC_ERRORS): reg_index = RI_CRC_ERRORS;
+        12'(MC_REG_LINK_RETRIES): reg_index = RI_LINK_RETRIES;
+        12'(MC_REG_ERROR_COUNT): reg_index = RI_ERROR_COUNT;
+        12'(MC_REG_ACKS_RECEIVED): reg_index = RI_ACKS_RECEIVED;
+        12'(MC_REG_TX_DROP_PARTIAL): reg_index = RI_TX_DROP_PARTIAL;
+        12'(MC_REG_RX_BASE_LO): reg_index = RI_RX_BASE_LO;
+        12'(MC_REG_RX_BASE_HI): reg_index = RI_RX_BASE_HI;
+        12'(MC_REG_LINK_RETRY_LIMIT): reg_index = RI_LINK_RETRY_LIMIT;
+        12'(MC_REG_LINK_ACK_TIMEOUT): reg_index = RI_LINK_ACK_TIMEOUT;
+        12'(MC_REG_HEARTBEAT_PERIOD): reg_index = RI_HEARTBEAT_PERIOD;
+        12'(MC_REG_TX_COMBINE_IDLE): reg_index = RI_TX_COMBINE_IDLE;
         default: begin
           for (int i = 0; i < 16; i++) begin
-            if (raddr_q[11:0] == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
-              rmux = mcast_q[i];
+            if (a[11:0] == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
+              reg_index = RI_MCAST + 6'(i);
           end
         end
+      endcase
+    end
+  endfunction
+
+  logic [5:0]  ridx_q;
+  logic        r_tx_q, r_rx_q, r_hi_q, r_ram_q;
+  logic [31:0] rreg, rreg_q, rram_q;
+  always_comb begin
+    rreg = '0;
+    if (ridx_q[5:4] == 2'b11) begin
+      rreg = mcast_q[ridx_q[3:0]];
+    end else begin
+      unique case (ridx_q)
+        RI_ID: rreg = MC_ID;
+        RI_VERSION: rreg = (MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT) |
+                           (MC_VERSION_MINOR << MC_VERSION_MINOR_SHIFT);
+        RI_PAGE_COUNT: rreg = 32'(PAGES);
+        RI_PAGE_SIZE: rreg = 32'(PAGE_SIZE);
+        RI_MAX_NODES: rreg = MC_MAX_NODES;
+        RI_CAPS: rreg = CAPS;
+        RI_NODE_ID: rreg = node_q;
+        RI_CTRL: rreg = ctrl_q;
+        RI_LOOPBACK: rreg = lb_q;
+        RI_LINK_STATUS: rreg = lstat;
+        RI_IRQ_STATUS: rreg = irqs_q;
+        RI_IRQ_MASK: rreg = irqm_q;
+        RI_BARRIER: rreg = (bar_busy_q ? MC_BARRIER_BUSY_MASK : 32'h0) |
+                           (bar_done_q ? MC_BARRIER_DONE_MASK : 32'h0);
+        RI_ACK_OUTSTANDING: rreg = ackout_q;
+        RI_RX_NOTIFY_PAGE: rreg = npage_q;
+        RI_NOTIFY_COUNT: rreg = ncount_q;
+        RI_TX_PACKETS: rreg = txp_q;
+        RI_TX_BYTES: rreg = txb_q;
+        RI_RX_PACKETS: rreg = rxp_q;
+        RI_RX_BYTES: rreg = rxb_q;
+        RI_TX_DROP_DISABLED: rreg = txdd_q;
+        RI_RX_DROP_DISABLED: rreg = rxdd_q;
+        RI_CRC_ERRORS: rreg = crc_q;
+        RI_LINK_RETRIES: rreg = rtr_q;
+        RI_ERROR_COUNT: rreg = err_q;
+        RI_ACKS_RECEIVED: rreg = acks_q;
+        RI_TX_DROP_PARTIAL: rreg = txdp_q;
+        RI_RX_BASE_LO: rreg = rxbl_q;
+        RI_RX_BASE_HI: rreg = rxbh_q;
+        RI_LINK_RETRY_LIMIT: rreg = rlim_q;
+        RI_LINK_ACK_TIMEOUT: rreg = ato_q;
+        RI_HEARTBEAT_PERIOD: rreg = hbp_q;
+        RI_TX_COMBINE_IDLE: rreg = cmb_q;
+        default: rreg = '0;
       endcase
     end
   end
@@ -332,20 +413,36 @@ module memchan_axil_regs #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_busy_q  <= 1'b0;
-      raddr_q    <= '0;
+      rd2_q      <= 1'b0;
+      ridx_q     <= RI_NONE;
+      r_tx_q     <= 1'b0;
+      r_rx_q     <= 1'b0;
+      r_hi_q     <= 1'b0;
+      r_ram_q    <= 1'b0;
+      rreg_q     <= '0;
+      rram_q     <= '0;
       s_rvalid_o <= 1'b0;
       s_rdata_o  <= '0;
       s_bvalid_o <= 1'b0;
     end else begin
       if (wr) s_bvalid_o <= 1'b1;
       else if (s_bready_i) s_bvalid_o <= 1'b0;
+      rd_busy_q <= rd;
+      rd2_q     <= rd_busy_q;
       if (rd) begin
-        rd_busy_q <= 1'b1;
-        raddr_q   <= s_araddr_i;
-      end else if (rd_busy_q) begin
-        rd_busy_q  <= 1'b0;
+        ridx_q <= reg_index(s_araddr_i);
+        r_tx_q <= in_tx(s_araddr_i);
+        r_rx_q <= in_rx(s_araddr_i);
+        r_hi_q <= s_araddr_i[2];
+      end
+      if (rd_busy_q) begin
+        rreg_q  <= rreg;
+        rram_q  <= r_tx_q ? txp_rdata_i : (r_hi_q ? rxp_rdata_i[63:32] : rxp_rdata_i[31:0]);
+        r_ram_q <= r_tx_q || r_rx_q;
+      end
+      if (rd2_q) begin
         s_rvalid_o <= 1'b1;
-        s_rdata_o  <= rmux;
+        s_rdata_o  <= r_ram_q ? rram_q : rreg_q;
       end else if (s_rready_i) begin
         s_rvalid_o <= 1'b0;
       end

@@ -3,6 +3,8 @@
 // virtual-hub node-ID autoconfiguration: with NODE_ID.AUTO the two adapters of a direct
 // link take IDs 0 and 1 (a peer with a valid ID leaves us the other one; two undecided
 // peers compare serial numbers, lower takes 0; our own serial coming back (loopback) -> 0).
+// PEER_SEEN, the heartbeat request and the heartbeat header are registered (one cycle
+// later than their inputs), so that the period comparisons stay off the transmitter's path.
 `default_nettype none
 
 module memchan_link_ctrl
@@ -34,24 +36,28 @@ module memchan_link_ctrl
   logic [7:0]  peer_node_q;
   logic [31:0] peer_serial_q;
   logic [10:0] ident_q;        // what we announced last, to announce changes at once
+  logic        seen_ok_q, hb_req_q;
+  logic [63:0] hb_hdr_q;
 
   logic [10:0] ident;
   assign ident = {node_valid_i, node_auto_i, peer_seen_o, node_id_i};
 
-  assign peer_seen_o = heard_q && (seen_q < {hb_period_i, 2'b00});
+  assign peer_seen_o = seen_ok_q;
   assign link_up_o   = peer_seen_o && peer_hears_q;
   assign peer_node_o = peer_node_q;
   assign peer_auto_o = peer_auto_q;
-  assign hb_req_o    = (hb_q == 32'd0) || (ident != ident_q);
+  assign hb_req_o    = hb_req_q;
+  assign hb_hdr_o    = hb_hdr_q;
 
+  logic [63:0] hb_hdr;
   always_comb begin
-    hb_hdr_o = '0;
-    hb_hdr_o[H_TP_LSB +: 4]  = TP_CTRL;
-    hb_hdr_o[C_ID_VALID]     = node_valid_i;
-    hb_hdr_o[C_ID_AUTO]      = node_auto_i;
-    hb_hdr_o[C_PEER_SEEN]    = peer_seen_o;
-    hb_hdr_o[H_SID_LSB +: 8] = node_id_i;
-    hb_hdr_o[63:32]          = serial_i;
+    hb_hdr = '0;
+    hb_hdr[H_TP_LSB +: 4]  = TP_CTRL;
+    hb_hdr[C_ID_VALID]     = node_valid_i;
+    hb_hdr[C_ID_AUTO]      = node_auto_i;
+    hb_hdr[C_PEER_SEEN]    = peer_seen_o;
+    hb_hdr[H_SID_LSB +: 8] = node_id_i;
+    hb_hdr[63:32]          = serial_i;
   end
 
   // autoconfiguration decision
@@ -74,8 +80,12 @@ module memchan_link_ctrl
       hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
       peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
       peer_node_q <= '0; peer_serial_q <= '0;
+      seen_ok_q <= 1'b0; hb_req_q <= 1'b0; hb_hdr_q <= '0;
     end else begin
-      ident_q <= ident;
+      ident_q   <= ident;
+      seen_ok_q <= heard_q && (seen_q < {hb_period_i, 2'b00});
+      hb_req_q  <= (hb_q == 32'd0) || (ident != ident_q);
+      hb_hdr_q  <= hb_hdr;
       hb_q <= (hb_q + 1'b1 >= hb_period_i) ? 32'd0 : hb_q + 1'b1;
       if (ctrl_i) begin
         seen_q        <= '0;

@@ -6,6 +6,9 @@
 // Virtual hub (docs/firmware.md "Ordering"): node 0 (hub_i) also keeps node 1's frames with
 // H_ECHO that are not for itself (to echo them); node 1 (spoke_i) takes a DATA frame with
 // its own source ID as the echo of its own frame, i.e. its local copy.
+// Pipelining: TREADY uses the receive FIFO's registered room flag, and the header's checks
+// (destination, expected length) are registered when the header arrives, so that the frame
+// decision at the CRC word only compares registers with the CRC word.
 `default_nettype none
 
 module memchan_link_rx #(
@@ -30,7 +33,7 @@ module memchan_link_rx #(
   output logic [63:0]        q_data_o,
   output logic               q_commit_o,
   output logic               q_drop_o,
-  input  wire logic [FIFO_AW:0] q_space_i,
+  input  wire logic          q_room_i,      // at least one maximum frame free (registered)
   // toward the link transmitter
   output logic               rx_lack_o,
   output logic               rx_lnak_o,
@@ -69,8 +72,8 @@ module memchan_link_rx #(
   logic fire, first, endf, tp_seq, crc_ok, len_ok;
   logic [3:0]  tp;
   logic [7:0]  seq, sdist;
-  logic [5:0]  nwords;
-  logic        for_me, for_me_in;
+  logic [5:0]  nwords_in, len_q;  // expected frame length in words (header to CRC), registered
+  logic        for_me_in, keep_in, keep_q;
 
   // is a frame (type, destination kind and ID, source) for this node?
   function automatic logic addressed(input logic [3:0] f_tp, input logic [1:0] f_kind,
@@ -88,7 +91,7 @@ module memchan_link_rx #(
     addressed = a && node_valid_i;
   endfunction
 
-  assign s_tready_o = !((idx_q == 6'd0) && (q_space_i < (FIFO_AW+1)'(MAX_FRAME_WORDS)));
+  assign s_tready_o = !((idx_q == 6'd0) && !q_room_i);
   assign fire  = s_tvalid_i && s_tready_o;
   assign first = (idx_q == 6'd0);
   assign endf  = fire && s_tlast_i && !first;
@@ -101,13 +104,16 @@ module memchan_link_rx #(
     tp_seq = (tp == TP_DATA) || (tp == TP_ACK) || (tp == TP_ACKREQ);
     seq    = hdr_q[H_SEQ_LSB +: 8];
     sdist   = seq - exp_q;
-    nwords = 6'((7'(hdr_q[H_ADDR_LSB]) + 7'(hdr_q[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    nwords_in = 6'((7'(s_tdata_i[H_ADDR_LSB]) + 7'(s_tdata_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
     crc_ok = (s_tdata_i == {32'h0, ~crc_q});
-    len_ok = (tp == TP_DATA) ? (idx_q == nwords + 6'd1) : (idx_q == 6'd1);
-    for_me    = addressed(hdr_q[H_TP_LSB +: 4], hdr_q[C_DKIND +: 2], hdr_q[H_DNID_LSB +: 8],
-                          hdr_q[H_SID_LSB +: 8]);
+    len_ok = (idx_q == len_q);
     for_me_in = addressed(s_tdata_i[H_TP_LSB +: 4], s_tdata_i[C_DKIND +: 2],
                           s_tdata_i[H_DNID_LSB +: 8], s_tdata_i[H_SID_LSB +: 8]);
+    // a DATA frame for another node that requests an acknowledgement is still acknowledged
+    // (the peer is the only receiver on a direct link), so it goes to the FIFO marked
+    // ACK_ONLY; the hub also keeps node 1's echo requests that are not for itself
+    keep_in = for_me_in || (s_tdata_i[H_TP_LSB +: 4] == TP_DATA &&
+                            (s_tdata_i[C_ACK_REQ] || (hub_i && s_tdata_i[H_ECHO])));
   end
 
   // frame-end decision
@@ -123,11 +129,7 @@ module memchan_link_rx #(
       else if (sdist[7]) dup = 1'b1;
       else gap = 1'b1;
     end
-    // a DATA frame for another node that requests an acknowledgement is still acknowledged
-    // (the peer is the only receiver on a direct link), so it goes to the FIFO marked ACK_ONLY
-    // the hub also keeps node 1's echo requests that are not for itself
-    commit = accept && (for_me || (tp == TP_DATA &&
-                                   (hdr_q[C_ACK_REQ] || (hub_i && hdr_q[H_ECHO]))));
+    commit = accept && keep_q;
   end
 
   assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == TP_DATA ||
@@ -164,7 +166,7 @@ module memchan_link_rx #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      idx_q <= '0; hdr_q <= '0; crc_q <= '1; store_q <= 1'b0;
+      idx_q <= '0; hdr_q <= '0; crc_q <= '1; store_q <= 1'b0; len_q <= '0; keep_q <= 1'b0;
       exp_q <= '0; rx_epoch_q <= 1'b0; disc_q <= 1'b0; nak_sent_q <= 1'b0;
       ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0; resync_q <= 1'b0;
     end else begin
@@ -174,6 +176,8 @@ module memchan_link_rx #(
         else if (idx_q != 6'h3F) idx_q <= idx_q + 1'b1;
         if (first) begin
           hdr_q   <= s_tdata_i;
+          len_q   <= (s_tdata_i[H_TP_LSB +: 4] == TP_DATA) ? nwords_in + 6'd1 : 6'd1;
+          keep_q  <= keep_in;
           store_q <= (s_tdata_i[3:0] == TP_DATA) || (s_tdata_i[3:0] == TP_ACK) ||
                      (s_tdata_i[3:0] == TP_ACKREQ);
         end

@@ -4,6 +4,8 @@
 // and appends the CRC-32 trailer to every frame on the AXI4-Stream link port.
 // Retry exhausted: every frame in the ring and every later frame is discarded
 // (DISCARDING) until ERR_RESET; the sender epoch then toggles so that the receiver resyncs.
+// Pipelining: the room check for a new frame (ring space and window) and the choice of the
+// next control frame are registered, so that neither sits in front of the CRC or f_ready_o.
 `default_nettype none
 
 module memchan_link_tx #(
@@ -59,6 +61,7 @@ module memchan_link_tx #(
   logic [7:0]  nseq_q;              // next sequence number
   logic [5:0]  unack_q, unack_d;    // frames in the ring
   logic        epoch_q, disc_q, inf_q, drop_frame_q;
+  logic        room_q;              // room for one more frame (registered, see below)
   logic [RA:0] used, lag, space;
   logic        hdr_ok, f_fire, f_hdr, ring_we;
   logic [63:0] wdata;
@@ -66,7 +69,9 @@ module memchan_link_tx #(
   assign used  = wr_q - free_q;
   assign lag   = wr_q - rd_q;
   assign space = (RA+1)'(RING_DEPTH) - ((used > lag) ? used : lag);
-  assign hdr_ok    = disc_q || ((space >= (RA+1)'(MAX_FRAME_WORDS)) && (unack_q < 6'(WINDOW)));
+  // room_q is computed one cycle ahead, with a margin for what that cycle may have taken
+  // (one ring word, one frame): space only shrinks by ring writes, unack_q by one per frame
+  assign hdr_ok    = disc_q || room_q;
   assign f_ready_o = inf_q || hdr_ok;
   assign f_fire    = f_valid_i && f_ready_o;
   assign f_hdr     = f_fire && !inf_q;
@@ -119,7 +124,12 @@ module memchan_link_tx #(
   logic        nak_q, lack_q, hb_q;
   logic [7:0]  nak_seq_q, lack_seq_q;
   logic        rew_q, fl_q;          // rewind / flush requested (done between frames)
-  logic        take_nak, take_lack, take_hb;
+  logic        take_nak, take_lack, take_hb, take_ctl;
+  // registered choice of the next control frame (LNAK > LACK > heartbeat): the flags only
+  // clear when their frame is taken, so a chosen kind stays pending until it is sent
+  typedef enum logic [1:0] {CK_NAK, CK_LACK, CK_HB} ck_e;
+  logic        ctl_v_q;
+  ck_e         ctl_k_q;
   logic [63:0] ctl_hdr;
 
   assign load = !tvalid_q || m_tready_i;
@@ -135,29 +145,34 @@ module memchan_link_tx #(
     ob_pop    = 1'b0;
     ld_word   = 1'b0;
     ld_crc    = 1'b0;
-    ld_data   = ob_q[0][63:0];
+    // the control header from registers only (kind chosen a cycle earlier)
     ctl_hdr   = '0;
     ctl_hdr[H_SID_LSB +: 8] = node_id_i;
+    unique case (ctl_k_q)
+      CK_NAK: begin
+        ctl_hdr[H_TP_LSB +: 4]  = TP_LNAK;
+        ctl_hdr[H_SEQ_LSB +: 8] = nak_seq_q;
+      end
+      CK_LACK: begin
+        ctl_hdr[H_TP_LSB +: 4]  = TP_LACK;
+        ctl_hdr[H_SEQ_LSB +: 8] = lack_seq_q;
+      end
+      default: ctl_hdr = hb_hdr_i;
+    endcase
+    // the word to send, selected by registers only (in front of the CRC)
+    ld_data   = (os_q == OS_SEL && ctl_v_q) ? ctl_hdr : ob_q[0][63:0];
     unique case (os_q)
       OS_SEL: if (load) begin
-        if (nak_q) begin
-          take_nak = 1'b1;
-          ctl_hdr[H_TP_LSB +: 4]  = TP_LNAK;
-          ctl_hdr[H_SEQ_LSB +: 8] = nak_seq_q;
-        end else if (lack_q) begin
-          take_lack = 1'b1;
-          ctl_hdr[H_TP_LSB +: 4]  = TP_LACK;
-          ctl_hdr[H_SEQ_LSB +: 8] = lack_seq_q;
-        end else if (hb_q) begin
-          take_hb = 1'b1;
-          ctl_hdr = hb_hdr_i;
+        if (ctl_v_q) begin
+          take_nak  = (ctl_k_q == CK_NAK);
+          take_lack = (ctl_k_q == CK_LACK);
+          take_hb   = (ctl_k_q == CK_HB);
         end else if ((rew_q || fl_q) && !(fl_q && inf_q)) begin
           flush = 1'b1;
         end else if (ocnt_q != 2'd0) begin
           ob_pop = 1'b1;
         end
-        ld_word = take_nak || take_lack || take_hb || ob_pop;
-        if (!ob_pop) ld_data = ctl_hdr;
+        ld_word = ctl_v_q || ob_pop;
       end
       OS_BODY: if (load && ocnt_q != 2'd0) begin
         ob_pop  = 1'b1;
@@ -166,6 +181,7 @@ module memchan_link_tx #(
       OS_CRC: ld_crc = load;
       default: ;
     endcase
+    take_ctl = take_nak || take_lack || take_hb;
     crc_in   = (os_q == OS_SEL) ? 32'hFFFFFFFF : crc_q;
     crc_word = {32'h0, ~crc_q};
   end
@@ -205,8 +221,11 @@ module memchan_link_tx #(
       os_q <= OS_SEL; tvalid_q <= 1'b0; tlast_q <= 1'b0; tdata_q <= '0; crc_q <= '1;
       nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
       rew_q <= 1'b0; fl_q <= 1'b0; rcnt_q <= '0; timer_q <= '0;
+      room_q <= 1'b1; ctl_v_q <= 1'b0; ctl_k_q <= CK_NAK;
       for (int i = 0; i < 32; i++) fend_q[i] <= '0;
     end else begin
+      // room for a frame next cycle, if this cycle writes a ring word and ends a frame
+      room_q <= (space >= (RA+1)'(MAX_FRAME_WORDS + 1)) && (unack_q < 6'(WINDOW - 1));
       // ring write
       if (f_fire) begin
         inf_q <= !f_last_i;
@@ -269,6 +288,10 @@ module memchan_link_tx #(
       else if (take_lack) lack_q <= 1'b0;
       if (hb_req_i) hb_q <= 1'b1;
       else if (take_hb) hb_q <= 1'b0;
+      ctl_v_q <= !take_ctl && (nak_q || lack_q || hb_q);
+      if (nak_q)       ctl_k_q <= CK_NAK;
+      else if (lack_q) ctl_k_q <= CK_LACK;
+      else             ctl_k_q <= CK_HB;
       // output register and frame state
       if (load) begin
         tvalid_q <= ld_word || ld_crc;
@@ -279,7 +302,7 @@ module memchan_link_tx #(
       if (ld_crc) begin
         os_q <= OS_SEL;
       end else if (ld_word) begin
-        if (take_nak || take_lack || take_hb || ob_q[0][64]) os_q <= OS_CRC;
+        if (take_ctl || ob_q[0][64]) os_q <= OS_CRC;
         else os_q <= OS_BODY;
       end
     end

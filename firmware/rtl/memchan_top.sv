@@ -165,8 +165,8 @@ module memchan_top #(
   logic        data_we, desc_we, data_rv, data_rr, desc_rv, desc_rr;
   logic [63:0] data_w, data_r;
   logic [64:0] desc_w, desc_r;
-  logic [10:0] data_space;
-  logic [$clog2(TXQ_DEPTH):0] data_space_raw;
+  logic        data_room, desc_room;     // registered: 2 free entries
+  logic [$clog2(TXQ_DEPTH):0] data_space;
   logic [5:0]  desc_space;
 
   memchan_tx_window #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE), .ID_W(ID_W)) u_txw (
@@ -178,24 +178,23 @@ module memchan_top #(
     .s_bvalid_o(s_axi_bvalid), .s_bready_i(s_axi_bready),
     .pct_re_o(txp_b_en), .pct_addr_o(txp_b_addr), .pct_rdata_i(txp_b_rdata),
     .enable_i(enable), .combine_idle_i(combine_idle), .barrier_req_i(barrier_req),
-    .data_we_o(data_we), .data_o(data_w), .data_space_i(data_space),
-    .desc_we_o(desc_we), .desc_o(desc_w), .desc_space_i(desc_space),
+    .data_we_o(data_we), .data_o(data_w), .data_room_i(data_room),
+    .desc_we_o(desc_we), .desc_o(desc_w), .desc_room_i(desc_room),
     .drop_disabled_o(ev_tx_dd), .drop_partial_o(ev_tx_dp));
 
-  assign data_space = 11'(data_space_raw);
-
-  memchan_fifo #(.WIDTH(64), .DEPTH(TXQ_DEPTH)) u_txq (
+  memchan_fifo #(.WIDTH(64), .DEPTH(TXQ_DEPTH), .ROOM(2)) u_txq (
     .clk_i, .rst_ni, .wr_valid_i(data_we), .wr_data_i(data_w), .wr_commit_i(1'b1),
-    .wr_drop_i(1'b0), .wr_space_o(data_space_raw),
+    .wr_drop_i(1'b0), .wr_space_o(data_space), .wr_room_o(data_room),
     .rd_valid_o(data_rv), .rd_data_o(data_r), .rd_ready_i(data_rr));
-  memchan_fifo #(.WIDTH(65), .DEPTH(32)) u_descq (
+  memchan_fifo #(.WIDTH(65), .DEPTH(32), .ROOM(2)) u_descq (
     .clk_i, .rst_ni, .wr_valid_i(desc_we), .wr_data_i(desc_w), .wr_commit_i(1'b1),
-    .wr_drop_i(1'b0), .wr_space_o(desc_space),
+    .wr_drop_i(1'b0), .wr_space_o(desc_space), .wr_room_o(desc_room),
     .rd_valid_o(desc_rv), .rd_data_o(desc_r), .rd_ready_i(desc_rr));
 
   logic        f_valid, f_last, f_ready, lc_we, ack_inc, ack_inc_ready;
   logic [63:0] f_data, lc_data;
-  logic [7:0]  ack_src, lc_space;
+  logic [7:0]  ack_src;
+  logic        lc_room;
   // virtual hub: echo FIFO (node 0), merge of received frames into the local-copy FIFO
   localparam int unsigned EQ_DEPTH = 512;
   logic        b_lc_we, m_lc_we, lc_hold, merge_busy, echo_rx;
@@ -203,6 +202,7 @@ module memchan_top #(
   logic        eq_we, eq_commit, eq_rv, eq_rr;
   logic [63:0] eq_w, eq_r;
   logic [$clog2(EQ_DEPTH):0] eq_space;
+  logic        eq_room;
 
   // node 0 orders for both nodes, node 1 gets its local copies back from node 0; only in
   // two-node direct mode (autoconfigured IDs, no loopback) and, for node 1, if the peer is
@@ -220,7 +220,7 @@ module memchan_top #(
     .data_valid_i(data_rv), .data_i(data_r), .data_ready_o(data_rr),
     .ack_inc_i(ack_inc), .ack_src_i(ack_src), .ack_inc_ready_o(ack_inc_ready),
     .f_valid_o(f_valid), .f_data_o(f_data), .f_last_o(f_last), .f_ready_i(f_ready),
-    .lc_we_o(b_lc_we), .lc_data_o(b_lc_data), .lc_space_i(lc_space));
+    .lc_we_o(b_lc_we), .lc_data_o(b_lc_data), .lc_room_i(lc_room));
 
   // ---------------- link ----------------
   logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx;
@@ -228,6 +228,9 @@ module memchan_top #(
   logic [63:0] hb_hdr, ctrl_hdr;
   logic        c_tx_tvalid, c_tx_tlast, c_tx_tready, c_rx_tvalid, c_rx_tlast, c_rx_tready;
   logic [63:0] c_tx_tdata, c_rx_tdata;
+  // core side of the register slices: transmitter -> slice -> loopback -> slice -> receiver
+  logic        t_tvalid, t_tlast, t_tready, r_tvalid, r_tlast, r_tready;
+  logic [63:0] t_tdata, r_tdata;
 
   memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
     .clk_i, .rst_ni, .node_id_i(node_id), .retry_en_i(retry_en),
@@ -236,11 +239,22 @@ module memchan_top #(
     .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
     .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
     .hb_req_i(hb_req), .hb_hdr_i(hb_hdr),
-    .m_tvalid_o(c_tx_tvalid), .m_tdata_o(c_tx_tdata), .m_tlast_o(c_tx_tlast),
-    .m_tready_i(c_tx_tready),
+    .m_tvalid_o(t_tvalid), .m_tdata_o(t_tdata), .m_tlast_o(t_tlast),
+    .m_tready_i(t_tready),
     .discarding_o(tx_disc), .retry_o(ev_retry), .err_event_o(tx_err_event),
     .err_drop_o(tx_err_drop), .tx_pkt_o(ev_tx_pkt), .tx_len_o(ev_tx_len),
     .ackreq_sent_o(ev_ackreq), .barrier_sent_o(ev_bar_sent));
+
+  // register slices: no combinational path from the receiver's TREADY (receive FIFO room)
+  // through the loopback switch into the transmitter, and registered link ports
+  memchan_skid #(.WIDTH(65)) u_tx_slice (
+    .clk_i, .rst_ni,
+    .s_valid_i(t_tvalid), .s_data_i({t_tlast, t_tdata}), .s_ready_o(t_tready),
+    .m_valid_o(c_tx_tvalid), .m_data_o({c_tx_tlast, c_tx_tdata}), .m_ready_i(c_tx_tready));
+  memchan_skid #(.WIDTH(65)) u_rx_slice (
+    .clk_i, .rst_ni,
+    .s_valid_i(c_rx_tvalid), .s_data_i({c_rx_tlast, c_rx_tdata}), .s_ready_o(c_rx_tready),
+    .m_valid_o(r_tvalid), .m_data_o({r_tlast, r_tdata}), .m_ready_i(r_tready));
 
   memchan_loopback u_lb (
     .mode_i(lb_mode),
@@ -256,15 +270,16 @@ module memchan_top #(
   logic        q_we, q_commit, q_drop, rxq_rv, rxq_rr, lcq_rv, lcq_rr;
   logic [63:0] q_data, rxq_r, lcq_r;
   logic [RXQ_AW:0] q_space;
-  logic [7:0]  lc_space_raw;
+  logic        q_room;
+  logic [7:0]  lc_space;
 
   memchan_link_rx #(.FIFO_AW(RXQ_AW)) u_lrx (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .mcast_i(mcast),
     .retry_en_i(retry_en), .err_reset_i(err_reset), .hub_i(hub), .spoke_i(spoke),
-    .s_tvalid_i(c_rx_tvalid), .s_tdata_i(c_rx_tdata), .s_tlast_i(c_rx_tlast),
-    .s_tready_o(c_rx_tready),
+    .s_tvalid_i(r_tvalid), .s_tdata_i(r_tdata), .s_tlast_i(r_tlast),
+    .s_tready_o(r_tready),
     .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
-    .q_space_i(q_space),
+    .q_room_i(q_room),
     .rx_lack_o(rx_lack), .rx_lnak_o(rx_lnak), .rx_seq_o(rx_seq),
     .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
     .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
@@ -278,15 +293,14 @@ module memchan_top #(
     .peer_node_o(peer_node), .peer_auto_o(peer_auto), .auto_set_o(auto_set), .auto_id_o(auto_id));
 
   // ---------------- receive path ----------------
-  memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH)) u_rxq (
+  memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH), .ROOM(MAX_FRAME_WORDS)) u_rxq (
     .clk_i, .rst_ni, .wr_valid_i(q_we), .wr_data_i(q_data), .wr_commit_i(q_commit),
-    .wr_drop_i(q_drop), .wr_space_o(q_space),
+    .wr_drop_i(q_drop), .wr_space_o(q_space), .wr_room_o(q_room),
     .rd_valid_o(rxq_rv), .rd_data_o(rxq_r), .rd_ready_i(rxq_rr));
-  memchan_fifo #(.WIDTH(64), .DEPTH(128)) u_lcq (
+  memchan_fifo #(.WIDTH(64), .DEPTH(128), .ROOM(MAX_FRAME_WORDS)) u_lcq (
     .clk_i, .rst_ni, .wr_valid_i(lc_we), .wr_data_i(lc_data), .wr_commit_i(1'b1),
-    .wr_drop_i(1'b0), .wr_space_o(lc_space_raw),
+    .wr_drop_i(1'b0), .wr_space_o(lc_space), .wr_room_o(lc_room),
     .rd_valid_o(lcq_rv), .rd_data_o(lcq_r), .rd_ready_i(lcq_rr));
-  assign lc_space = lc_space_raw;
 
   // node 0 of the virtual hub delivers received frames through the local-copy FIFO
   logic [1:0] src_ready;
@@ -294,15 +308,15 @@ module memchan_top #(
   assign rxq_rr = hub ? m_rxq_rr : src_ready[0];
   assign lcq_rr = src_ready[1];
 
-  memchan_vhub_merge #(.EFIFO_AW($clog2(EQ_DEPTH))) u_merge (
+  memchan_vhub_merge u_merge (
     .clk_i, .rst_ni, .hub_i(hub),
     .q_valid_i(rxq_rv), .q_data_i(rxq_r), .q_ready_o(m_rxq_rr),
-    .lc_hold_i(lc_hold), .lc_space_i(lc_space), .lc_we_o(m_lc_we), .lc_data_o(m_lc_data),
+    .lc_hold_i(lc_hold), .lc_room_i(lc_room), .lc_we_o(m_lc_we), .lc_data_o(m_lc_data),
     .busy_o(merge_busy),
-    .e_space_i(eq_space), .e_we_o(eq_we), .e_data_o(eq_w), .e_commit_o(eq_commit));
-  memchan_fifo #(.WIDTH(64), .DEPTH(EQ_DEPTH)) u_echoq (
+    .e_room_i(eq_room), .e_we_o(eq_we), .e_data_o(eq_w), .e_commit_o(eq_commit));
+  memchan_fifo #(.WIDTH(64), .DEPTH(EQ_DEPTH), .ROOM(MAX_FRAME_WORDS)) u_echoq (
     .clk_i, .rst_ni, .wr_valid_i(eq_we), .wr_data_i(eq_w), .wr_commit_i(eq_commit),
-    .wr_drop_i(1'b0), .wr_space_o(eq_space),
+    .wr_drop_i(1'b0), .wr_space_o(eq_space), .wr_room_o(eq_room),
     .rd_valid_o(eq_rv), .rd_data_o(eq_r), .rd_ready_i(eq_rr));
   // the builder and the merge never write in the same cycle (lc_hold / merge_busy)
   assign lc_we   = b_lc_we || m_lc_we;
@@ -321,6 +335,10 @@ module memchan_top #(
     .ack_rcv_o(ev_ack_rcv), .ack_cnt_o(ev_ack_cnt), .notify_o(ev_notify),
     .notify_page_o(ev_notify_page), .rx_pkt_o(ev_rx_pkt), .rx_bytes_o(ev_rx_bytes),
     .drop_disabled_o(ev_rx_dd), .bus_err_o(ev_bus_err));
+
+  // exact free counts are not used: the writers take the registered room flags
+  logic unused_space;
+  assign unused_space = ^{data_space, desc_space, q_space, lc_space, eq_space};
 endmodule : memchan_top
 
 `default_nettype wire

@@ -52,7 +52,7 @@ module memchan_tx_builder #(
   // local copy toward the receive path
   output logic             lc_we_o,
   output logic [63:0]      lc_data_o,
-  input  wire logic [7:0]  lc_space_i
+  input  wire logic        lc_room_i      // local-copy FIFO: a maximum frame fits (registered)
 );
   import memchan_pkt_pkg::*;
 
@@ -94,7 +94,7 @@ module memchan_tx_builder #(
     d_echo = d_data && spoke_i && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
     d_lc   = d_data && !spoke_i &&
              (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
-    d_go   = d_lc ? (lc_space_i >= 8'(MAX_FRAME_WORDS) &&
+    d_go   = d_lc ? (lc_room_i &&
                      !(hub_i && (epend_q != 6'd0 || merge_busy_i)))
                   : (!d_echo || cred_q < 5'(ECHO_CREDITS));
     e_go   = hub_i && epend_q != 6'd0 && e_valid_i;

@@ -42,10 +42,10 @@ module memchan_tx_window #(
   // payload and descriptor FIFOs (descriptor = {local_copy, header})
   output logic                   data_we_o,
   output logic [63:0]            data_o,
-  input  wire logic [10:0]       data_space_i,
+  input  wire logic              data_room_i,    // payload FIFO: 2 words free (registered)
   output logic                   desc_we_o,
   output logic [64:0]            desc_o,
-  input  wire logic [5:0]        desc_space_i,
+  input  wire logic              desc_room_i,    // descriptor FIFO: 2 entries free
   // counter events
   output logic                   drop_disabled_o,
   output logic                   drop_partial_o
@@ -87,12 +87,12 @@ module memchan_tx_window #(
     .wr_commit_i (1'b1),
     .wr_drop_i   (1'b0),
     .wr_space_o  (bq_space),
+    .wr_room_o   (b_space),
     .rd_valid_o  (s_bvalid_o),
     .rd_data_o   (s_bid_o),
     .rd_ready_i  (s_bready_i)
   );
   assign s_bresp_o = 2'b00;
-  assign b_space   = (bq_space != 3'd0);
 
   // ---------------- stage 1: beat with its PCT entry ----------------
   logic            s1_q;
@@ -171,7 +171,7 @@ module memchan_tx_window #(
     hi_ok   = en && hi_full;
     beat_first = {s1_addr_q, !lo_ok};
     beat_next  = {s1_addr_q, 1'b0} + (hi_ok ? DA_W'(2) : DA_W'(1));
-    space_ok   = (data_space_i >= 11'd2) && (desc_space_i >= 6'd2);
+    space_ok   = data_room_i && desc_room_i;
     s1_go      = s1_q && space_ok;
     // a beat continues the open packet when it starts at the next 32-bit word, the packet
     // ended on a full 8-byte word, and the packet is neither full nor on another page
@@ -218,7 +218,7 @@ module memchan_tx_window #(
 
   // AxLEN is implied by WLAST; the low address bits by the byte strobes
   logic unused;
-  assign unused = ^{s_awlen_i, s_awaddr_i[2:0]};
+  assign unused = ^{s_awlen_i, s_awaddr_i[2:0], bq_space};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

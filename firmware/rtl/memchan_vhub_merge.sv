@@ -10,9 +10,7 @@
 // FIFO from filling, so the receive FIFO always drains without waiting for the link.
 `default_nettype none
 
-module memchan_vhub_merge #(
-  parameter int unsigned EFIFO_AW = 9
-) (
+module memchan_vhub_merge (
   input  wire logic              clk_i,
   input  wire logic              rst_ni,
   input  wire logic              hub_i,        // this node is the virtual hub (node 0)
@@ -22,12 +20,12 @@ module memchan_vhub_merge #(
   output logic                   q_ready_o,
   // local-copy FIFO write side (shared with the frame builder)
   input  wire logic              lc_hold_i,
-  input  wire logic [7:0]        lc_space_i,
+  input  wire logic              lc_room_i,    // a maximum frame fits (registered)
   output logic                   lc_we_o,
   output logic [63:0]            lc_data_o,
   output logic                   busy_o,       // inside a frame (holds the local-copy FIFO)
   // echo FIFO write side (committed per frame)
-  input  wire logic [EFIFO_AW:0] e_space_i,
+  input  wire logic              e_room_i,     // a maximum frame fits (registered)
   output logic                   e_we_o,
   output logic [63:0]            e_data_o,
   output logic                   e_commit_o
@@ -43,8 +41,7 @@ module memchan_vhub_merge #(
   assign echo    = is_data && q_data_i[H_ECHO];
   assign nwords  = 6'((7'(q_data_i[H_ADDR_LSB]) + 7'(q_data_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
   assign start   = hub_i && !in_q && q_valid_i && !lc_hold_i &&
-                   (lc_space_i >= 8'(MAX_FRAME_WORDS)) &&
-                   (e_space_i >= (EFIFO_AW+1)'(MAX_FRAME_WORDS));
+                   lc_room_i && e_room_i;
   assign move    = in_q && q_valid_i;
   assign q_ready_o = start || move;
   assign busy_o    = in_q;

@@ -11,10 +11,13 @@ module tb_fifo;
   logic        wr_valid, wr_commit, wr_drop, rd_valid, rd_ready;
   logic [15:0] wr_data, rd_data;
   logic [4:0]  wr_space;
+  logic        wr_room;
+  localparam int ROOM = 3;
 
-  memchan_fifo #(.WIDTH(16), .DEPTH(DEPTH)) dut (
+  memchan_fifo #(.WIDTH(16), .DEPTH(DEPTH), .ROOM(ROOM)) dut (
     .clk_i(clk), .rst_ni(rst_n), .wr_valid_i(wr_valid), .wr_data_i(wr_data),
     .wr_commit_i(wr_commit), .wr_drop_i(wr_drop), .wr_space_o(wr_space),
+    .wr_room_o(wr_room),
     .rd_valid_o(rd_valid), .rd_data_o(rd_data), .rd_ready_i(rd_ready));
 
   // model: committed words exp[head..ctail), pending words exp[ctail..wtail)
@@ -35,7 +38,8 @@ module tb_fifo;
     cycle = cycle + 1;
     if (cycle == 20000) mode = 1;           // streaming phase: everything always ready
     if (mode == 0) begin
-      wr_valid  = ($random & 1) && (wr_space != 0);
+      // half of the time the writer trusts wr_room alone (write only when wr_room)
+      wr_valid  = ($random & 1) && ((cycle & 1024) ? wr_room : (wr_space != 0));
       wr_commit = (($random & 7) == 0);
       wr_drop   = !wr_commit && (($random & 15) == 0);
       rd_ready  = ($random & 3) != 0;
@@ -47,6 +51,10 @@ module tb_fifo;
   end
 
   always @(posedge clk) if (rst_n) begin
+    // wr_room_o (registered) promises at least ROOM free entries
+    if (wr_room && wr_space < ROOM) begin
+      $display("fifo: wr_room with only %0d free", wr_space); errors = errors + 1;
+    end
     if (rd_valid && rd_ready) begin
       if (head == ctail) begin
         $display("fifo: read %h with nothing committed", rd_data); errors = errors + 1;
@@ -68,7 +76,7 @@ module tb_fifo;
       end
       if (wr_commit) ctail = wtail;
     end
-    // capacity: RAM + two-word output buffer + one read in flight
+    // capacity: RAM + output buffer and read in flight (at most three words together)
     if (wtail - head > DEPTH + 3) begin $display("fifo: model overflow"); errors = errors + 1; end
     if (cycle == 21000) begin
       if (popped < 5000) begin $display("fifo: only %0d words read", popped); errors = errors + 1; end
