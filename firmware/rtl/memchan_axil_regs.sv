@@ -177,12 +177,48 @@ module memchan_axil_regs #(
     lstat[MC_LINK_STATUS_PEER_NODE_SHIFT +: 8] = peer_node_i;
   end
 
+  // event inputs are registered first (counters, IRQ and barrier state one cycle later), so
+  // that the producers' logic does not continue into the 32-bit counter adders
+  logic [7:0] ev_ack_cnt_q;
+  logic ev_ack_rcv_q, ev_ackreq_sent_q, ev_barrier_sent_q, ev_crc_err_q, ev_notify_q,
+        ev_retry_q, ev_rx_drop_dis_q, ev_rx_pkt_q, ev_tx_drop_dis_q, ev_tx_drop_part_q,
+        ev_tx_pkt_q;
+  logic [2:0] ev_err_q;
+  logic [31:0] ev_notify_page_q;
+  logic [8:0] ev_rx_bytes_q;
+  logic [5:0] ev_tx_len_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ev_ack_cnt_q <= '0; ev_ack_rcv_q <= '0; ev_ackreq_sent_q <= '0; ev_barrier_sent_q <= '0;
+      ev_crc_err_q <= '0; ev_err_q <= '0; ev_notify_q <= '0; ev_notify_page_q <= '0;
+      ev_retry_q <= '0; ev_rx_bytes_q <= '0; ev_rx_drop_dis_q <= '0; ev_rx_pkt_q <= '0;
+      ev_tx_drop_dis_q <= '0; ev_tx_drop_part_q <= '0; ev_tx_len_q <= '0; ev_tx_pkt_q <= '0;
+    end else begin
+      ev_ack_cnt_q <= ev_ack_cnt_i;
+      ev_ack_rcv_q <= ev_ack_rcv_i;
+      ev_ackreq_sent_q <= ev_ackreq_sent_i;
+      ev_barrier_sent_q <= ev_barrier_sent_i;
+      ev_crc_err_q <= ev_crc_err_i;
+      ev_err_q <= ev_err_i;
+      ev_notify_q <= ev_notify_i;
+      ev_notify_page_q <= ev_notify_page_i;
+      ev_retry_q <= ev_retry_i;
+      ev_rx_bytes_q <= ev_rx_bytes_i;
+      ev_rx_drop_dis_q <= ev_rx_drop_dis_i;
+      ev_rx_pkt_q <= ev_rx_pkt_i;
+      ev_tx_drop_dis_q <= ev_tx_drop_dis_i;
+      ev_tx_drop_part_q <= ev_tx_drop_part_i;
+      ev_tx_len_q <= ev_tx_len_i;
+      ev_tx_pkt_q <= ev_tx_pkt_i;
+    end
+  end
+
   // ---------------- register state ----------------
   // acknowledgements received (never below zero)
   logic [31:0] ack_sub;
   always_comb begin
-    ack_sub = ev_ack_rcv_i ? 32'(ev_ack_cnt_i) : 32'd0;
-    if (ack_sub > ackout_q + 32'(ev_ackreq_sent_i)) ack_sub = ackout_q + 32'(ev_ackreq_sent_i);
+    ack_sub = ev_ack_rcv_q ? 32'(ev_ack_cnt_q) : 32'd0;
+    if (ack_sub > ackout_q + 32'(ev_ackreq_sent_q)) ack_sub = ackout_q + 32'(ev_ackreq_sent_q);
   end
 
   logic [3:0] irq_set;
@@ -190,9 +226,9 @@ module memchan_axil_regs #(
   assign bar_done_now = bar_busy_q && bar_sent_q && (ackout_q == '0) && !start_bar;
   always_comb begin
     irq_set = '0;
-    irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_i;
+    irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_q;
     irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
-    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_i != 3'd0);
+    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 3'd0);
     irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
   end
 
@@ -213,29 +249,29 @@ module memchan_axil_regs #(
         txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
         crc_q <= '0; rtr_q <= '0; acks_q <= '0; txdp_q <= '0;
       end else begin
-        txp_q  <= txp_q  + 32'(ev_tx_pkt_i);
-        txb_q  <= txb_q  + (ev_tx_pkt_i ? 32'({ev_tx_len_i, 2'b00}) + 32'd4 : 32'd0);
-        rxp_q  <= rxp_q  + 32'(ev_rx_pkt_i);
-        rxb_q  <= rxb_q  + (ev_rx_pkt_i ? 32'(ev_rx_bytes_i) : 32'd0);
-        txdd_q <= txdd_q + 32'(ev_tx_drop_dis_i);
-        txdp_q <= txdp_q + 32'(ev_tx_drop_part_i);
-        rxdd_q <= rxdd_q + 32'(ev_rx_drop_dis_i);
-        crc_q  <= crc_q  + 32'(ev_crc_err_i);
-        rtr_q  <= rtr_q  + 32'(ev_retry_i);
-        acks_q <= acks_q + 32'(ev_ack_rcv_i);
+        txp_q  <= txp_q  + 32'(ev_tx_pkt_q);
+        txb_q  <= txb_q  + (ev_tx_pkt_q ? 32'({ev_tx_len_q, 2'b00}) + 32'd4 : 32'd0);
+        rxp_q  <= rxp_q  + 32'(ev_rx_pkt_q);
+        rxb_q  <= rxb_q  + (ev_rx_pkt_q ? 32'(ev_rx_bytes_q) : 32'd0);
+        txdd_q <= txdd_q + 32'(ev_tx_drop_dis_q);
+        txdp_q <= txdp_q + 32'(ev_tx_drop_part_q);
+        rxdd_q <= rxdd_q + 32'(ev_rx_drop_dis_q);
+        crc_q  <= crc_q  + 32'(ev_crc_err_q);
+        rtr_q  <= rtr_q  + 32'(ev_retry_q);
+        acks_q <= acks_q + 32'(ev_ack_rcv_q);
       end
-      err_q <= err_q + 32'(ev_err_i);
+      err_q <= err_q + 32'(ev_err_q);
       // acknowledge bookkeeping and barrier
       if (err_reset) ackout_q <= '0;
-      else ackout_q <= ackout_q + 32'(ev_ackreq_sent_i) - ack_sub;
+      else ackout_q <= ackout_q + 32'(ev_ackreq_sent_q) - ack_sub;
       if (start_bar) begin
         bar_busy_q <= 1'b1; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
       end else begin
-        if (ev_barrier_sent_i) bar_sent_q <= 1'b1;
+        if (ev_barrier_sent_q) bar_sent_q <= 1'b1;
         if (bar_done_now) begin bar_busy_q <= 1'b0; bar_done_q <= 1'b1; end
       end
-      if (ev_notify_i) begin
-        npage_q  <= ev_notify_page_i;
+      if (ev_notify_q) begin
+        npage_q  <= ev_notify_page_q;
         ncount_q <= ncount_q + 1'b1;
       end
       // node ID: autoconfiguration result

@@ -5,7 +5,9 @@
 // Retry exhausted: every frame in the ring and every later frame is discarded
 // (DISCARDING) until ERR_RESET; the sender epoch then toggles so that the receiver resyncs.
 // Pipelining: the room check for a new frame (ring space and window) and the choice of the
-// next control frame are registered, so that neither sits in front of the CRC or f_ready_o.
+// next control frame are registered, so that neither sits in front of the CRC or f_ready_o;
+// received link acknowledgements (LACK/LNAK from the link receiver's CRC check) are
+// registered before the acknowledgement and retry logic uses them.
 `default_nettype none
 
 module memchan_link_tx #(
@@ -190,21 +192,23 @@ module memchan_link_tx #(
 
   // ---------------- acknowledgement processing and retry ----------------
   logic [7:0]  oldest, ack_seq, sdist;
+  logic        rx_lack_q, rx_lnak_q;
+  logic [7:0]  rx_seq_q;
   logic        ack_ok, do_retry, exhaust, ack_in;
   logic [7:0]  rcnt_q, rcnt_eff;
   logic [31:0] timer_q;
 
   always_comb begin
     oldest  = nseq_q - 8'(unack_q);
-    ack_in  = (rx_lack_i || rx_lnak_i) && retry_en_i && !disc_q;
-    ack_seq = rx_lnak_i ? rx_seq_i - 1'b1 : rx_seq_i;
+    ack_in  = (rx_lack_q || rx_lnak_q) && retry_en_i && !disc_q;
+    ack_seq = rx_lnak_q ? rx_seq_q - 1'b1 : rx_seq_q;
     sdist    = ack_seq - oldest;
     ack_ok  = ack_in && (sdist < 8'(unack_q));
     free_d  = ack_ok ? fend_q[ack_seq[4:0]] : free_q;
     unack_d = unack_q - (ack_ok ? 6'(sdist + 1'b1) : 6'd0);
     do_retry = retry_en_i && !disc_q && !rew_q && !fl_q && (unack_d != 6'd0) &&
-               ((rx_lnak_i && !ack_in) ? 1'b0 :
-                (rx_lnak_i || (!ack_ok && timer_q >= ack_timeout_i)));
+               ((rx_lnak_q && !ack_in) ? 1'b0 :
+                (rx_lnak_q || (!ack_ok && timer_q >= ack_timeout_i)));
     rcnt_eff = ack_ok ? 8'd0 : rcnt_q;
     exhaust = do_retry && (rcnt_eff >= retry_limit_i);
   end
@@ -222,8 +226,12 @@ module memchan_link_tx #(
       nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
       rew_q <= 1'b0; fl_q <= 1'b0; rcnt_q <= '0; timer_q <= '0;
       room_q <= 1'b1; ctl_v_q <= 1'b0; ctl_k_q <= CK_NAK;
+      rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; rx_seq_q <= '0;
       for (int i = 0; i < 32; i++) fend_q[i] <= '0;
     end else begin
+      rx_lack_q <= rx_lack_i;
+      rx_lnak_q <= rx_lnak_i;
+      rx_seq_q  <= rx_seq_i;
       // room for a frame next cycle, if this cycle writes a ring word and ends a frame
       room_q <= (space >= (RA+1)'(MAX_FRAME_WORDS + 1)) && (unack_q < 6'(WINDOW - 1));
       // ring write
