@@ -439,10 +439,17 @@ final class ClusterConfig {
                 }
             }
         }
+        Set<Integer> visible = new java.util.HashSet<>(); // adapters whose PCT this target reads (a device: its own)
+        for (int n : t.adapters()) {
+            visible.add(n);
+        }
         for (Map.Entry<Integer, Map<Integer, Integer>> e : finalTx.entrySet()) {
             int page = e.getKey();
             Map<Integer, Integer> routes = new TreeMap<>(); // route -> a node using it
             for (int n = 0; n < t.maxNodes(); n++) {
+                if (!e.getValue().containsKey(n) && !visible.contains(n)) {
+                    continue; // another host's adapter: its mcctl checks its own entries
+                }
                 int entry = e.getValue().containsKey(n) ? e.getValue().get(n) : t.txPct(n, page);
                 if (TxPct.enabled(entry)) {
                     routes.putIfAbsent(TxPct.route(entry), n);

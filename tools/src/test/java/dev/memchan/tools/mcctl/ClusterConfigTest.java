@@ -50,9 +50,12 @@ class ClusterConfigTest {
             return 100;
         }
 
+        /** Adapters whose PCT this target reads: all (soft fabric), or this host's (a device). */
+        int[] visible = {0, 1, 2, 3};
+
         @Override
         public int[] adapters() {
-            return new int[]{0, 1, 2, 3};
+            return visible;
         }
 
         @Override
@@ -62,6 +65,9 @@ class ClusterConfigTest {
 
         @Override
         public int txPct(int node, int page) {
+            if (java.util.Arrays.stream(visible).noneMatch(n -> n == node)) {
+                throw McctlException.usage("node " + node + " is another host's adapter");
+            }
             return tx[node][page];
         }
 
@@ -124,6 +130,23 @@ class ClusterConfigTest {
             assertTrue(c.plan().writes().isEmpty(), "a file with problems plans no writes");
         }
         return out;
+    }
+
+    @Test
+    void onADeviceOnlyThisAdaptersEntriesAreCheckedForRouteConflicts() {
+        fabric.visible = new int[]{0};
+        fabric.tx[1][30] = TxPct.encode(true, false, false, DEST_KIND_NODE, 2); // another host's: not readable here
+        assertEquals(Map.of(), problems("""
+                nodes: [0, 1]
+                pct:
+                  - {node: 0, pages: 30, tx: node:1}
+                """));
+        fabric.visible = new int[]{0, 1, 2, 3}; // the soft fabric sees node 1's entry: a conflict
+        assertTrue(problems("""
+                nodes: [0, 1]
+                pct:
+                  - {node: 0, pages: 30, tx: node:1}
+                """).get(3).contains("one route"));
     }
 
     @Test
