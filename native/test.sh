@@ -271,7 +271,7 @@ if [[ " $ONLY " == *" java "* ]]; then
 	if [ $jok = 1 ]; then
 		fab=$(newfab java) && {
 			t0=$(date +%s)
-			BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=400 boot java java "$fab"
+			BOOT_DEVS=2 BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=900 boot java java "$fab"
 			verdict java $(( $(date +%s) - t0 ))
 		}
 		# the soft-fabric layout: files made by the Java library and by mcfab-create agree

@@ -115,7 +115,9 @@ final class ClusterConfig {
                         problem(n, "node " + id + " is listed twice");
                     }
                     nodes.add(id);
-                    if (!t.node(id).live()) {
+                    // a soft-fabric node's PCT exists while its process holds it; an adapter's PCT is the
+                    // driver's, with or without a member process (configured before programs start)
+                    if (t.kind().equals("soft") && !t.node(id).live()) {
                         problem(n, "node " + id + " is not joined to " + t.location() + ": start it (mcctl node join --node " + id + ")");
                     }
                 }

@@ -32,7 +32,7 @@ class ClusterConfigTest {
 
         @Override
         public String kind() {
-            return "soft";
+            return visible.length == 1 ? "dev" : "soft";
         }
 
         @Override
@@ -137,10 +137,10 @@ class ClusterConfigTest {
         fabric.visible = new int[]{0};
         fabric.tx[1][30] = TxPct.encode(true, false, false, DEST_KIND_NODE, 2); // another host's: not readable here
         assertEquals(Map.of(), problems("""
-                nodes: [0, 1]
+                nodes: [0, 3]
                 pct:
-                  - {node: 0, pages: 30, tx: node:1}
-                """));
+                  - {node: 0, pages: 30, tx: node:3}
+                """), "on a device, listed nodes need no member process (node 3 has none)");
         fabric.visible = new int[]{0, 1, 2, 3}; // the soft fabric sees node 1's entry: a conflict
         assertTrue(problems("""
                 nodes: [0, 1]
