@@ -206,10 +206,23 @@ module memchan_top #(
 
   // node 0 orders for both nodes, node 1 gets its local copies back from node 0; only in
   // two-node direct mode (autoconfigured IDs, no loopback) and, for node 1, if the peer is
-  // autoconfigured as well (a hub)
-  assign hub   = VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0);
-  assign spoke = VHUB && node_auto && node_valid && (node_id == 8'd1) && (lb_mode == 2'd0) &&
+  // autoconfigured as well (a hub). Registered: the roles change only with the configuration
+  // (NODE_ID, LOOPBACK.MODE, the peer's heartbeat), which may change only while the link is
+  // idle, so one cycle of delay is harmless; every user (builder, receiver, merge, delivery
+  // select) sees the same registered value, never a mix of old and new role.
+  logic hub_q, spoke_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      hub_q   <= 1'b0;
+      spoke_q <= 1'b0;
+    end else begin
+      hub_q   <= VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0);
+      spoke_q <= VHUB && node_auto && node_valid && (node_id == 8'd1) && (lb_mode == 2'd0) &&
                  peer_auto;
+    end
+  end
+  assign hub   = hub_q;
+  assign spoke = spoke_q;
 
   memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
     .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
