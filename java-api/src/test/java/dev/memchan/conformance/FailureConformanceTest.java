@@ -41,7 +41,10 @@ class FailureConformanceTest {
                 long latency = detectedAt - killedAt;
                 System.out.println("failure detection latency after SIGKILL: " + latency + " ms");
                 assertTrue(leave.contains("failed=true"), "a killed node is a failure, not a clean leave: " + leave);
-                assertTrue(latency <= DETECTION_BOUND_MS + SCHEDULING_SLACK_MS, "declared dead after " + latency + " ms");
+                // the slack, not the bound, scales: a TCG guest's vCPUs stall for hundreds of ms on a loaded host
+                long slack = TestBackend.allowance(Duration.ofMillis(SCHEDULING_SLACK_MS)).toMillis();
+                assertTrue(latency <= DETECTION_BOUND_MS + slack, "declared dead after " + latency + " ms (bound "
+                        + DETECTION_BOUND_MS + " ms + " + slack + " ms of scheduling slack)");
                 watcher.expect("ACQUIRED", T); // the dead node's lock was released
                 watcher.expect("CLEAN", T);    // and its directory state removed
             }

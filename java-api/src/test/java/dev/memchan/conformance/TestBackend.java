@@ -64,8 +64,9 @@ public final class TestBackend {
      * The factor by which the suite's allowances for starting node processes and for their progress
      * are multiplied: system property {@code memchan.test.timeScale} (default 1; node processes inherit
      * it). A JVM starts and runs several times slower in a guest under QEMU TCG, which native/test.sh
-     * runs the suite in. It never stretches a bound the suite asserts (failure detection within 1 s
-     * plus scheduling slack, a woken receiver within 20 s of the signal).
+     * runs the suite in. It never stretches a bound the suite asserts (failure detection within 1 s,
+     * a woken receiver within 20 s of the signal), only the allowances around them (the 500 ms of
+     * scheduling slack on the detection bound).
      */
     public static double timeScale() {
         String p = System.getProperty(TIME_SCALE, "1");
