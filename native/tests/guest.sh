@@ -124,7 +124,8 @@ conformance)
 	# the launcher's whole output (test tree, failures with stack traces, summary)
 	sed 's/^/# /' /tmp/conformance.log
 	# what the kernel saw of the node processes (OOM kills, fatal signals), and the memory left
-	dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" | sed 's/^/# dmesg: /'
+	dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" |
+		grep -v "module verification failed" | sed 's/^/# dmesg: /'
 	free -m | sed 's/^/# /'
 	# TAP: one line per test of the tree ("├─ name() [N ms] ✔"; ✘ failed; ↷ skipped, ■ aborted by an
 	# assumption: a comment), and every test the launcher found must be in the tree
