@@ -71,7 +71,7 @@ module memchan_axil_regs #(
   input  wire logic          ev_rx_drop_dis_i,
   input  wire logic          ev_crc_err_i,
   input  wire logic          ev_retry_i,
-  input  wire logic [2:0]    ev_err_i,      // ERROR_COUNT increments this cycle
+  input  wire logic [4:0]    ev_err_i,      // ERROR_COUNT events (one bit each, summed here)
   input  wire logic          ev_ack_rcv_i,
   input  wire logic [7:0]    ev_ack_cnt_i,
   input  wire logic          ev_ackreq_sent_i,
@@ -183,7 +183,10 @@ module memchan_axil_regs #(
   logic ev_ack_rcv_q, ev_ackreq_sent_q, ev_barrier_sent_q, ev_crc_err_q, ev_notify_q,
         ev_retry_q, ev_rx_drop_dis_q, ev_rx_pkt_q, ev_tx_drop_dis_q, ev_tx_drop_part_q,
         ev_tx_pkt_q;
-  logic [2:0] ev_err_q;
+  logic [4:0] ev_err_q;      // each event registered, summed after the register
+  logic [2:0] ev_err_n;      // number of ERROR_COUNT events of the registered cycle
+  assign ev_err_n = 3'(ev_err_q[0]) + 3'(ev_err_q[1]) + 3'(ev_err_q[2]) + 3'(ev_err_q[3]) +
+                    3'(ev_err_q[4]);
   logic [31:0] ev_notify_page_q;
   logic [8:0] ev_rx_bytes_q;
   logic [5:0] ev_tx_len_q;
@@ -228,7 +231,7 @@ module memchan_axil_regs #(
     irq_set = '0;
     irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_q;
     irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
-    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 3'd0);
+    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 5'd0);
     irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
   end
 
@@ -260,7 +263,7 @@ module memchan_axil_regs #(
         rtr_q  <= rtr_q  + 32'(ev_retry_q);
         acks_q <= acks_q + 32'(ev_ack_rcv_q);
       end
-      err_q <= err_q + 32'(ev_err_q);
+      err_q <= err_q + 32'(ev_err_n);
       // acknowledge bookkeeping and barrier
       if (err_reset) ackout_q <= '0;
       else ackout_q <= ackout_q + 32'(ev_ackreq_sent_q) - ack_sub;

@@ -155,8 +155,8 @@ module memchan_top #(
     .ev_tx_pkt_i(ev_tx_pkt), .ev_tx_len_i(ev_tx_len), .ev_rx_pkt_i(ev_rx_pkt),
     .ev_rx_bytes_i(ev_rx_bytes), .ev_tx_drop_dis_i(ev_tx_dd), .ev_tx_drop_part_i(ev_tx_dp),
     .ev_rx_drop_dis_i(ev_rx_dd), .ev_crc_err_i(ev_crc), .ev_retry_i(ev_retry),
-    .ev_err_i(3'(tx_err_event) + 3'(tx_err_drop) + 3'(rx_err_event) + 3'(rx_err_drop) +
-              3'(ev_bus_err)),
+    // five ERROR_COUNT events, registered one by one in u_regs and summed there
+    .ev_err_i({tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, ev_bus_err}),
     .ev_ack_rcv_i(ev_ack_rcv), .ev_ack_cnt_i(ev_ack_cnt), .ev_ackreq_sent_i(ev_ackreq),
     .ev_barrier_sent_i(ev_bar_sent), .ev_notify_i(ev_notify), .ev_notify_page_i(ev_notify_page),
     .irq_o(irq_o));
