@@ -74,6 +74,10 @@ module memchan_link_rx #(
   logic [7:0]  seq, sdist;
   logic [5:0]  nwords_in, len_q;  // expected frame length in words (header to CRC), registered
   logic        for_me_in, keep_in, keep_q;
+  // this node's membership of the 16 multicast groups (bit g = MCAST_GROUP g has our node),
+  // registered: MCAST_GROUP and NODE_ID are configuration, so the header's destination
+  // filter indexes 16 registered bits instead of the 512-bit mask table
+  logic [15:0] mgrp_q;
 
   // is a frame (type, destination kind and ID, source) for this node?
   function automatic logic addressed(input logic [3:0] f_tp, input logic [1:0] f_kind,
@@ -82,7 +86,7 @@ module memchan_link_rx #(
     unique case (f_kind)
       2'd0:    a = ({1'b0, f_dnid[6:0]} == node_id_i);   // bit 7: H_ECHO
       2'd1:    a = (f_sid != node_id_i);
-      2'd2:    a = (f_sid != node_id_i) && mcast_i[{f_dnid[3:0], node_id_i[4:0]}];
+      2'd2:    a = (f_sid != node_id_i) && mgrp_q[f_dnid[3:0]];
       default: a = 1'b0;
     endcase
     if (f_tp == TP_DATA && spoke_i && f_sid == node_id_i) a = 1'b1;   // our echo
@@ -168,8 +172,9 @@ module memchan_link_rx #(
     if (!rst_ni) begin
       idx_q <= '0; hdr_q <= '0; crc_q <= '1; store_q <= 1'b0; len_q <= '0; keep_q <= 1'b0;
       exp_q <= '0; rx_epoch_q <= 1'b0; disc_q <= 1'b0; nak_sent_q <= 1'b0;
-      ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0; resync_q <= 1'b0;
+      ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0; resync_q <= 1'b0; mgrp_q <= '0;
     end else begin
+      for (int g = 0; g < 16; g++) mgrp_q[g] <= mcast_i[{4'(g), node_id_i[4:0]}];
       if (fire) begin
         crc_q <= crc_out;
         if (s_tlast_i) idx_q <= '0;

@@ -64,6 +64,8 @@ module memchan_tx_builder #(
   logic [7:0]  ackc_q [NODES];   // acknowledgements owed per requesting node
   logic        ack_any;
   logic [NW-1:0] ack_sel;
+  logic        ack_v_q;          // registered: an ACK frame is owed to node ack_sel_q
+  logic [NW-1:0] ack_sel_q;
   logic        body_q, lc_q, esrc_q;   // in a frame body; copying it; body from echo FIFO
   logic [5:0]  epend_q;                // hub: echo frames committed and not yet started
   logic [4:0]  cred_q;                 // spoke: echoes outstanding
@@ -116,11 +118,11 @@ module memchan_tx_builder #(
       data_ready_o = f_ready_i && !esrc_q;
       e_ready_o    = f_ready_i && esrc_q;
       lc_we_o = lc_q && b_valid && f_ready_i;
-    end else if (ack_any) begin
+    end else if (ack_v_q) begin
       hdr[H_TP_LSB +: 4]   = TP_ACK;
-      hdr[H_DNID_LSB +: 8] = 8'(ack_sel);
+      hdr[H_DNID_LSB +: 8] = 8'(ack_sel_q);
       hdr[H_SID_LSB +: 8]  = node_id_i;
-      hdr[H_ADDR_LSB +: 8] = ackc_q[ack_sel];
+      hdr[H_ADDR_LSB +: 8] = ackc_q[ack_sel_q];
       f_valid_o = 1'b1;
       f_last_o  = 1'b1;
     end else if (e_go) begin
@@ -139,9 +141,9 @@ module memchan_tx_builder #(
     f_data_o  = hdr;
     lc_data_o = hdr;
     lc_data_o[Q_FROM_LINK] = 1'b0;
-    hdr_fire  = !body_q && !ack_any && !e_go && desc_ready_o;
-    e_fire    = !body_q && !ack_any && e_go && f_ready_i;
-    ack_fire  = !body_q && ack_any && f_ready_i;
+    hdr_fire  = !body_q && !ack_v_q && !e_go && desc_ready_o;
+    e_fire    = !body_q && !ack_v_q && e_go && f_ready_i;
+    ack_fire  = !body_q && ack_v_q && f_ready_i;
     lc_hold_o = (body_q && lc_q) || (!body_q && lc_we_o);
   end
 
@@ -153,6 +155,8 @@ module memchan_tx_builder #(
       left_q <= '0;
       epend_q <= '0;
       cred_q  <= '0;
+      ack_v_q <= 1'b0;
+      ack_sel_q <= '0;
       for (int i = 0; i < NODES; i++) ackc_q[i] <= 8'd0;
     end else begin
       if (hdr_fire && d_data) begin
@@ -170,12 +174,18 @@ module memchan_tx_builder #(
         if (left_q == 6'd1) body_q <= 1'b0;
       end
       epend_q <= epend_q + 6'(e_commit_i) - 6'(e_fire);
+      // the owed-acknowledgement choice is registered (the priority encoder over the counts
+      // is not in front of f_valid_o): a count only drops to 0 when its ACK frame is sent,
+      // so the chosen count is still non-zero when used; right after an ACK frame the choice
+      // is made again (one cycle without an ACK frame)
+      ack_v_q   <= ack_any && !ack_fire;
+      ack_sel_q <= ack_sel;
       if (err_reset_i) cred_q <= '0;
       else cred_q <= cred_q + 5'(hdr_fire && d_echo) - 5'(echo_rx_i && cred_q != 5'd0);
       for (int i = 0; i < NODES; i++) begin
         ackc_q[i] <= ackc_q[i]
                    + 8'(ack_inc_i && ack_inc_ready_o && (ack_src_i[NW-1:0] == NW'(i)))
-                   - ((ack_fire && (ack_sel == NW'(i))) ? ackc_q[i] : 8'd0);
+                   - ((ack_fire && (ack_sel_q == NW'(i))) ? ackc_q[i] : 8'd0);
       end
     end
   end

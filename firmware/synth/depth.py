@@ -24,12 +24,16 @@ for name, c in cells.items():
             for b in bits:
                 driver[b] = name
 netname = {}                                 # net bit -> shortest public net name
+flatname = {}                                # net bit -> a yosys-made name inside an instance
 for n, info in top["netnames"].items():
-    if "$" in n:
-        continue
     for b in info["bits"]:
-        if isinstance(b, int) and (b not in netname or len(n) < len(netname[b])):
-            netname[b] = n
+        if not isinstance(b, int):
+            continue
+        if "$" not in n:
+            if b not in netname or len(n) < len(netname[b]):
+                netname[b] = n
+        elif "$flatten\\u_" in n:
+            flatname.setdefault(b, n)
 
 
 def inputs(c):
@@ -54,7 +58,9 @@ def depth(name):
 
 
 def owner(n):
-    m = re.match(r"(u_[a-z_0-9]+)\.", n or "")
+    """the instance of memchan_top a net belongs to, also for yosys-made names of a flattened
+    instance's registers ("$abc$..$flatten\\u_ltx.$0\\rcnt_q[7:0]")"""
+    m = re.match(r"(u_[a-z_0-9]+)\.", n or "") or re.search(r"\$flatten\\(u_[a-z_0-9]+)\.", n or "")
     return m.group(1) if m else "memchan_top"
 
 per = {}
@@ -65,7 +71,7 @@ for name, c in cells.items():
     for b in inputs(c):
         if b in driver:
             d = depth(driver[b])
-            end = netname.get(b, name)
+            end = netname.get(b) or flatname.get(b, name)
             inst = owner(end)
             if inst not in per or (d[0], d[1] + d[2]) > (per[inst][0][0], per[inst][0][1] + per[inst][0][2]):
                 per[inst] = (d, end)
