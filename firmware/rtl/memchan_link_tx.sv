@@ -7,7 +7,9 @@
 // Pipelining: the room check for a new frame (ring space and window) and the choice of the
 // next control frame are registered, so that neither sits in front of the CRC or f_ready_o;
 // received link acknowledgements (LACK/LNAK from the link receiver's CRC check) are
-// registered before the acknowledgement and retry logic uses them.
+// registered before the acknowledgement and retry logic uses them (with the sequence number
+// an LNAK acknowledges already computed), and the retry decision (LNAK or timeout) is taken
+// one cycle after the acknowledgement it follows, from registers only.
 `default_nettype none
 
 module memchan_link_tx #(
@@ -191,25 +193,28 @@ module memchan_link_tx #(
   memchan_crc32 u_crc (.crc_i(crc_in), .data_i(ld_data), .crc_o(crc_out));
 
   // ---------------- acknowledgement processing and retry ----------------
-  logic [7:0]  oldest, ack_seq, sdist;
+  logic [7:0]  oldest, sdist;
   logic        rx_lack_q, rx_lnak_q;
-  logic [7:0]  rx_seq_q;
+  logic [7:0]  ack_seq_q;         // sequence number acknowledged (LNAK(e): e - 1)
   logic        ack_ok, do_retry, exhaust, ack_in;
+  // retry stage: registered causes of a rewind (a valid LNAK, the timeout without progress)
+  // and whether frames stayed unacknowledged after that cycle's acknowledgement
+  logic        nak_rt_q, tmo_rt_q, unack_nz_q;
   logic [7:0]  rcnt_q, rcnt_eff;
   logic [31:0] timer_q;
 
   always_comb begin
     oldest  = nseq_q - 8'(unack_q);
     ack_in  = (rx_lack_q || rx_lnak_q) && retry_en_i && !disc_q;
-    ack_seq = rx_lnak_q ? rx_seq_q - 1'b1 : rx_seq_q;
-    sdist    = ack_seq - oldest;
+    sdist   = ack_seq_q - oldest;
     ack_ok  = ack_in && (sdist < 8'(unack_q));
-    free_d  = ack_ok ? fend_q[ack_seq[4:0]] : free_q;
+    free_d  = ack_ok ? fend_q[ack_seq_q[4:0]] : free_q;
     unack_d = unack_q - (ack_ok ? 6'(sdist + 1'b1) : 6'd0);
-    do_retry = retry_en_i && !disc_q && !rew_q && !fl_q && (unack_d != 6'd0) &&
-               ((rx_lnak_q && !ack_in) ? 1'b0 :
-                (rx_lnak_q || (!ack_ok && timer_q >= ack_timeout_i)));
-    rcnt_eff = ack_ok ? 8'd0 : rcnt_q;
+    // a cycle after the LNAK or the timeout (link acknowledgements are at least two cycles
+    // apart, a frame being two words; an acknowledgement in this cycle defers a timeout retry)
+    do_retry = retry_en_i && !disc_q && !rew_q && !fl_q && !ack_in && unack_nz_q &&
+               (nak_rt_q || tmo_rt_q);
+    rcnt_eff = rcnt_q;               // no acknowledgement in a retry cycle (!ack_in)
     exhaust = do_retry && (rcnt_eff >= retry_limit_i);
   end
 
@@ -226,12 +231,18 @@ module memchan_link_tx #(
       nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
       rew_q <= 1'b0; fl_q <= 1'b0; rcnt_q <= '0; timer_q <= '0;
       room_q <= 1'b1; ctl_v_q <= 1'b0; ctl_k_q <= CK_NAK;
-      rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; rx_seq_q <= '0;
+      rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; ack_seq_q <= '0;
+      nak_rt_q <= 1'b0; tmo_rt_q <= 1'b0; unack_nz_q <= 1'b0;
       for (int i = 0; i < 32; i++) fend_q[i] <= '0;
     end else begin
       rx_lack_q <= rx_lack_i;
       rx_lnak_q <= rx_lnak_i;
-      rx_seq_q  <= rx_seq_i;
+      ack_seq_q <= rx_lnak_i ? rx_seq_i - 1'b1 : rx_seq_i;
+      // retry stage (see do_retry); not again while a rewind or flush is pending or taken
+      nak_rt_q   <= rx_lnak_q && ack_in && !rew_q && !fl_q && !do_retry;
+      tmo_rt_q   <= !ack_ok && retry_en_i && (timer_q >= ack_timeout_i) && !rew_q && !fl_q &&
+                    !do_retry;
+      unack_nz_q <= (unack_d != 6'd0);
       // room for a frame next cycle, if this cycle writes a ring word and ends a frame
       room_q <= (space >= (RA+1)'(MAX_FRAME_WORDS + 1)) && (unack_q < 6'(WINDOW - 1));
       // ring write
