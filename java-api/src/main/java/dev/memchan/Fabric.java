@@ -287,7 +287,7 @@ public final class Fabric implements AutoCloseable {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a lock set has 1..65535 locks, not " + locks);
         }
         int pages = (int) ((bytes + pageSize() - 1) / pageSize());
-        return new Region(this, cluster.allocate(key, pages, 0660, 1 | (locks << 16), credentials));
+        return new Region(this, cluster.allocate(key, pages, 0660, Regs.SYS_REGION_FLAG_LOCKSET | (locks << 16), credentials));
     }
 
     /** Sets multicast group {@code group}'s members (a node mask); refused while a region uses the group. */

@@ -77,7 +77,7 @@ public final class ClusterService implements AutoCloseable {
         this.pageSize = backend.pageSize();
         this.heartbeatPeriodNanos = heartbeatPeriod.toNanos();
         this.failureTimeoutNanos = failureTimeout.toNanos();
-        this.regionCount = (SYS_PAGES - SYS_REGION_PAGES_FIRST) * pageSize / SYS_REGION_ENTRY_SIZE;
+        this.regionCount = regionCapacity(pageSize);
         this.sysTx = backend.grantTransmit(0, SYS_PAGES, SYSTEM_TX_ENTRY);
         try {
             this.sysRx = backend.grantReceive(0, SYS_PAGES, RxPct.encode(true, false));
@@ -444,7 +444,7 @@ public final class ClusterService implements AutoCloseable {
         public long generation;
 
         public boolean isLockSet() {
-            return (flags & 1) != 0;
+            return (flags & SYS_REGION_FLAG_LOCKSET) != 0;
         }
 
         /** A static carve-out: pages the operator routed with mcctl pct / apply; USERS = nodes holding such entries. */
@@ -462,23 +462,36 @@ public final class ClusterService implements AutoCloseable {
     }
 
     public RegionEntry readEntry(int i) {
-        long o = entryOffset(i);
+        return decodeEntry(rx, pageSize, i);
+    }
+
+    /** Directory entries that fit in the region pages (pages SYS_REGION_PAGES_FIRST..SYS_PAGES-1). */
+    public static int regionCapacity(int pageSize) {
+        return (SYS_PAGES - SYS_REGION_PAGES_FIRST) * pageSize / SYS_REGION_ENTRY_SIZE;
+    }
+
+    /**
+     * Entry {@code i} of the directory in {@code pages} (the system pages, page 0 at offset 0): the one
+     * decoder of the region-entry layout, for the cluster service and for read-only views (mcctl).
+     */
+    public static RegionEntry decodeEntry(MemorySegment pages, int pageSize, int i) {
+        long o = (long) SYS_REGION_PAGES_FIRST * pageSize + (long) i * SYS_REGION_ENTRY_SIZE;
         RegionEntry e = new RegionEntry();
         e.index = i;
-        e.state = (int) INT.getVolatile(rx, o + SYS_REGION_STATE);
-        e.mode = (int) INT.getVolatile(rx, o + SYS_REGION_MODE);
-        e.key = (long) LONG.getVolatile(rx, o + SYS_REGION_KEY);
-        e.uid = (int) INT.getVolatile(rx, o + SYS_REGION_UID);
-        e.gid = (int) INT.getVolatile(rx, o + SYS_REGION_GID);
-        e.firstPage = (int) INT.getVolatile(rx, o + SYS_REGION_FIRST_PAGE);
-        e.pageCount = (int) INT.getVolatile(rx, o + SYS_REGION_PAGE_COUNT);
-        e.users = (int) INT.getVolatile(rx, o + SYS_REGION_USERS);
-        e.txNodes = (int) INT.getVolatile(rx, o + SYS_REGION_TX_NODES);
-        e.rxNodes = (int) INT.getVolatile(rx, o + SYS_REGION_RX_NODES);
-        e.txLoopback = (int) INT.getVolatile(rx, o + SYS_REGION_TX_LOOPBACK);
-        e.route = (int) INT.getVolatile(rx, o + SYS_REGION_ROUTE);
-        e.flags = (int) INT.getVolatile(rx, o + SYS_REGION_FLAGS);
-        e.generation = (long) LONG.getVolatile(rx, o + SYS_REGION_GENERATION);
+        e.state = (int) INT.getVolatile(pages, o + SYS_REGION_STATE);
+        e.mode = (int) INT.getVolatile(pages, o + SYS_REGION_MODE);
+        e.key = (long) LONG.getVolatile(pages, o + SYS_REGION_KEY);
+        e.uid = (int) INT.getVolatile(pages, o + SYS_REGION_UID);
+        e.gid = (int) INT.getVolatile(pages, o + SYS_REGION_GID);
+        e.firstPage = (int) INT.getVolatile(pages, o + SYS_REGION_FIRST_PAGE);
+        e.pageCount = (int) INT.getVolatile(pages, o + SYS_REGION_PAGE_COUNT);
+        e.users = (int) INT.getVolatile(pages, o + SYS_REGION_USERS);
+        e.txNodes = (int) INT.getVolatile(pages, o + SYS_REGION_TX_NODES);
+        e.rxNodes = (int) INT.getVolatile(pages, o + SYS_REGION_RX_NODES);
+        e.txLoopback = (int) INT.getVolatile(pages, o + SYS_REGION_TX_LOOPBACK);
+        e.route = (int) INT.getVolatile(pages, o + SYS_REGION_ROUTE);
+        e.flags = (int) INT.getVolatile(pages, o + SYS_REGION_FLAGS);
+        e.generation = (long) LONG.getVolatile(pages, o + SYS_REGION_GENERATION);
         return e;
     }
 
@@ -584,7 +597,7 @@ public final class ClusterService implements AutoCloseable {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, String.format(
                             "key 0x%x is allocated as %s of %d pages; asked for %s of %d pages", key,
                             e.isLockSet() ? "a lock set of " + e.lockCount() + " locks" : "a region", e.pageCount,
-                            (flags & 1) != 0 ? "a lock set of " + (flags >>> 16) + " locks" : "a region", pages));
+                            (flags & SYS_REGION_FLAG_LOCKSET) != 0 ? "a lock set of " + (flags >>> 16) + " locks" : "a region", pages));
                 }
                 if (!cred.permits(e, 4) && !cred.permits(e, 2)) {
                     throw new MemchanException(Kind.PERMISSION, String.format("key 0x%x (mode 0%o, uid %d, gid %d) "

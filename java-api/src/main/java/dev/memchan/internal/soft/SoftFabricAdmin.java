@@ -3,6 +3,8 @@ package dev.memchan.internal.soft;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.cluster.ClusterService;
+import dev.memchan.internal.cluster.ClusterService.RegionEntry;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.SoftFabricLayout;
@@ -174,11 +176,16 @@ public final class SoftFabricAdmin implements AutoCloseable {
     public record Member(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
     }
 
-    /** An allocated directory entry (docs/soft-fabric.md, pages 3..7). */
+    /** An allocated directory entry (docs/soft-fabric.md, pages 3..7): a snapshot of {@link RegionEntry}. */
     public record Region(int index, int mode, long key, int uid, int gid, int firstPage, int pageCount, int users,
                          int txNodes, int rxNodes, int txLoopback, int route, int flags, long generation) {
+        static Region of(RegionEntry e) {
+            return new Region(e.index, e.mode, e.key, e.uid, e.gid, e.firstPage, e.pageCount, e.users, e.txNodes, e.rxNodes,
+                    e.txLoopback, e.route, e.flags, e.generation);
+        }
+
         public boolean isLockSet() {
-            return (flags & 1) != 0;
+            return (flags & SYS_REGION_FLAG_LOCKSET) != 0;
         }
 
         /** A static carve-out (mcctl pct / apply), not a region programs allocated. */
@@ -188,6 +195,21 @@ public final class SoftFabricAdmin implements AutoCloseable {
 
         public boolean routed() {
             return (route & 1) != 0;
+        }
+
+        /**
+         * Why an operator may not write the PCT entry of {@code page}: the region programs allocated
+         * that owns it, or null (static carve-outs are the operator's own).
+         */
+        public static String ownerProblem(List<Region> regions, int page) {
+            for (Region r : regions) {
+                if (!r.isStatic() && page >= r.firstPage() && page < r.firstPage() + r.pageCount()) {
+                    return String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
+                            + "its PCT entries follow the region's attachments", page, r.key(), r.firstPage(),
+                            r.firstPage() + r.pageCount() - 1);
+                }
+            }
+            return null;
         }
     }
 
@@ -239,17 +261,12 @@ public final class SoftFabricAdmin implements AutoCloseable {
         }
 
         public List<Region> regions() {
-            int count = (SYS_PAGES - SYS_REGION_PAGES_FIRST) * pageSize / SYS_REGION_ENTRY_SIZE;
             List<Region> out = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                long o = (long) SYS_REGION_PAGES_FIRST * pageSize + (long) i * SYS_REGION_ENTRY_SIZE;
-                if (i32(o + SYS_REGION_STATE) == 0) {
-                    continue;
+            for (int i = 0; i < ClusterService.regionCapacity(pageSize); i++) {
+                RegionEntry e = ClusterService.decodeEntry(pages, pageSize, i);
+                if (e.state != 0) {
+                    out.add(Region.of(e));
                 }
-                out.add(new Region(i, i32(o + SYS_REGION_MODE), i64(o + SYS_REGION_KEY), i32(o + SYS_REGION_UID),
-                        i32(o + SYS_REGION_GID), i32(o + SYS_REGION_FIRST_PAGE), i32(o + SYS_REGION_PAGE_COUNT), i32(o + SYS_REGION_USERS),
-                        i32(o + SYS_REGION_TX_NODES), i32(o + SYS_REGION_RX_NODES), i32(o + SYS_REGION_TX_LOOPBACK), i32(o + SYS_REGION_ROUTE),
-                        i32(o + SYS_REGION_FLAGS), i64(o + SYS_REGION_GENERATION)));
             }
             return out;
         }
@@ -290,12 +307,9 @@ public final class SoftFabricAdmin implements AutoCloseable {
                         + "the cluster service owns its PCT entries");
                 continue;
             }
-            Region owner = regions.stream().filter(r -> !r.isStatic() && w.page() >= r.firstPage()
-                    && w.page() < r.firstPage() + r.pageCount()).findFirst().orElse(null);
-            if (owner != null) {
-                out.add(String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
-                        + "its PCT entries follow the region's attachments", w.page(), owner.key(), owner.firstPage(),
-                        owner.firstPage() + owner.pageCount() - 1));
+            String owned = Region.ownerProblem(regions, w.page());
+            if (owned != null) {
+                out.add(owned);
                 continue;
             }
             long k = key(w.node(), w.page());

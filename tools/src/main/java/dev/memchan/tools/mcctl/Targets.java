@@ -359,16 +359,14 @@ public final class Targets {
         @Override
         public List<String> pctProblems(List<PctWrite> batch) {
             List<String> out = new ArrayList<>();
+            List<Region> regions = system.regions();
             for (PctWrite w : batch) {
                 if (w.node() != adapter.nodeId()) {
                     out.add("node " + w.node() + " is another host's adapter (this one is node " + adapter.nodeId() + ")");
                 } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
                     out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
-                } else if (regionOf(w.page()) != null) {
-                    Region r = regionOf(w.page());
-                    out.add(String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
-                            + "its PCT entries follow the region's attachments", w.page(), r.key(), r.firstPage(),
-                            r.firstPage() + r.pageCount() - 1));
+                } else if (Region.ownerProblem(regions, w.page()) != null) {
+                    out.add(Region.ownerProblem(regions, w.page()));
                 } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
                     out.add("transmit PCT entry for page " + w.page() + ": " + TxPct.problem(w.tx(), maxNodes()));
                 } else if (w.rx() != null && RxPct.problem(w.rx()) != null) {
@@ -376,16 +374,6 @@ public final class Targets {
                 }
             }
             return out;
-        }
-
-        /** The region programs allocated that owns {@code page}, or null (static carve-outs are the operator's). */
-        private Region regionOf(int page) {
-            for (Region r : system.regions()) {
-                if (!r.isStatic() && page >= r.firstPage() && page < r.firstPage() + r.pageCount()) {
-                    return r;
-                }
-            }
-            return null;
         }
 
         @Override
