@@ -8,7 +8,6 @@ import dev.memchan.Region;
 import dev.memchan.Route;
 
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 
 /**
  * The far end of a benchmark between two hosts: {@code mcctl bench serve} on node S runs the echoing or
@@ -65,10 +64,10 @@ public final class BenchService {
     }
 
     /**
-     * Serves requests until {@code count} were served ({@code count <= 0}: until {@code stop} says so).
-     * Returns the number served.
+     * Serves requests until {@code count} were served ({@code count <= 0}: until the process is stopped;
+     * the cluster's clean-up of a node that leaves or dies frees its regions). Returns the number served.
      */
-    public static int serve(Fabric f, int count, BooleanSupplier stop, Listener listener) {
+    public static int serve(Fabric f, int count, Listener listener) {
         int me = f.nodeId();
         try (Region request = f.allocate(REQUEST_KEY | me, f.pageSize(), 0660);
              Region status = f.allocate(STATUS_KEY | me, f.pageSize(), 0660)) {
@@ -80,7 +79,7 @@ public final class BenchService {
             out.putLongVolatile(READY, Math.max(1, System.nanoTime()));
             int served = 0;
             int idle = 0;
-            while ((count <= 0 || served < count) && !stop.getAsBoolean()) {
+            while (count <= 0 || served < count) {
                 long seq = in.getLongAcquire(SEQ);
                 if (seq == seen) {
                     if (++idle > 1000) {

@@ -351,7 +351,7 @@ final class BenchCommand extends Base {
                     out().flush();
                 }
                 int[] failed = {0};
-                BenchService.serve(f, count, () -> Thread.currentThread().isInterrupted(), (r, failure) -> {
+                BenchService.serve(f, count, (r, failure) -> {
                     String kind = r.kind() == BenchService.KIND_PINGPONG ? "pingpong" : r.kind() == BenchService.KIND_BANDWIDTH
                             ? "bandwidth" : "unknown";
                     if (failure != null) {
