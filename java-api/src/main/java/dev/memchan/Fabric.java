@@ -6,9 +6,11 @@ import dev.memchan.internal.cluster.Credentials;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.NativeAccess;
 import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.internal.soft.SoftFabricAdmin;
 import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
+import dev.memchan.layout.RxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
 
@@ -148,10 +150,12 @@ public final class Fabric implements AutoCloseable {
                 // cluster lock in its member's name.
                 lock = Posix.open(path, Posix.O_RDWR, 0);
                 if (!Posix.tryLockExclusive(lock)) {
-                    // the member's pid from the membership, read only (the backend's close below
-                    // drops the system-page grants; ClusterService.close would leave the cluster)
-                    long holder = new ClusterService(backend, options.heartbeatPeriod(), options.failureTimeout())
-                            .pidOf(backend.nodeId());
+                    // the member's pid from the membership, through a receive grant of the system pages
+                    // (shared with the member, as mcctl reads them): nothing is transmitted in its name
+                    long holder;
+                    try (Backend.Grant g = backend.grantReceive(0, Regs.SYS_PAGES, RxPct.encode(true, false))) {
+                        holder = new SoftFabricAdmin.SystemPages(g.segment(), backend.pageSize()).member(backend.nodeId()).pid();
+                    }
                     inUse = ClusterService.nodeInUse(backend.nodeId(), backend.location(), holder);
                     skipped.add(path + " (node " + backend.nodeId() + ": a member process, pid " + holder + ")");
                     continue;
