@@ -267,7 +267,10 @@ public final class NodeMain {
             }
             locks.release(0);
         }
+        f.ackBarrier(); // every increment of this node has landed everywhere
         say("DONE iterations=" + iterations);
+        await("REPORT");
+        say("COUNT " + in.getLongVolatile(0));
         await("QUIT");
     }
 

@@ -2,6 +2,7 @@ package dev.memchan.conformance;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import org.junit.jupiter.api.Assumptions;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -19,6 +20,12 @@ public final class TestBackend {
     private static int counter;
     /** The system property of {@link #timeScale()}. */
     public static final String TIME_SCALE = "memchan.test.timeScale";
+    /** The system property of {@link #countScale()}. */
+    public static final String COUNT_SCALE = "memchan.test.countScale";
+    /** The system property of {@link #nodes()}. */
+    public static final String NODES = "memchan.test.nodes";
+    /** Nodes of the soft fabric each test creates (and of the 8-adapter guest in native/test.sh). */
+    private static final int SOFT_NODES = 8;
 
     private TestBackend() {
     }
@@ -38,7 +45,7 @@ public final class TestBackend {
             return property();
         }
         String name = "t" + ProcessHandle.current().pid() + "-" + tag + "-" + (counter++);
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8));
+        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, SOFT_NODES));
         CREATED.add(name);
         return "shm:" + name;
     }
@@ -80,6 +87,54 @@ public final class TestBackend {
             throw new IllegalArgumentException(TIME_SCALE + " must lie in 1..100, not " + p);
         }
         return scale;
+    }
+
+    /**
+     * How many nodes the backend offers the suite, each joinable by one process: on the soft fabric the
+     * {@value #SOFT_NODES} of the fabric {@link #newFabric} creates (fewer if the property below says so,
+     * to run the small casts on the host); on a device location the system property
+     * {@code memchan.test.nodes} (default {@value #SOFT_NODES}), set by whoever cabled the adapters
+     * (native/test.sh: 8 ivshmem adapters, or 2 RTL adapters of the co-simulated board).
+     * A test sizes its cast to this (at most what it was written for) or skips by its own assumption
+     * when the rule it checks needs more nodes than there are.
+     */
+    public static int nodes() {
+        int n = Integer.getInteger(NODES, SOFT_NODES);
+        if (n < 2 || n > (isSoft() ? SOFT_NODES : 32)) {
+            throw new IllegalArgumentException(NODES + " must lie in 2.." + (isSoft() ? SOFT_NODES : 32) + ", not " + n);
+        }
+        return n;
+    }
+
+    /** Skips the calling test unless the backend has {@code needed} nodes. */
+    public static void assumeNodes(int needed, String why) {
+        Assumptions.assumeTrue(nodes() >= needed,
+                () -> "needs " + needed + " nodes (" + why + "); this backend has " + nodes());
+    }
+
+    /**
+     * The factor by which the suite's repetition counts are multiplied: system property
+     * {@code memchan.test.countScale} in (0, 1], default 1. The co-simulated board (every store a
+     * round trip through QEMU into a simulator) runs the same checks with fewer repetitions; the
+     * checks themselves, and every bound they assert, stay as they are.
+     */
+    public static double countScale() {
+        String p = System.getProperty(COUNT_SCALE, "1");
+        double scale;
+        try {
+            scale = Double.parseDouble(p);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(COUNT_SCALE + " must be a number in (0, 1], not '" + p + "'", e);
+        }
+        if (!(scale > 0 && scale <= 1)) {
+            throw new IllegalArgumentException(COUNT_SCALE + " must lie in (0, 1], not " + p);
+        }
+        return scale;
+    }
+
+    /** A repetition count, {@code base} times {@link #countScale()}, at least {@code floor}. */
+    public static int count(int base, int floor) {
+        return Math.max(floor, (int) Math.round(base * countScale()));
     }
 
     /** An allowance for process start-up or progress, {@code base} times {@link #timeScale()}. */
