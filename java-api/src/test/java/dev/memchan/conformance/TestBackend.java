@@ -76,15 +76,20 @@ public final class TestBackend {
      * scheduling slack on the detection bound).
      */
     public static double timeScale() {
-        String p = System.getProperty(TIME_SCALE, "1");
+        return factor(TIME_SCALE, 1, 100, "1..100");
+    }
+
+    /** System property {@code name} as a number in {@code [min, max]} (default 1), or a clear error. */
+    private static double factor(String name, double min, double max, String range) {
+        String p = System.getProperty(name, "1");
         double scale;
         try {
             scale = Double.parseDouble(p);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(TIME_SCALE + " must be a number >= 1, not '" + p + "'", e);
+            throw new IllegalArgumentException(name + " must be a number in " + range + ", not '" + p + "'", e);
         }
-        if (!(scale >= 1 && scale <= 100)) {
-            throw new IllegalArgumentException(TIME_SCALE + " must lie in 1..100, not " + p);
+        if (!(scale >= min && scale <= max)) {
+            throw new IllegalArgumentException(name + " must lie in " + range + ", not " + p);
         }
         return scale;
     }
@@ -114,22 +119,12 @@ public final class TestBackend {
 
     /**
      * The factor by which the suite's repetition counts are multiplied: system property
-     * {@code memchan.test.countScale} in (0, 1], default 1. The co-simulated board (every store a
+     * {@code memchan.test.countScale} in 0.001..1, default 1. The co-simulated board (every store a
      * round trip through QEMU into a simulator) runs the same checks with fewer repetitions; the
      * checks themselves, and every bound they assert, stay as they are.
      */
     public static double countScale() {
-        String p = System.getProperty(COUNT_SCALE, "1");
-        double scale;
-        try {
-            scale = Double.parseDouble(p);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(COUNT_SCALE + " must be a number in (0, 1], not '" + p + "'", e);
-        }
-        if (!(scale > 0 && scale <= 1)) {
-            throw new IllegalArgumentException(COUNT_SCALE + " must lie in (0, 1], not " + p);
-        }
-        return scale;
+        return factor(COUNT_SCALE, 0.001, 1, "0.001..1");
     }
 
     /** A repetition count, {@code base} times {@link #countScale()}, at least {@code floor}. */
