@@ -10,6 +10,7 @@ import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
@@ -23,7 +24,6 @@ import static dev.memchan.layout.Regs.RX_PCT_IRQ_ON_RX_MASK;
 import static dev.memchan.layout.Regs.RX_PCT_RX_EN_MASK;
 import static dev.memchan.layout.Regs.SF_NODE_REGS_SIZE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The adapter behind the kernel driver's {@code /dev/memchanN} ({@code dev:} locations), on the ioctl
@@ -53,13 +53,13 @@ public final class DevBackend implements Backend {
         this.path = path;
         this.fd = fd;
         MemorySegment info = info();
-        int api = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "api_version"));
+        int api = Uapi.memchan_info.api_version(info);
         if (api != Uapi.API_VERSION) {
             throw new MemchanException(Kind.BAD_FORMAT, path + ": driver API version " + api + ", this library speaks "
                     + Uapi.API_VERSION);
         }
-        int current = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "node_id"));
-        this.maxNodes = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "max_nodes"));
+        int current = Uapi.memchan_info.node_id(info);
+        this.maxNodes = Uapi.memchan_info.max_nodes(info);
         if (requestedNode >= 0 && requestedNode != current) {
             if (requestedNode >= maxNodes) {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + requestedNode + " out of range 0.."
@@ -67,17 +67,17 @@ public final class DevBackend implements Backend {
             }
             setNode(requestedNode);
             info = info();
-            current = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "node_id"));
+            current = Uapi.memchan_info.node_id(info);
         }
         if (current == Uapi.NODE_NONE) {
             throw new MemchanException(Kind.NOT_FOUND, path + " has no node ID yet: root sets it (mcctl, or "
                     + "MEMCHAN_SET_NODE), or open it with an explicit node ID as root");
         }
         this.node = current;
-        this.pageSize = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "page_size"));
-        this.pageCount = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "page_count"));
-        this.backendKind = info.get(JAVA_INT, Uapi.offset(Uapi.INFO_LAYOUT, "backend"));
-        this.incarnation = info.get(JAVA_LONG, Uapi.offset(Uapi.INFO_LAYOUT, "incarnation"));
+        this.pageSize = Uapi.memchan_info.page_size(info);
+        this.pageCount = Uapi.memchan_info.page_count(info);
+        this.backendKind = Uapi.memchan_info.backend(info);
+        this.incarnation = Uapi.memchan_info.incarnation(info);
         this.txRefs = new int[pageCount];
         this.rxRefs = new int[pageCount];
     }
@@ -103,26 +103,11 @@ public final class DevBackend implements Backend {
 
     // ---- ioctl plumbing ------------------------------------------------------------------------
 
+    /** A zeroed argument struct of {@code layout} with {@code argsz} set to its size. */
     private static MemorySegment args(Arena arena, StructLayout layout) {
         MemorySegment s = arena.allocate(layout);
-        s.set(JAVA_INT, 0, (int) layout.byteSize());
+        s.set(JAVA_INT, layout.byteOffset(MemoryLayout.PathElement.groupElement("argsz")), (int) layout.byteSize());
         return s;
-    }
-
-    private static void put(MemorySegment s, StructLayout layout, String field, int v) {
-        s.set(JAVA_INT, Uapi.offset(layout, field), v);
-    }
-
-    private static void put(MemorySegment s, StructLayout layout, String field, long v) {
-        s.set(JAVA_LONG, Uapi.offset(layout, field), v);
-    }
-
-    private static int getInt(MemorySegment s, StructLayout layout, String field) {
-        return s.get(JAVA_INT, Uapi.offset(layout, field));
-    }
-
-    private static long getLong(MemorySegment s, StructLayout layout, String field) {
-        return s.get(JAVA_LONG, Uapi.offset(layout, field));
     }
 
     private void ioctl(long request, MemorySegment arg, String what) throws ErrnoException {
@@ -144,7 +129,7 @@ public final class DevBackend implements Backend {
 
     private MemorySegment info() {
         Arena arena = Arena.ofAuto();
-        MemorySegment s = args(arena, Uapi.INFO_LAYOUT);
+        MemorySegment s = args(arena, Uapi.memchan_info.LAYOUT);
         try {
             ioctl(Uapi.INFO, s, "info");
         } catch (ErrnoException e) {
@@ -155,8 +140,8 @@ public final class DevBackend implements Backend {
 
     private void setNode(int id) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.NODE_LAYOUT);
-            put(s, Uapi.NODE_LAYOUT, "node_id", id);
+            MemorySegment s = args(arena, Uapi.memchan_node.LAYOUT);
+            Uapi.memchan_node.node_id(s, id);
             ioctl(Uapi.SET_NODE, s, "set node");
         } catch (ErrnoException e) {
             throw fail("setting node ID " + id + (e.errno() == 1 ? " needs root (CAP_SYS_ADMIN)" : ""), e);
@@ -211,10 +196,10 @@ public final class DevBackend implements Backend {
             throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("register offset 0x%x outside the register block", offset));
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.REG_LAYOUT);
-            put(s, Uapi.REG_LAYOUT, "offset", offset);
+            MemorySegment s = args(arena, Uapi.memchan_reg.LAYOUT);
+            Uapi.memchan_reg.offset(s, offset);
             ioctl(Uapi.REG_READ, s, "register read");
-            return getInt(s, Uapi.REG_LAYOUT, "value");
+            return Uapi.memchan_reg.value(s);
         } catch (ErrnoException e) {
             throw fail(String.format("reading register 0x%x", offset), e);
         }
@@ -230,11 +215,11 @@ public final class DevBackend implements Backend {
     private MemorySegment pct(int page, int flags, int tx, long rx) {
         checkRange(page, 1);
         Arena arena = Arena.ofAuto();
-        MemorySegment s = args(arena, Uapi.PCT_LAYOUT);
-        put(s, Uapi.PCT_LAYOUT, "flags", flags);
-        put(s, Uapi.PCT_LAYOUT, "page", page);
-        put(s, Uapi.PCT_LAYOUT, "tx_entry", tx);
-        put(s, Uapi.PCT_LAYOUT, "rx_entry", rx);
+        MemorySegment s = args(arena, Uapi.memchan_pct.LAYOUT);
+        Uapi.memchan_pct.flags(s, flags);
+        Uapi.memchan_pct.page(s, page);
+        Uapi.memchan_pct.tx_entry(s, tx);
+        Uapi.memchan_pct.rx_entry(s, rx);
         try {
             ioctl(Uapi.PCT, s, "pct");
         } catch (ErrnoException e) {
@@ -252,13 +237,13 @@ public final class DevBackend implements Backend {
     @Override
     public synchronized int txPct(int page) {
         ensureOpen();
-        return getInt(pct(page, 0, 0, 0), Uapi.PCT_LAYOUT, "tx_entry");
+        return Uapi.memchan_pct.tx_entry(pct(page, 0, 0, 0));
     }
 
     @Override
     public synchronized long rxPct(int page) {
         ensureOpen();
-        return getLong(pct(page, 0, 0, 0), Uapi.PCT_LAYOUT, "rx_entry");
+        return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
     }
 
     @Override
@@ -292,13 +277,13 @@ public final class DevBackend implements Backend {
     /** Driver grant (or revoke) of [first, first + count); the file's own count is per page. */
     private void driverGrant(boolean grant, boolean transmit, int first, int count, int txEntry, int rxFlags) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.GRANT_LAYOUT);
-            put(s, Uapi.GRANT_LAYOUT, "flags", transmit ? Uapi.GRANT_TX : Uapi.GRANT_RX);
-            put(s, Uapi.GRANT_LAYOUT, "first_page", first);
-            put(s, Uapi.GRANT_LAYOUT, "count", count);
+            MemorySegment s = args(arena, Uapi.memchan_grant.LAYOUT);
+            Uapi.memchan_grant.flags(s, transmit ? Uapi.GRANT_TX : Uapi.GRANT_RX);
+            Uapi.memchan_grant.first_page(s, first);
+            Uapi.memchan_grant.count(s, count);
             if (grant) {
-                put(s, Uapi.GRANT_LAYOUT, "tx_entry", txEntry);
-                put(s, Uapi.GRANT_LAYOUT, "rx_flags", rxFlags);
+                Uapi.memchan_grant.tx_entry(s, txEntry);
+                Uapi.memchan_grant.rx_flags(s, rxFlags);
             }
             ioctl(grant ? Uapi.GRANT : Uapi.REVOKE, s, "grant");
         } catch (ErrnoException e) {
@@ -438,8 +423,8 @@ public final class DevBackend implements Backend {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "loopback mode " + mode + ": 0 off, 1 internal, 2 external");
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.LOOPBACK_LAYOUT);
-            put(s, Uapi.LOOPBACK_LAYOUT, "mode", mode);
+            MemorySegment s = args(arena, Uapi.memchan_loopback.LAYOUT);
+            Uapi.memchan_loopback.mode(s, mode);
             ioctl(Uapi.LOOPBACK, s, "loopback");
         } catch (ErrnoException e) {
             throw fail("set loopback mode " + mode, e);
@@ -450,8 +435,8 @@ public final class DevBackend implements Backend {
     public void ackBarrier(Duration timeout) {
         long ns = Math.clamp(timeout.toNanos(), 1L, 10_000_000_000L);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.BARRIER_LAYOUT);
-            put(s, Uapi.BARRIER_LAYOUT, "timeout_ns", ns);
+            MemorySegment s = args(arena, Uapi.memchan_barrier.LAYOUT);
+            Uapi.memchan_barrier.timeout_ns(s, ns);
             ioctl(Uapi.BARRIER, s, "barrier");
         } catch (ErrnoException e) {
             throw fail("acknowledge sweep", e);
@@ -463,8 +448,8 @@ public final class DevBackend implements Backend {
         checkRange(page, 1);
         VarHandle.fullFence();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.NOTIFY_LAYOUT);
-            put(s, Uapi.NOTIFY_LAYOUT, "page", page);
+            MemorySegment s = args(arena, Uapi.memchan_notify.LAYOUT);
+            Uapi.memchan_notify.page(s, page);
             ioctl(Uapi.NOTIFY, s, "notify");
         } catch (ErrnoException e) {
             if (e.errno() == 95) { // EOPNOTSUPP: on a board the packet raises the interrupt itself
@@ -486,9 +471,9 @@ public final class DevBackend implements Backend {
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.WAIT_LAYOUT);
-            put(s, Uapi.WAIT_LAYOUT, "timeout_ns", Math.min(timeoutNanos, 3_600_000_000_000L));
-            put(s, Uapi.WAIT_LAYOUT, "count", observed);
+            MemorySegment s = args(arena, Uapi.memchan_wait.LAYOUT);
+            Uapi.memchan_wait.timeout_ns(s, Math.min(timeoutNanos, 3_600_000_000_000L));
+            Uapi.memchan_wait.count(s, observed);
             ioctl(Uapi.WAIT, s, "wait");
         } catch (ErrnoException e) {
             if (e.errno() == Posix.ETIMEDOUT || e.errno() == Posix.EINTR) {
@@ -509,9 +494,9 @@ public final class DevBackend implements Backend {
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = args(arena, Uapi.RELEASE_LAYOUT);
-            put(s, Uapi.RELEASE_LAYOUT, "node", n);
-            put(s, Uapi.RELEASE_LAYOUT, "incarnation", deadIncarnation);
+            MemorySegment s = args(arena, Uapi.memchan_release.LAYOUT);
+            Uapi.memchan_release.node(s, n);
+            Uapi.memchan_release.incarnation(s, deadIncarnation);
             ioctl(Uapi.RELEASE_NODE, s, "release node");
         } catch (ErrnoException e) {
             throw fail("releasing dead node " + n, e);
