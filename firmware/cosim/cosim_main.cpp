@@ -11,6 +11,7 @@
 //
 // Usage: memchan-cosim --fd N [--fd N ...] [options]   (one --fd per adapter, in order)
 //   --cable A:B        cable adapter A's transmitter to B's receiver and B's to A's
+//                      (A:A: a loopback plug, A's transmitter into its own receiver)
 //   --bad-id A         adapter A answers reads of the ID register with a wrong identity
 //   --bad-version A    adapter A answers reads of VERSION with the next major version
 //   --ctl DIR          control directory (request/ack files, see README.md)
@@ -34,6 +35,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,12 +124,20 @@ struct Adapter {
   uint64_t acc_off = 0;          // BAR0 offset of the guest's access
   uint32_t reset_cycles = 0;
   // DMA slave: AW addresses waiting for their beats
-  std::deque<std::pair<uint64_t, uint32_t>> dma_aw;  // {address, beats}
+  struct Burst {
+    uint64_t addr;
+    uint32_t beats;
+    bool fail;                  // answered SLVERR, not written (injected bus error)
+  };
+  std::deque<Burst> dma_aw;
   uint32_t dma_beat = 0;
-  uint32_t dma_bpend = 0;
+  std::deque<uint8_t> dma_bresp;  // responses owed, in order
+  uint64_t dma_fail_next = 0;     // bursts still to fail (control request dma-error)
+  bool dma_unmapped_burst = false;
   // statistics
   uint64_t bar_reads = 0, bar_writes = 0, win_writes = 0, cfg_accesses = 0;
-  uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, resets = 0, sysmem_syncs = 0;
+  uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, dma_failed = 0, resets = 0;
+  uint64_t sysmem_syncs = 0;
 };
 
 Vcosim_top *top;
@@ -137,6 +147,7 @@ uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
 uint64_t busy_cycles = 0, idle_waits = 0;
+double t_start;
 volatile sig_atomic_t stop_requested = 0;
 std::string ctl_dir;
 
@@ -376,9 +387,13 @@ void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
     note("adapter %d: DMA data beat without an address", a.index);
     return;
   }
-  uint64_t gpa = a.dma_aw.front().first + 8ull * a.dma_beat;
-  uint8_t *p = ram_at(a, gpa, 8);
-  if (!p) {
+  Adapter::Burst &bu = a.dma_aw.front();
+  uint64_t gpa = bu.addr + 8ull * a.dma_beat;
+  uint8_t *p = bu.fail ? nullptr : ram_at(a, gpa, 8);
+  if (bu.fail) {
+    // injected: the host bridge refuses the write (completer abort)
+  } else if (!p) {
+    a.dma_unmapped_burst = true;
     if (a.dma_unmapped++ < 8)
       note("adapter %d: DMA write to %#" PRIx64 " outside guest RAM", a.index, gpa);
   } else if (strb == 0xff) {
@@ -401,14 +416,15 @@ void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
       }
     }
   }
-  bool burst_last = a.dma_beat == a.dma_aw.front().second - 1;
+  bool burst_last = a.dma_beat == bu.beats - 1;
   if (burst_last != last)
-    note("adapter %d: WLAST %d at beat %u of %u", a.index, last, a.dma_beat,
-         a.dma_aw.front().second);
+    note("adapter %d: WLAST %d at beat %u of %u", a.index, last, a.dma_beat, bu.beats);
   if (burst_last) {
+    // SLVERR for a refused burst or one outside guest RAM, OKAY otherwise
+    a.dma_bresp.push_back(bu.fail || a.dma_unmapped_burst ? 2 : 0);
+    a.dma_unmapped_burst = false;
     a.dma_aw.pop_front();
     a.dma_beat = 0;
-    a.dma_bpend++;
   } else {
     a.dma_beat++;
   }
@@ -435,7 +451,12 @@ void tick() {
       if (top->dma_awsize[k] != 3 || top->dma_awburst[k] != 1)
         note("adapter %d: DMA burst size %d type %d", k, top->dma_awsize[k],
              top->dma_awburst[k]);
-      a.dma_aw.emplace_back(top->dma_awaddr[k], uint32_t(top->dma_awlen[k]) + 1);
+      bool fail = a.dma_fail_next > 0;
+      if (fail) {
+        a.dma_fail_next--;
+        a.dma_failed++;
+      }
+      a.dma_aw.push_back({top->dma_awaddr[k], uint32_t(top->dma_awlen[k]) + 1, fail});
     }
     if (f[k].dma_w)
       dma_beat(adapters[k], top->dma_wdata[k], top->dma_wstrb[k], top->dma_wlast[k]);
@@ -451,8 +472,9 @@ void tick() {
   for (int k = 0; k < nadapters; k++) {
     Adapter &a = adapters[k];
     if (f[k].dma_aw || f[k].dma_w) run_until = std::max(run_until, cycle + idle_cycles);
-    if (f[k].dma_b) a.dma_bpend--;
-    top->dma_bvalid[k] = a.dma_bpend > 0;
+    if (f[k].dma_b) a.dma_bresp.pop_front();
+    top->dma_bvalid[k] = !a.dma_bresp.empty();
+    top->dma_bresp[k] = a.dma_bresp.empty() ? 0 : a.dma_bresp.front();
     switch (a.op) {
     case Op::kNone:
       break;
@@ -517,7 +539,8 @@ void reset_adapter(Adapter &a) {
   drive_idle(k);
   a.dma_aw.clear();
   a.dma_beat = 0;
-  a.dma_bpend = 0;
+  a.dma_bresp.clear();
+  a.dma_unmapped_burst = false;
   top->rst_ni[k] = 0;
   a.reset_cycles = 16;
   a.op = Op::kReset;
@@ -620,16 +643,21 @@ void handle_message(Adapter &a) {
 std::string stats_text() {
   char buf[512];
   std::string s;
-  snprintf(buf, sizeof(buf), "cycles %" PRIu64 "\n", cycle);
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  snprintf(buf, sizeof(buf), "cycles %" PRIu64 " cpu_seconds %.3f wall_seconds %.3f\n", cycle,
+           ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+               (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
+           now_s() - t_start);
   s += buf;
   for (int k = 0; k < nadapters; k++) {
     const Adapter &a = adapters[k];
     snprintf(buf, sizeof(buf),
              "adapter %d bar_reads %" PRIu64 " bar_writes %" PRIu64 " window_writes %" PRIu64
              " dma_beats %" PRIu64 " dma_bytes %" PRIu64 " dma_unmapped %" PRIu64
-             " resets %" PRIu64 "\n",
+             " dma_failed %" PRIu64 " resets %" PRIu64 "\n",
              k, a.bar_reads, a.bar_writes, a.win_writes, a.dma_beats, a.dma_bytes,
-             a.dma_unmapped, a.resets);
+             a.dma_unmapped, a.dma_failed, a.resets);
     s += buf;
   }
   for (int k = 0; k < nadapters; k++) {
@@ -649,6 +677,11 @@ std::string control(const std::string &req) {
   int n = sscanf(req.c_str(), "%31s %u %u", cmd, &cable, &value);
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "dma-error" && n == 3) {
+    if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
+    adapters[cable].dma_fail_next = value;
+    return "ok\n";
+  }
   if ((c == "flip" || c == "stall" || c == "cut") && n == 3) {
     if (cable >= unsigned(nadapters)) return "error: no cable " + std::to_string(cable) + "\n";
     if (c == "flip") {
@@ -720,7 +753,7 @@ int main(int argc, char **argv) {
       fds[nadapters++] = int(parse_uint(v, "fd"));
     } else if (o == "--cable") {
       unsigned x, y;
-      if (sscanf(v, "%u:%u", &x, &y) != 2 || x == y) die("bad --cable '%s' (A:B)", v);
+      if (sscanf(v, "%u:%u", &x, &y) != 2) die("bad --cable '%s' (A:B)", v);
       cables.emplace_back(x, y);
     } else if (o == "--bad-id") {
       bad_id.push_back(parse_uint(v, "adapter"));
@@ -781,7 +814,8 @@ int main(int argc, char **argv) {
   for (int k = 0; k < kAdapters; k++) top->rst_ni[k] = 1;
   note("%d adapters (%u pages of %u bytes), serving", nadapters, kPages, kPageSize);
 
-  double t_start = now_s(), t_ctl = 0, busy_s = 0;
+  t_start = now_s();
+  double t_ctl = 0, busy_s = 0;
   pollfd pfd[kAdapters];
   while (!stop_requested) {
     int open = 0;

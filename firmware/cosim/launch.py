@@ -14,7 +14,7 @@ power off, stops the device process (it prints its statistics) and exits:
   124 the time bound (--timeout) ran out: every process was stopped
 
 Options:
-  --cable A:B        cable adapters A and B (repeatable)
+  --cable A:B        cable adapters A and B (repeatable); A:A is a loopback plug
   --bad-id A         adapter A reads a wrong ID register (harness option)
   --bad-version A    adapter A reads the next VERSION major (harness option)
   --ctl DIR          control directory of the device process (README.md), created if missing
