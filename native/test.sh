@@ -394,7 +394,9 @@ board() {	# board LABEL "NAME:TEST:ADAPTERS ..." [launch.py options]: boot, then
 	done
 }
 if [[ " $ONLY " == *" board-loop "* ]]; then
-	board board-loop "board-loop:board-loop:0"
+	java_build	# mcctl for the guest
+	# a loopback plug in the adapter's cage (a lone board's link has no partner otherwise)
+	board board-loop "board-loop:board-loop:0" --cable 0:0
 fi
 if [[ " $ONLY " == *" board-bad "* ]]; then
 	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1
