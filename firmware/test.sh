@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # firmware/test.sh: everything CI runs for the FPGA adapter RTL.
 #   installs verilator, iverilog, yosys if missing (Debian 12 packages),
-#   regmap check, verilator lint, parameter-check test, every bench, yosys synthesis
+#   regmap check, verilator lint, parameter-check test, every bench, the co-simulated board's
+#   device process (cosim/build.sh), yosys synthesis
 #   (no latches, no combinational loops), resource report.
 # Ends with "firmware: N passed, N failed"; exit status non-zero on any failure.
 # Environment: FW_SEEDS="1 2 3" seeds for the random benches (default "1 2 3 4 5 6").
@@ -129,6 +130,9 @@ for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; don
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf
 grep "^PERF" "$build/perf.run.log" 2> /dev/null
+
+# ---- the co-simulated board (cosim/README.md): builds from the same RTL and cable model ----
+step cosim_build cosim/build.sh
 
 # ---- synthesis ----
 step synth synth/synth.sh "$build/synth"

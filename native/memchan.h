@@ -31,6 +31,15 @@
 
 struct memchan_dev;
 
+/* how the hardware backend learns of IRQ_STATUS causes (sysfs irq_mode) */
+enum memchan_irq_kind {
+	MEMCHAN_IRQ_NONE,			/* ivshmem backend: no adapter interrupts */
+	MEMCHAN_IRQ_MSIX,
+	MEMCHAN_IRQ_MSI,
+	MEMCHAN_IRQ_INTX,
+	MEMCHAN_IRQ_POLL,			/* delayed work every poll_ms */
+};
+
 /*
  * Backend operations. All are called with md->lock held and md->removed
  * false, except the pfn helpers, which run in the fault path under
@@ -105,6 +114,8 @@ struct memchan_dev {
 	resource_size_t win_start;
 	void **rx_cpu;
 	dma_addr_t *rx_dma;
+	u32 irq_kind;				/* enum memchan_irq_kind */
+	u32 irq_mask;				/* IRQ_MASK as written */
 
 	/* ivshmem */
 	void *fab;
@@ -116,7 +127,7 @@ struct memchan_dev {
 	u64 host_id;
 	u64 owner;				/* OWNER word we stored */
 	unsigned long next_heartbeat;
-	struct delayed_work tick;
+	struct delayed_work tick;		/* ivshmem; hardware in poll mode */
 };
 
 struct memchan_file {
@@ -137,6 +148,7 @@ extern unsigned int memchan_heartbeat_ms;
 
 /* core services for the backends */
 void memchan_notify_arrived(struct memchan_dev *md, u32 count);
+const char *memchan_irq_kind_name(u32 kind);
 
 /* backend probe/remove: fill md (page_size, page_count, ...), undo */
 int memchan_hw_probe(struct memchan_dev *md);

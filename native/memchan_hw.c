@@ -10,7 +10,10 @@
  * They are freed only at remove, after the adapter is disabled, because a
  * packet that passed the PCT lookup may still be in flight.
  *
- * No board exists yet: this backend is compiled and reviewed, not run.
+ * Interrupts: MSI-X, else MSI, else INTx, else polling (irq_mode). Polling is
+ * a delayed work reading IRQ_STATUS every poll_ms; a host whose bridge gives
+ * no usable interrupt (and the co-simulated board of firmware/cosim, whose
+ * QEMU proxy device cannot deliver one) still gets every notification.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +22,7 @@
 #include <linux/io.h>
 #include <linux/iopoll.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -26,6 +30,24 @@
 
 #define MEMCHAN_BAR_REGS	0
 #define MEMCHAN_BAR_WINDOW	2
+
+static char *memchan_irq_mode = "auto";
+module_param_named(irq_mode, memchan_irq_mode, charp, 0444);
+MODULE_PARM_DESC(irq_mode,
+		 "hardware backend: interrupt delivery: auto (MSI-X, else MSI, else INTx, else poll), msix, msi, intx or poll (IRQ_STATUS read every poll_ms)");
+
+static const char * const mc_hw_irq_names[] = {
+	[MEMCHAN_IRQ_NONE] = "none",
+	[MEMCHAN_IRQ_MSIX] = "msix",
+	[MEMCHAN_IRQ_MSI] = "msi",
+	[MEMCHAN_IRQ_INTX] = "intx",
+	[MEMCHAN_IRQ_POLL] = "poll",
+};
+
+const char *memchan_irq_kind_name(u32 kind)
+{
+	return kind < ARRAY_SIZE(mc_hw_irq_names) ? mc_hw_irq_names[kind] : "none";
+}
 
 static u32 mc_hw_reg_read(struct memchan_dev *md, u32 off)
 {
@@ -78,6 +100,21 @@ static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 	writel(lower_32_bits(entry), e);
 	readl(e);
 	return 0;
+}
+
+/*
+ * Close every route. Whole 32-bit stores: memset_io() may store bytes (x86: rep stosb),
+ * four times the BAR traffic, and the register block takes whole words only.
+ */
+static void mc_hw_clear_pcts(struct memchan_dev *md)
+{
+	u32 p;
+
+	for (p = 0; p < md->page_count; p++) {
+		writel(0, md->regs + MC_TX_PCT_BASE + p * MC_TX_PCT_ENTRY_SIZE);
+		writel(0, md->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE);
+		writel(0, md->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE + 4);
+	}
 }
 
 static int mc_hw_set_node(struct memchan_dev *md, u32 node, u32 flags)
@@ -153,21 +190,77 @@ static pgprot_t mc_hw_ctl_prot(pgprot_t prot)
 	return pgprot_noncached(prot);
 }
 
-static irqreturn_t mc_hw_irq(int irq, void *data)
+/* What the interrupt handler does, also for the poll work: true if a cause was pending. */
+static bool mc_hw_service(struct memchan_dev *md)
 {
-	struct memchan_dev *md = data;
-	u32 st = mc_hw_reg_read(md, MC_REG_IRQ_STATUS);
+	u32 st = mc_hw_reg_read(md, MC_REG_IRQ_STATUS) & md->irq_mask;
 
-	st &= mc_hw_reg_read(md, MC_REG_IRQ_MASK);
 	if (!st)
-		return IRQ_NONE;
+		return false;
 	mc_hw_reg_write(md, MC_REG_IRQ_STATUS, st);	/* w1c */
 	if (st & MC_IRQ_STATUS_RX_NOTIFY_MASK)
 		memchan_notify_arrived(md, mc_hw_reg_read(md, MC_REG_NOTIFY_COUNT));
 	if (st & MC_IRQ_STATUS_ERROR_MASK)
 		dev_warn_ratelimited(&md->pdev->dev, "ERROR_COUNT now %u\n",
 				     mc_hw_reg_read(md, MC_REG_ERROR_COUNT));
-	return IRQ_HANDLED;
+	return true;
+}
+
+static irqreturn_t mc_hw_irq(int irq, void *data)
+{
+	return mc_hw_service(data) ? IRQ_HANDLED : IRQ_NONE;
+}
+
+/* one BAR read per period while nothing is pending */
+static void mc_hw_poll(struct work_struct *work)
+{
+	struct memchan_dev *md = container_of(to_delayed_work(work), struct memchan_dev, tick);
+
+	mc_hw_service(md);
+	schedule_delayed_work(&md->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
+}
+
+/* MSI-X, MSI, INTx as irq_mode allows, the first that the device and platform give; else poll */
+static int mc_hw_setup_irq(struct memchan_dev *md)
+{
+	struct pci_dev *pdev = md->pdev;
+	unsigned int flags;
+	int ret;
+
+	if (!strcmp(memchan_irq_mode, "auto"))
+		flags = PCI_IRQ_MSIX | PCI_IRQ_MSI | PCI_IRQ_LEGACY;
+	else if (!strcmp(memchan_irq_mode, "msix"))
+		flags = PCI_IRQ_MSIX;
+	else if (!strcmp(memchan_irq_mode, "msi"))
+		flags = PCI_IRQ_MSI;
+	else if (!strcmp(memchan_irq_mode, "intx"))
+		flags = PCI_IRQ_LEGACY;
+	else if (!strcmp(memchan_irq_mode, "poll"))
+		flags = 0;
+	else
+		return -EINVAL;
+
+	if (flags) {
+		ret = pci_alloc_irq_vectors(pdev, 1, 1, flags);
+		if (ret < 0 && strcmp(memchan_irq_mode, "auto")) {
+			dev_err(&pdev->dev, "irq_mode=%s: no such interrupt (%d)\n",
+				memchan_irq_mode, ret);
+			return ret;
+		}
+		if (ret > 0) {
+			md->irq_kind = pdev->msix_enabled ? MEMCHAN_IRQ_MSIX :
+				       pdev->msi_enabled ? MEMCHAN_IRQ_MSI : MEMCHAN_IRQ_INTX;
+			/* threaded: the handler reads registers, which may be slow */
+			return devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0), NULL,
+							 mc_hw_irq,
+							 IRQF_ONESHOT | (md->irq_kind ==
+							 MEMCHAN_IRQ_INTX ? IRQF_SHARED : 0),
+							 md->name, md);
+		}
+	}
+	md->irq_kind = MEMCHAN_IRQ_POLL;
+	INIT_DELAYED_WORK(&md->tick, mc_hw_poll);
+	return 0;
 }
 
 int memchan_hw_probe(struct memchan_dev *md)
@@ -189,10 +282,15 @@ int memchan_hw_probe(struct memchan_dev *md)
 
 	id = mc_hw_reg_read(md, MC_REG_ID);
 	ver = mc_hw_reg_read(md, MC_REG_VERSION);
-	if (id != MC_ID || (ver & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT !=
-	    MC_VERSION_MAJOR) {
-		dev_err(dev, "ID %#x VERSION %#x: not a memchan v%u adapter\n",
-			id, ver, MC_VERSION_MAJOR);
+	if (id != MC_ID) {
+		dev_err(dev, "ID register reads %#x, expected %#x: not a memchan adapter\n",
+			id, MC_ID);
+		return -ENODEV;
+	}
+	if ((ver & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT != MC_VERSION_MAJOR) {
+		dev_err(dev, "VERSION register reads %#x: register-map major %u, this driver supports %u\n",
+			ver, (ver & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT,
+			MC_VERSION_MAJOR);
 		return -ENODEV;
 	}
 	md->regmap_version = ver;
@@ -237,23 +335,21 @@ int memchan_hw_probe(struct memchan_dev *md)
 
 	/* start with every route closed */
 	mc_hw_reg_write(md, MC_REG_CTRL, 0);
-	memset_io(md->regs + MC_TX_PCT_BASE, 0, md->page_count * MC_TX_PCT_ENTRY_SIZE);
-	memset_io(md->regs + MC_RX_PCT_BASE, 0, md->page_count * MC_RX_PCT_ENTRY_SIZE);
+	mc_hw_clear_pcts(md);
 	if (mc_hw_reg_read(md, MC_REG_NODE_ID) & MC_NODE_ID_VALID_MASK)
 		md->node_id = mc_hw_reg_read(md, MC_REG_NODE_ID) & MC_NODE_ID_ID_MASK;
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI);
-	if (ret < 0)
-		goto err_free;
-	ret = devm_request_threaded_irq(dev, pci_irq_vector(pdev, 0), NULL, mc_hw_irq,
-					IRQF_ONESHOT, md->name, md);
+	md->irq_mask = MC_IRQ_STATUS_RX_NOTIFY_MASK | MC_IRQ_STATUS_LINK_CHANGE_MASK |
+		       MC_IRQ_STATUS_ERROR_MASK;
+	ret = mc_hw_setup_irq(md);
 	if (ret)
 		goto err_free;
 	mc_hw_reg_write(md, MC_REG_IRQ_STATUS, ~0U);
-	mc_hw_reg_write(md, MC_REG_IRQ_MASK, MC_IRQ_STATUS_RX_NOTIFY_MASK |
-			MC_IRQ_STATUS_LINK_CHANGE_MASK | MC_IRQ_STATUS_ERROR_MASK);
+	mc_hw_reg_write(md, MC_REG_IRQ_MASK, md->irq_mask);
 	md->notify_count = mc_hw_reg_read(md, MC_REG_NOTIFY_COUNT);
 	mc_hw_reg_write(md, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
+	if (md->irq_kind == MEMCHAN_IRQ_POLL)
+		schedule_delayed_work(&md->tick, 1);
 	return 0;
 
 err_free:
@@ -269,10 +365,11 @@ void memchan_hw_remove(struct memchan_dev *md)
 	u32 p;
 
 	/* stop the adapter before its receive pages go */
+	if (md->irq_kind == MEMCHAN_IRQ_POLL)
+		cancel_delayed_work_sync(&md->tick);
 	mc_hw_reg_write(md, MC_REG_IRQ_MASK, 0);
 	mc_hw_reg_write(md, MC_REG_CTRL, 0);
-	memset_io(md->regs + MC_TX_PCT_BASE, 0, md->page_count * MC_TX_PCT_ENTRY_SIZE);
-	memset_io(md->regs + MC_RX_PCT_BASE, 0, md->page_count * MC_RX_PCT_ENTRY_SIZE);
+	mc_hw_clear_pcts(md);
 	mc_hw_reg_read(md, MC_REG_CTRL);
 	pci_clear_master(md->pdev);
 	for (p = 0; p < md->page_count; p++)

@@ -34,7 +34,7 @@
 unsigned int memchan_poll_ms = 1;
 module_param_named(poll_ms, memchan_poll_ms, uint, 0644);
 MODULE_PARM_DESC(poll_ms,
-		 "ivshmem backend: period in ms of the NOTIFY_COUNT poll that wakes waiters (default 1, at least one jiffy)");
+		 "period in ms of the poll that wakes waiters: ivshmem NOTIFY_COUNT, hardware IRQ_STATUS in irq_mode poll (default 1, at least one jiffy)");
 
 unsigned int memchan_heartbeat_ms = 100;
 module_param_named(heartbeat_ms, memchan_heartbeat_ms, uint, 0644);
@@ -951,6 +951,12 @@ static ssize_t backend_show(struct device *dev, struct device_attribute *attr, c
 }
 static DEVICE_ATTR_RO(backend);
 
+static ssize_t irq_mode_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", memchan_irq_kind_name(memchan_from_dev(dev)->irq_kind));
+}
+static DEVICE_ATTR_RO(irq_mode);
+
 static ssize_t page_size_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", memchan_from_dev(dev)->page_size);
@@ -968,6 +974,7 @@ static struct attribute *memchan_attrs[] = {
 	&dev_attr_link_state.attr,
 	&dev_attr_version.attr,
 	&dev_attr_backend.attr,
+	&dev_attr_irq_mode.attr,
 	&dev_attr_page_size.attr,
 	&dev_attr_page_count.attr,
 	NULL,
@@ -1104,9 +1111,9 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_misc;
 	md->ctl_registered = true;
 
-	dev_info(&pdev->dev, "%s: %s backend, %u pages of %u bytes, %u nodes\n",
+	dev_info(&pdev->dev, "%s: %s backend, %u pages of %u bytes, %u nodes, irq %s\n",
 		 md->name, ivshmem ? "ivshmem" : "hw", md->page_count,
-		 md->page_size, md->max_nodes);
+		 md->page_size, md->max_nodes, memchan_irq_kind_name(md->irq_kind));
 	return 0;
 
 err_misc:

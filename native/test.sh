@@ -9,11 +9,14 @@
 #   host     a host process on the same soft-fabric file talks to a guest
 #   java     the Java library on the driver (smoke test, mcctl, two guests, a host JVM)
 #   conformance  the Java conformance suite, unchanged, on 8 adapters of one guest
+#   board-loop   the RTL adapter (firmware/cosim) as the PCI device: hardware backend, polling
+#   board-bad    adapters with a wrong ID / VERSION major are refused
+#   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
 # Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
-# work directory), MEMCHAN_ONLY="abi cluster host java conformance" (subset of the boots;
+# work directory), MEMCHAN_ONLY="abi cluster host java conformance board-loop board-bad board-pair" (subset of the boots;
 # default: all).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -184,6 +187,32 @@ verdict() {
 	fi
 }
 
+# boot_board LABEL "NAME:TEST:ADAPTERS ..." [launch.py options...]: guests whose PCI devices are
+# the co-simulated RTL adapters (firmware/cosim/launch.py; ADAPTERS e.g. 0 or 0,1); each guest's
+# console in $WORK/NAME.log, the device process's log in $WORK/LABEL.cosim.log. The control
+# directory $WORK/ctl-LABEL is the guest's writable 9p export "cosimctl" (firmware/cosim/README.md).
+# BOOT_MEM, BOOT_TIMEOUT as for boot.
+boot_board() {
+	local label=$1 spec=$2 g name test ads args=()
+	shift 2
+	mkdir -p "$WORK/ctl-$label"
+	for g in $spec; do
+		IFS=: read -r name test ads <<< "$g"
+		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m "${BOOT_MEM:-512}" \
+			-no-reboot -display none -monitor none -serial "file:$WORK/$name.log" \
+			-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
+			-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$test mcroot=$ROOT" \
+			-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
+			-virtfs "local,path=$WORK/ctl-$label,mount_tag=cosimctl,security_model=none")
+	done
+	timeout $(( ${BOOT_TIMEOUT:-300} + 60 )) python3 "$ROOT/firmware/cosim/launch.py" \
+		--timeout "${BOOT_TIMEOUT:-300}" --ctl "$WORK/ctl-$label" \
+		--cosim-log "$WORK/$label.cosim.log" "$@" "${args[@]}" > "$WORK/$label.qemu" 2>&1
+	local rc=$?
+	sed "s/^/# [cosim $label] /" "$WORK/$label.cosim.log" "$WORK/$label.qemu" 2> /dev/null
+	return $rc
+}
+
 # host_with_guest GUEST TEST FILE LABEL CMD...: a host process (CMD) and a guest on one fabric file
 host_with_guest() {
 	local guest=$1 test=$2 file=$3 label=$4 t0 pg rc p f log
@@ -210,7 +239,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-pair}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -346,6 +375,34 @@ if [[ " $ONLY " == *" conformance "* ]]; then
 	else
 		sed 's/^/# /' "$WORK/cs.log" 2> /dev/null; notok "JUnit console launcher $CS for the conformance guest"
 	fi
+fi
+
+# ---- the co-simulated board: the RTL adapter (firmware/cosim) as the guests' PCI device ----
+board() {	# board LABEL "NAME:TEST:ADAPTERS ..." [launch.py options]: boot, then every guest's verdict
+	local label=$1 spec=$2 t0 rc g
+	shift 2
+	t0=$(date +%s)
+	boot_board "$label" "$spec" "$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$label: launcher exit 0 (every guest powered off, the device process ran to the end)"
+	else
+		notok "$label: launcher exit $rc"
+	fi
+	for g in $spec; do
+		verdict "${g%%:*}" $(( $(date +%s) - t0 ))
+	done
+}
+if [[ " $ONLY " == *" board-loop "* ]]; then
+	java_build	# mcctl for the guest
+	# a loopback plug in the adapter's cage (a lone board's link has no partner otherwise)
+	board board-loop "board-loop:board-loop:0" --cable 0:0
+fi
+if [[ " $ONLY " == *" board-bad "* ]]; then
+	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1
+fi
+if [[ " $ONLY " == *" board-pair "* ]]; then
+	BOOT_TIMEOUT=600 board board-pair "board-pair-a:board-pair-a:0 board-pair-b:board-pair-b:1" --cable 0:1
 fi
 
 finish

@@ -150,6 +150,77 @@ conformance)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+board-loop)
+	# the co-simulated RTL adapter: hardware backend, identity checked, polling (no interrupt)
+	load || exit 1
+	dmesg | grep memchan | sed 's/^/# dmesg: /'
+	if dmesg | grep -q "memchan0: hw backend, [0-9]* pages of [0-9]* bytes, [0-9]* nodes, irq poll"; then
+		echo "ok 1 board: the driver binds to the RTL adapter with the hardware backend, irq poll"
+	else
+		echo "not ok 1 board: the driver binds to the RTL adapter with the hardware backend, irq poll"
+	fi
+	rc=0
+	[ "$(cat /sys/class/misc/memchan0/irq_mode)" = poll ] &&
+		echo "ok 2 sysfs irq_mode reads poll" || { echo "not ok 2 sysfs irq_mode reads poll"; rc=1; }
+	start=$(date +%s)
+	"$N/tests/memchan_test" hw || rc=1
+	echo "# hw tests took $(( $(date +%s) - start )) s"
+	sh "$N/tests/board_mcctl.sh" "$R" || rc=1
+	rmmod memchan || rc=1
+	exit $rc
+	;;
+board-bad)
+	# adapters whose ID register / VERSION major differ (launch.py --bad-id / --bad-version)
+	insmod "$N/memchan.ko" || { echo "not ok 1 insmod memchan.ko"; exit 1; }
+	sleep 1
+	dmesg | grep memchan | sed 's/^/# dmesg: /'
+	rc=0
+	if dmesg | grep -q "memchan .*ID register reads 0x4d444d43, expected 0x4d454d43"; then
+		echo "ok 1 the adapter with a wrong ID is refused, the log names the ID"
+	else
+		echo "not ok 1 the adapter with a wrong ID is refused, the log names the ID"; rc=1
+	fi
+	if dmesg | grep -q "memchan .*VERSION register reads 0x20000: register-map major 2, this driver supports 1"; then
+		echo "ok 2 the adapter with VERSION major 2 is refused, the log names the version"
+	else
+		echo "not ok 2 the adapter with VERSION major 2 is refused, the log names the version"; rc=1
+	fi
+	if ls /dev/memchan* > /dev/null 2>&1; then
+		echo "not ok 3 no /dev/memchanN appeared ($(ls /dev/memchan*))"; rc=1
+	else
+		echo "ok 3 no /dev/memchanN appeared"
+	fi
+	rmmod memchan || rc=1
+	exit $rc
+	;;
+board-pair-a | board-pair-b)
+	# two guests, one RTL adapter each, cabled; guest a injects bit flips on both cable directions
+	# (control channel of the device process) and link retry, on by default, must hide them
+	load || exit 1
+	rc=0
+	if [ "$T" = board-pair-a ]; then
+		if sh "$R/firmware/cosim/cosimctl.sh" flip 0 200 > /dev/null &&
+		   sh "$R/firmware/cosim/cosimctl.sh" flip 1 200 > /dev/null; then
+			echo "ok 1 control channel: 200 ppm bit flips on both cable directions"
+		else
+			echo "not ok 1 control channel: 200 ppm bit flips on both cable directions"; rc=1
+		fi
+		"$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 400 || rc=1
+		sh "$R/firmware/cosim/cosimctl.sh" stats | sed 's/^/# cosim: /'
+	else
+		"$N/tests/mc_cluster" --role b --node 1 --peer 0 --dev /dev/memchan0 --timeout 400 || rc=1
+	fi
+	"$N/tests/memchan_test" info > /tmp/info
+	sed 's/^/# /' /tmp/info
+	. /tmp/info
+	if [ "${crc_errors:-0}" -gt 0 ] && [ "${error_count:-1}" = 0 ]; then
+		echo "ok 1 the flips were real (crc_errors $crc_errors, link_retries $link_retries) and retry recovered them (error_count 0)"
+	else
+		echo "not ok 1 flips seen and recovered: crc_errors ${crc_errors:-?}, link_retries ${link_retries:-?}, error_count ${error_count:-?}"; rc=1
+	fi
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 cluster-a)
 	load || exit 1
 	exec "$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 150

@@ -56,6 +56,7 @@ struct xport {
 	volatile uint64_t *tx[3];	/* indexed by page - 40 */
 	volatile uint64_t *rx[3];
 	uint32_t page_size;
+	int arrival_notifies;		/* hardware: a packet on an IRQ page notifies by itself */
 	unsigned long wakeups;
 	uint32_t last_count;
 };
@@ -131,12 +132,16 @@ static void dev_open(struct xport *x, const char *path, uint32_t node)
 		die("MEMCHAN_INFO");
 	x->page_size = info.page_size;
 	x->last_count = info.notify_count;
+	x->arrival_notifies = info.backend == MEMCHAN_BACKEND_HW;
 }
 
 static void dev_notify(struct xport *x, uint32_t page)
 {
 	struct memchan_notify n = { .argsz = sizeof(n), .page = page };
 
+	/* the store's packet raises RX_NOTIFY at the receiver (MEMCHAN_NOTIFY: EOPNOTSUPP) */
+	if (x->arrival_notifies)
+		return;
 	if (ioctl(x->fd, MEMCHAN_NOTIFY, &n))
 		die("MEMCHAN_NOTIFY");
 }

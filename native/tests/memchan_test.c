@@ -1011,6 +1011,135 @@ static const struct test abi_tests[] = {
 	T(ioctl_fuzz),
 };
 
+/* ---- hardware backend (the co-simulated board of firmware/cosim) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void hw_identity(void)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	char buf[64];
+
+	CHECK(in.backend == MEMCHAN_BACKEND_HW);
+	EXPECT((in.regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT ==
+	       MC_VERSION_MAJOR, "VERSION %#x", in.regmap_version);
+	EXPECT(!(in.caps & MC_CAPS_SOFT_MASK), "CAPS %#x", in.caps);
+	CHECK(in.caps & MC_CAPS_LOOPBACK_INTERNAL_MASK);
+	CHECK(in.window_size == (uint64_t)in.page_count * in.page_size);
+	CHECK(read_sysfs("backend", buf, sizeof(buf)) == 0 && !strcmp(buf, "hw\n"));
+	CHECK(read_sysfs("irq_mode", buf, sizeof(buf)) == 0);
+	printf("# irq_mode %s", buf);
+}
+
+/*
+ * Internal loopback through the RTL: stores into the transmit window come back as DMA writes
+ * into the receive page (guest RAM), in order; the wait polls RAM, never a register.
+ */
+static void hw_loopback_data(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	volatile uint64_t *tx, *rx;
+	uint64_t i, bad = 0, words = 3 * 512;
+	double t0;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	CHECK(info(fd).loopback == 1);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 150, 4, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 150, 4, 0, 0, NULL));
+	tx = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * 4096);
+	rx = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	t0 = now_s();
+	for (i = 0; i < words; i++)
+		tx[i] = 0x5a00000000000000ULL | (150 * 4096 + i * 8);
+	printf("# %llu 8-byte stores in %.3f s\n", (unsigned long long)words, now_s() - t0);
+	/* the last word lands last (one path, in order) */
+	while (rx[words - 1] != (0x5a00000000000000ULL | (150 * 4096 + (words - 1) * 8)) &&
+	       now_s() - t0 < 60)
+		usleep(1000);
+	printf("# last word arrived after %.3f s\n", now_s() - t0);
+	for (i = 0; i < words; i++)
+		bad += rx[i] != (0x5a00000000000000ULL | (150 * 4096 + i * 8));
+	EXPECT(bad == 0, "%llu of %llu words differ", (unsigned long long)bad,
+	       (unsigned long long)words);
+	CHECK(info(fd).rx_packets > 0 && info(fd).error_count == 0);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	CHECK(info(fd).loopback == 0);
+}
+
+/* a page granted with MEMCHAN_RX_IRQ raises RX_NOTIFY: poll()/read() see it (irq_mode) */
+static void hw_notify_on_arrival(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	volatile uint64_t *tx;
+	uint64_t v, before;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 160, 1, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 160, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 160 * 4096);
+	CHECK(tx != MAP_FAILED);
+	before = info(fd).notify_count;
+	tx[0] = 1;
+	CHECK(poll(&pfd, 1, 20000) == 1 && (pfd.revents & POLLIN));
+	CHECK(read(fd, &v, sizeof(v)) == sizeof(v));
+	EXPECT(v != before, "NOTIFY_COUNT %llu", (unsigned long long)v);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+}
+
+/* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
+static void hw_bar_cost(void)
+{
+	int fd = open(ctl_path, O_RDWR);
+	volatile uint32_t *regs;
+	uint32_t i, n = 500, v = 0;
+	double t0, rd, wr;
+
+	CHECK(fd >= 0);
+	regs = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(regs != MAP_FAILED);
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		v |= regs[MC_REG_ID / 4] ^ MC_ID;
+	rd = (now_s() - t0) / n;
+	CHECK(v == 0);
+	v = regs[MC_REG_TX_COMBINE_IDLE / 4];
+	t0 = now_s();
+	for (i = 0; i < n; i++)
+		regs[MC_REG_TX_COMBINE_IDLE / 4] = v;	/* the value it holds: no effect */
+	(void)regs[MC_REG_ID / 4];			/* the writes have landed */
+	wr = (now_s() - t0) / n;
+	printf("# BAR0 round trip: read %.1f us, write %.1f us (%u of each)\n", rd * 1e6, wr * 1e6, n);
+}
+
+static const struct test hw_tests[] = {
+	T(api_version),
+	T(info_rejects_bad_argsz),
+	T(unknown_ioctl_enotty),
+	T(hw_identity),
+	T(grant_without_node_enxio),
+	T(hw_loopback_data),
+	T(hw_notify_on_arrival),
+	T(hw_bar_cost),
+	T(errcnt),
+};
+
 /* ---- device removal with live mappings ---- */
 
 static void unbind_with_live_mappings(void)
@@ -1108,6 +1237,18 @@ int main(int argc, char **argv)
 		return run(abi_tests, sizeof(abi_tests) / sizeof(abi_tests[0]));
 	if (!strcmp(mode, "unbind"))
 		return run(unbind_tests, 1);
-	fprintf(stderr, "usage: memchan_test [abi|unbind]\n");
+	if (!strcmp(mode, "hw"))
+		return run(hw_tests, sizeof(hw_tests) / sizeof(hw_tests[0]));
+	if (!strcmp(mode, "info")) {
+		/* the adapter's state as shell-readable lines, for the guest scripts */
+		struct memchan_info in = info(dev_open());
+
+		printf("node_id=%u\nloopback=%u\nlink_status=%#x\nerror_count=%u\n"
+		       "crc_errors=%u\nlink_retries=%u\nrx_packets=%u\ntx_packets=%u\n",
+		       in.node_id, in.loopback, in.link_status, in.error_count, in.crc_errors,
+		       in.link_retries, in.rx_packets, in.tx_packets);
+		return 0;
+	}
+	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info]\n");
 	return 2;
 }

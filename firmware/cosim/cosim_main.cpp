@@ -1,0 +1,864 @@
+// memchan-cosim: the Verilated adapters of cosim_top.sv as PCI devices of QEMU guests.
+//
+// One process runs every adapter on one clock (no false link timeouts when the host stalls
+// this process; runs are deterministic for a given request order). Each adapter is served
+// on one connected UNIX socket speaking QEMU's x-pci-proxy-dev protocol (hw/remote/ in
+// QEMU 7.2): config space with the IDs of native/include/memchan_regs.h and two 32-bit
+// memory BARs, BAR0 accesses as AXI4-Lite transactions, BAR2 writes as single-beat AXI4
+// writes into the transmit window, and the adapter's AXI4 master writes into the guest RAM
+// that QEMU shares with us (SYNC_SYSMEM). No interrupt pin, no MSI: the proxy cannot
+// deliver interrupts under TCG, so the driver polls (irq_mode=poll).
+//
+// Usage: memchan-cosim --fd N [--fd N ...] [options]   (one --fd per adapter, in order)
+//   --cable A:B        cable adapter A's transmitter to B's receiver and B's to A's
+//                      (A:A: a loopback plug, A's transmitter into its own receiver)
+//   --bad-id A         adapter A answers reads of the ID register with a wrong identity
+//   --bad-version A    adapter A answers reads of VERSION with the next major version
+//   --ctl DIR          control directory (request/ack files, see README.md)
+//   --idle-cycles N    cycles the clock keeps running after the last write or DMA beat
+//   --seed N           Verilator random seed (cable stalls and bit flips)
+// Statistics go to stderr at exit (SIGTERM, SIGINT, or every socket closed).
+
+#include <cerrno>
+#include <cinttypes>
+#include <csignal>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "Vcosim_top.h"
+#include "verilated.h"
+
+extern "C" {
+#include "memchan_regs.h"
+}
+
+namespace {
+
+// ---- x-pci-proxy-dev messages (include/hw/remote/mpqemu-link.h) ----
+enum MsgCmd : int32_t {
+  kSyncSysmem = 0,
+  kRet = 1,
+  kCfgWrite = 2,
+  kCfgRead = 3,
+  kBarWrite = 4,
+  kBarRead = 5,
+  kSetIrqfd = 6,
+  kDeviceReset = 7,
+};
+
+struct MsgHeader {
+  int32_t cmd;
+  uint32_t pad;
+  uint64_t size;
+};
+
+constexpr int kMaxFds = 8;
+
+struct SyncSysmem {
+  uint64_t gpas[kMaxFds];
+  uint64_t sizes[kMaxFds];
+  int64_t offsets[kMaxFds];
+};
+
+struct CfgMsg {
+  uint32_t addr;
+  uint32_t val;
+  int32_t len;
+};
+
+struct BarMsg {
+  uint64_t addr;
+  uint64_t val;
+  uint32_t size;
+  uint8_t memory;
+  uint8_t pad[3];
+};
+
+constexpr int kAdapters = COSIM_ADAPTERS;
+constexpr uint32_t kPages = COSIM_PAGES;
+constexpr uint32_t kPageSize = 4096;           // memchan_top's default PAGE_SIZE
+constexpr uint64_t kWindowSize = uint64_t(kPages) * kPageSize;
+constexpr uint32_t kBarRegs = 0;
+constexpr uint32_t kBarWindow = 2;
+constexpr uint32_t kNoPeer = 0xff;
+
+// PCI class code: network controller, other (0x0280)
+constexpr uint32_t kClassNetOther = 0x028000;
+
+struct Region {
+  uint64_t gpa, size;
+  uint8_t *host;
+};
+
+enum class Op { kNone, kRegRead, kRegWrite, kWinWrite, kReset };
+
+struct Adapter {
+  int index = 0;
+  int fd = -1;
+  bool open = false;
+  uint8_t cfg[256] = {};
+  std::vector<Region> ram;
+  bool bad_id = false, bad_version = false;
+  // the request in progress
+  Op op = Op::kNone;
+  bool aw_done = false, w_done = false;
+  bool want_hi = false;         // 8-byte register access: the high word is next
+  uint32_t lo_word = 0;
+  BarMsg bar = {};
+  uint64_t reg_off = 0;          // BAR0 offset of the 32-bit transaction in progress
+  uint64_t acc_off = 0;          // BAR0 offset of the guest's access
+  uint32_t reset_cycles = 0;
+  // DMA slave: AW addresses waiting for their beats
+  struct Burst {
+    uint64_t addr;
+    uint32_t beats;
+    bool fail;                  // answered SLVERR, not written (injected bus error)
+  };
+  std::deque<Burst> dma_aw;
+  uint32_t dma_beat = 0;
+  std::deque<uint8_t> dma_bresp;  // responses owed, in order
+  uint64_t dma_fail_next = 0;     // bursts still to fail (control request dma-error)
+  bool dma_unmapped_burst = false;
+  // statistics
+  uint64_t bar_reads = 0, bar_writes = 0, win_writes = 0, cfg_accesses = 0;
+  uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, dma_failed = 0, resets = 0;
+  uint64_t sysmem_syncs = 0;
+};
+
+Vcosim_top *top;
+Adapter adapters[kAdapters];
+int nadapters = 0;
+uint64_t cycle = 0;
+uint64_t run_until = 0;         // the clock runs free until this cycle
+uint64_t idle_cycles = 1 << 16;
+uint64_t busy_cycles = 0, idle_waits = 0;
+double t_start;
+volatile sig_atomic_t stop_requested = 0;
+std::string ctl_dir;
+
+void vnote(const char *fmt, va_list ap) {
+  fprintf(stderr, "memchan-cosim: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+}
+
+void note(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vnote(fmt, ap);
+  va_end(ap);
+}
+
+[[noreturn]] void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vnote(fmt, ap);
+  va_end(ap);
+  exit(2);
+}
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// ---- config space ----
+void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+
+uint64_t bar_size(uint32_t bar) { return bar == kBarRegs ? MC_BAR0_SIZE : kWindowSize; }
+
+void cfg_init(Adapter &a) {
+  memset(a.cfg, 0, sizeof(a.cfg));
+  put16(a.cfg + 0x00, MC_PCI_VENDOR);
+  put16(a.cfg + 0x02, MC_PCI_DEVICE);
+  put32(a.cfg + 0x08, kClassNetOther << 8);        // revision 0
+  put16(a.cfg + 0x2c, MC_PCI_VENDOR);              // subsystem
+  put16(a.cfg + 0x2e, MC_PCI_DEVICE);
+  // BAR0: 32-bit non-prefetchable memory; BAR2: 32-bit prefetchable (write-combined window)
+  put32(a.cfg + 0x10 + 4 * kBarWindow, 0x8);
+  // status: no capability list; interrupt pin 0: no INTx, no MSI/MSI-X
+}
+
+uint32_t cfg_read(Adapter &a, uint32_t addr, int len) {
+  uint32_t v = 0;
+  if (addr + len <= sizeof(a.cfg)) memcpy(&v, a.cfg + addr, len);
+  return v;
+}
+
+void cfg_write(Adapter &a, uint32_t addr, uint32_t val, int len) {
+  if (len < 1 || len > 4 || addr + len > sizeof(a.cfg)) return;
+  uint32_t dw = addr & ~3u;
+  if (dw >= 0x10 && dw < 0x28) {
+    // BARs: only the address bits above the size are writable; 1 and 3-5 do not exist
+    uint32_t bar = (dw - 0x10) / 4;
+    if (bar != kBarRegs && bar != kBarWindow) return;
+    uint32_t cur = get32(a.cfg + dw);
+    uint32_t shift = 8 * (addr & 3);
+    uint32_t bytes = len == 4 ? ~0u : ((1u << (8 * len)) - 1) << shift;
+    uint32_t nv = (cur & ~bytes) | ((val << shift) & bytes);
+    put32(a.cfg + dw, (nv & ~uint32_t(bar_size(bar) - 1)) | (cur & 0xf));
+    return;
+  }
+  for (int i = 0; i < len; i++) {
+    uint32_t r = addr + i;
+    if (r == 0x04 || r == 0x05 || r == 0x3c) a.cfg[r] = uint8_t(val >> (8 * i));   // command, line
+  }
+}
+
+bool bar_decode(const Adapter &a, uint64_t addr, uint32_t *bar, uint64_t *off) {
+  for (uint32_t b : {kBarRegs, kBarWindow}) {
+    uint64_t base = get32(a.cfg + 0x10 + 4 * b) & ~0xfull;
+    if (base && addr >= base && addr < base + bar_size(b)) {
+      *bar = b;
+      *off = addr - base;
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- guest RAM ----
+void ram_unmap(Adapter &a) {
+  for (auto &r : a.ram) munmap(r.host, r.size);
+  a.ram.clear();
+}
+
+uint8_t *ram_at(Adapter &a, uint64_t gpa, uint64_t len) {
+  for (auto &r : a.ram)
+    if (gpa >= r.gpa && gpa + len <= r.gpa + r.size) return r.host + (gpa - r.gpa);
+  return nullptr;
+}
+
+// ---- socket ----
+bool read_full(int fd, void *buf, size_t len) {
+  uint8_t *p = static_cast<uint8_t *>(buf);
+  while (len) {
+    ssize_t n = read(fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    len -= n;
+  }
+  return true;
+}
+
+void reply(Adapter &a, uint64_t v) {
+  struct {
+    MsgHeader h;
+    uint64_t v;
+  } m = {{kRet, 0, 8}, v};
+  const uint8_t *p = reinterpret_cast<const uint8_t *>(&m);
+  size_t len = sizeof(m);
+  while (len) {
+    ssize_t n = write(a.fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      note("adapter %d: reply failed: %s", a.index, strerror(errno));
+      a.open = false;
+      return;
+    }
+    p += n;
+    len -= n;
+  }
+}
+
+// ---- the design's ports, per adapter ----
+void drive_idle(int k) {
+  top->axil_awvalid[k] = 0;
+  top->axil_wvalid[k] = 0;
+  top->axil_arvalid[k] = 0;
+  top->axil_bready[k] = 1;
+  top->axil_rready[k] = 1;
+  top->win_awvalid[k] = 0;
+  top->win_wvalid[k] = 0;
+  top->win_bready[k] = 1;
+  top->dma_awready[k] = 1;
+  top->dma_wready[k] = 1;
+  top->dma_bvalid[k] = 0;
+  top->dma_bresp[k] = 0;
+}
+
+// start the AXI transactions of the request in a.bar (decoded to reg_off / window)
+void start_reg_read(Adapter &a, uint64_t off) {
+  int k = a.index;
+  top->axil_araddr[k] = uint32_t(off & ~3ull) & 0x3ffff;
+  top->axil_arvalid[k] = 1;
+  a.op = Op::kRegRead;
+  a.reg_off = off;
+}
+
+void start_reg_write(Adapter &a, uint64_t off, uint32_t data, uint32_t strb) {
+  int k = a.index;
+  top->axil_awaddr[k] = uint32_t(off & ~3ull) & 0x3ffff;
+  top->axil_wdata[k] = data;
+  top->axil_wstrb[k] = strb;
+  top->axil_awvalid[k] = 1;
+  top->axil_wvalid[k] = 1;
+  a.aw_done = a.w_done = false;
+  a.op = Op::kRegWrite;
+  a.reg_off = off;
+}
+
+void start_win_write(Adapter &a, uint64_t off, uint64_t val, uint32_t size) {
+  int k = a.index;
+  uint32_t lane = off & 7;
+  uint64_t strb = ((1ull << size) - 1) << lane;
+  top->win_awaddr[k] = uint32_t(off & ~7ull) & uint32_t(kWindowSize - 1);
+  top->win_awlen[k] = 0;
+  top->win_wdata[k] = lane ? (val << (8 * lane)) : val;
+  top->win_wstrb[k] = uint8_t(strb);
+  top->win_wlast[k] = 1;
+  top->win_awvalid[k] = 1;
+  top->win_wvalid[k] = 1;
+  a.aw_done = a.w_done = false;
+  a.op = Op::kWinWrite;
+}
+
+// A BAR access arrived: start its transactions, or answer at once (outside both BARs).
+void start_bar(Adapter &a, const BarMsg &m, bool write) {
+  uint32_t bar;
+  uint64_t off;
+  a.bar = m;
+  if (!bar_decode(a, m.addr, &bar, &off) || !m.memory || m.size == 0 || m.size > 8 ||
+      (m.size & (m.size - 1)) || (off & (m.size - 1))) {
+    note("adapter %d: %s of %u bytes at %#" PRIx64 " outside the BARs", a.index,
+         write ? "write" : "read", m.size, m.addr);
+    reply(a, write ? 0 : ~0ull);
+    return;
+  }
+  run_until = std::max(run_until, cycle + (write ? idle_cycles : 0));
+  if (bar == kBarWindow) {
+    if (!write) {          // the transmit window is write-only: reads return zero
+      a.bar_reads++;
+      reply(a, 0);
+      return;
+    }
+    a.win_writes++;
+    start_win_write(a, off, m.val, m.size);
+    return;
+  }
+  a.want_hi = m.size == 8;
+  a.acc_off = off;
+  if (write) {
+    a.bar_writes++;
+    uint32_t lane = off & 3;
+    uint32_t strb = m.size >= 4 ? 0xf : ((1u << m.size) - 1) << lane;
+    start_reg_write(a, off, uint32_t(m.val << (8 * lane)), strb);
+  } else {
+    a.bar_reads++;
+    start_reg_read(a, off);
+  }
+}
+
+// the ID and VERSION registers as a wrong device would answer them (--bad-id, --bad-version)
+uint32_t read_value(const Adapter &a, uint64_t word_off, uint32_t rdata) {
+  if (a.bad_id && word_off == MC_REG_ID) return MC_ID ^ 0x00010000u;
+  if (a.bad_version && word_off == MC_REG_VERSION)
+    return ((MC_VERSION_MAJOR + 1) << MC_VERSION_MAJOR_SHIFT) | MC_VERSION_MINOR;
+  return rdata;
+}
+
+// ---- clock ----
+struct Fire {
+  bool axil_aw, axil_w, axil_b, axil_ar, axil_r, win_aw, win_w, win_b, dma_aw, dma_w, dma_b;
+};
+
+void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
+  a.dma_beats++;
+  if (a.dma_aw.empty()) {
+    note("adapter %d: DMA data beat without an address", a.index);
+    return;
+  }
+  Adapter::Burst &bu = a.dma_aw.front();
+  uint64_t gpa = bu.addr + 8ull * a.dma_beat;
+  uint8_t *p = bu.fail ? nullptr : ram_at(a, gpa, 8);
+  if (bu.fail) {
+    // injected: the host bridge refuses the write (completer abort)
+  } else if (!p) {
+    a.dma_unmapped_burst = true;
+    if (a.dma_unmapped++ < 8)
+      note("adapter %d: DMA write to %#" PRIx64 " outside guest RAM", a.index, gpa);
+  } else if (strb == 0xff) {
+    // one 8-byte store: the guest polls RAM and may read whole words
+    __atomic_store_n(reinterpret_cast<uint64_t *>(p), data, __ATOMIC_RELEASE);
+    a.dma_bytes += 8;
+  } else {
+    for (int l = 0; l < 2; l++) {
+      uint32_t w = uint32_t(data >> (32 * l));
+      uint8_t s = (strb >> (4 * l)) & 0xf;
+      if (s == 0xf) {
+        __atomic_store_n(reinterpret_cast<uint32_t *>(p + 4 * l), w, __ATOMIC_RELEASE);
+        a.dma_bytes += 4;
+      } else {
+        for (int b = 0; b < 4; b++)
+          if (s & (1 << b)) {
+            __atomic_store_n(p + 4 * l + b, uint8_t(w >> (8 * b)), __ATOMIC_RELEASE);
+            a.dma_bytes++;
+          }
+      }
+    }
+  }
+  bool burst_last = a.dma_beat == bu.beats - 1;
+  if (burst_last != last)
+    note("adapter %d: WLAST %d at beat %u of %u", a.index, last, a.dma_beat, bu.beats);
+  if (burst_last) {
+    // SLVERR for a refused burst or one outside guest RAM, OKAY otherwise
+    a.dma_bresp.push_back(bu.fail || a.dma_unmapped_burst ? 2 : 0);
+    a.dma_unmapped_burst = false;
+    a.dma_aw.pop_front();
+    a.dma_beat = 0;
+  } else {
+    a.dma_beat++;
+  }
+}
+
+void tick() {
+  Fire f[kAdapters];
+  top->clk_i = 0;
+  top->eval();
+  for (int k = 0; k < nadapters; k++) {
+    f[k].axil_aw = top->axil_awvalid[k] && top->axil_awready[k];
+    f[k].axil_w = top->axil_wvalid[k] && top->axil_wready[k];
+    f[k].axil_b = top->axil_bvalid[k] && top->axil_bready[k];
+    f[k].axil_ar = top->axil_arvalid[k] && top->axil_arready[k];
+    f[k].axil_r = top->axil_rvalid[k] && top->axil_rready[k];
+    f[k].win_aw = top->win_awvalid[k] && top->win_awready[k];
+    f[k].win_w = top->win_wvalid[k] && top->win_wready[k];
+    f[k].win_b = top->win_bvalid[k] && top->win_bready[k];
+    f[k].dma_aw = top->dma_awvalid[k] && top->dma_awready[k];
+    f[k].dma_w = top->dma_wvalid[k] && top->dma_wready[k];
+    f[k].dma_b = top->dma_bvalid[k] && top->dma_bready[k];
+    if (f[k].dma_aw) {
+      Adapter &a = adapters[k];
+      if (top->dma_awsize[k] != 3 || top->dma_awburst[k] != 1)
+        note("adapter %d: DMA burst size %d type %d", k, top->dma_awsize[k],
+             top->dma_awburst[k]);
+      bool fail = a.dma_fail_next > 0;
+      if (fail) {
+        a.dma_fail_next--;
+        a.dma_failed++;
+      }
+      a.dma_aw.push_back({top->dma_awaddr[k], uint32_t(top->dma_awlen[k]) + 1, fail});
+    }
+    if (f[k].dma_w)
+      dma_beat(adapters[k], top->dma_wdata[k], top->dma_wstrb[k], top->dma_wlast[k]);
+    if (f[k].win_b && top->win_bresp[k] != 0)
+      note("adapter %d: BAR2 write error response %d", k, top->win_bresp[k]);
+  }
+  // the beats are in guest RAM before the clock edge that follows them
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  top->clk_i = 1;
+  top->eval();
+  cycle++;
+
+  for (int k = 0; k < nadapters; k++) {
+    Adapter &a = adapters[k];
+    if (f[k].dma_aw || f[k].dma_w) run_until = std::max(run_until, cycle + idle_cycles);
+    if (f[k].dma_b) a.dma_bresp.pop_front();
+    top->dma_bvalid[k] = !a.dma_bresp.empty();
+    top->dma_bresp[k] = a.dma_bresp.empty() ? 0 : a.dma_bresp.front();
+    switch (a.op) {
+    case Op::kNone:
+      break;
+    case Op::kReset:
+      if (--a.reset_cycles == 0) {
+        top->rst_ni[k] = 1;
+        a.op = Op::kNone;
+        reply(a, 0);
+      }
+      break;
+    case Op::kRegRead:
+      if (f[k].axil_ar) top->axil_arvalid[k] = 0;
+      if (f[k].axil_r) {
+        uint32_t v = read_value(a, a.reg_off & ~3ull, top->axil_rdata[k]);
+        if (a.want_hi) {
+          a.want_hi = false;
+          a.lo_word = v;
+          start_reg_read(a, a.reg_off + 4);
+          break;
+        }
+        a.op = Op::kNone;
+        if (a.bar.size == 8) {
+          reply(a, uint64_t(a.lo_word) | uint64_t(v) << 32);
+        } else {
+          uint32_t lane = a.acc_off & 3;
+          uint64_t mask = a.bar.size == 4 ? 0xffffffffull : (1ull << (8 * a.bar.size)) - 1;
+          reply(a, (v >> (8 * lane)) & mask);
+        }
+      }
+      break;
+    case Op::kRegWrite:
+      if (f[k].axil_aw) { top->axil_awvalid[k] = 0; a.aw_done = true; }
+      if (f[k].axil_w) { top->axil_wvalid[k] = 0; a.w_done = true; }
+      if (f[k].axil_b) {
+        if (top->axil_bresp[k] != 0)
+          note("adapter %d: BAR0 write at %#" PRIx64 " error response", k, a.reg_off);
+        if (a.want_hi) {
+          a.want_hi = false;
+          start_reg_write(a, a.reg_off + 4, uint32_t(a.bar.val >> 32), 0xf);
+          break;
+        }
+        a.op = Op::kNone;
+        reply(a, 0);
+      }
+      break;
+    case Op::kWinWrite:
+      if (f[k].win_aw) { top->win_awvalid[k] = 0; a.aw_done = true; }
+      if (f[k].win_w) { top->win_wvalid[k] = 0; a.w_done = true; }
+      // posted: the write is the adapter's once both handshakes are done
+      if (a.aw_done && a.w_done) {
+        a.op = Op::kNone;
+        reply(a, 0);
+      }
+      break;
+    }
+  }
+}
+
+void reset_adapter(Adapter &a) {
+  int k = a.index;
+  a.resets++;
+  drive_idle(k);
+  a.dma_aw.clear();
+  a.dma_beat = 0;
+  a.dma_bresp.clear();
+  a.dma_unmapped_burst = false;
+  top->rst_ni[k] = 0;
+  a.reset_cycles = 16;
+  a.op = Op::kReset;
+}
+
+// ---- one message from QEMU ----
+void handle_message(Adapter &a) {
+  MsgHeader h;
+  char cbuf[CMSG_SPACE(sizeof(int) * kMaxFds)];
+  iovec iov = {&h, sizeof(h)};
+  msghdr mh = {};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = cbuf;
+  mh.msg_controllen = sizeof(cbuf);
+  ssize_t n;
+  do {
+    n = recvmsg(a.fd, &mh, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    note("adapter %d: QEMU closed the socket", a.index);
+    a.open = false;
+    return;
+  }
+  int fds[kMaxFds];
+  int nfds = 0;
+  for (cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      for (int i = 0; i < cnt && nfds < kMaxFds; i++) memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+    }
+  }
+  if (n < (ssize_t)sizeof(h) && !read_full(a.fd, reinterpret_cast<uint8_t *>(&h) + n, sizeof(h) - n)) {
+    a.open = false;
+    return;
+  }
+  uint8_t payload[256];
+  if (h.size > sizeof(payload) || !read_full(a.fd, payload, h.size)) {
+    note("adapter %d: bad message %d of %" PRIu64 " bytes", a.index, h.cmd, h.size);
+    a.open = false;
+    return;
+  }
+  switch (h.cmd) {
+  case kSyncSysmem: {
+    SyncSysmem s;
+    memcpy(&s, payload, sizeof(s));
+    ram_unmap(a);
+    a.sysmem_syncs++;
+    for (int i = 0; i < nfds; i++) {
+      void *p = mmap(nullptr, s.sizes[i], PROT_READ | PROT_WRITE, MAP_SHARED, fds[i],
+                     s.offsets[i]);
+      if (p == MAP_FAILED)
+        note("adapter %d: mmap of guest RAM region %d failed: %s", a.index, i, strerror(errno));
+      else
+        a.ram.push_back({s.gpas[i], s.sizes[i], static_cast<uint8_t *>(p)});
+      close(fds[i]);
+    }
+    return;
+  }
+  case kSetIrqfd:
+    for (int i = 0; i < nfds; i++) close(fds[i]);   // no interrupts through the proxy
+    return;
+  default:
+    break;
+  }
+  for (int i = 0; i < nfds; i++) close(fds[i]);
+  switch (h.cmd) {
+  case kCfgRead:
+  case kCfgWrite: {
+    CfgMsg c;
+    memcpy(&c, payload, sizeof(c));
+    a.cfg_accesses++;
+    if (h.cmd == kCfgRead) {
+      reply(a, cfg_read(a, c.addr, c.len));
+    } else {
+      cfg_write(a, c.addr, c.val, c.len);
+      reply(a, 0);
+    }
+    return;
+  }
+  case kBarRead:
+  case kBarWrite: {
+    BarMsg b;
+    memcpy(&b, payload, sizeof(b));
+    start_bar(a, b, h.cmd == kBarWrite);
+    return;
+  }
+  case kDeviceReset:
+    cfg_init(a);
+    reset_adapter(a);
+    return;
+  default:
+    note("adapter %d: unknown message %d", a.index, h.cmd);
+    reply(a, ~0ull);
+    return;
+  }
+}
+
+// ---- control directory: DIR/request -> DIR/ack (README.md) ----
+std::string stats_text() {
+  char buf[512];
+  std::string s;
+  rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  snprintf(buf, sizeof(buf), "cycles %" PRIu64 " cpu_seconds %.3f wall_seconds %.3f\n", cycle,
+           ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+               (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
+           now_s() - t_start);
+  s += buf;
+  for (int k = 0; k < nadapters; k++) {
+    const Adapter &a = adapters[k];
+    snprintf(buf, sizeof(buf),
+             "adapter %d bar_reads %" PRIu64 " bar_writes %" PRIu64 " window_writes %" PRIu64
+             " dma_beats %" PRIu64 " dma_bytes %" PRIu64 " dma_unmapped %" PRIu64
+             " dma_failed %" PRIu64 " resets %" PRIu64 "\n",
+             k, a.bar_reads, a.bar_writes, a.win_writes, a.dma_beats, a.dma_bytes,
+             a.dma_unmapped, a.dma_failed, a.resets);
+    s += buf;
+  }
+  for (int k = 0; k < nadapters; k++) {
+    snprintf(buf, sizeof(buf),
+             "cable %d peer %d words %" PRIu64 " flips %" PRIu64 " flip_ppm %u stall_pct %u cut %d\n",
+             k, top->peer_i[k] == kNoPeer ? -1 : int(top->peer_i[k]), uint64_t(top->words_o[k]),
+             uint64_t(top->flips_o[k]), top->flip_ppm_i[k], top->stall_pct_i[k],
+             int(top->cut_i[k]));
+    s += buf;
+  }
+  return s;
+}
+
+std::string control(const std::string &req) {
+  char cmd[32] = "";
+  unsigned cable = 0, value = 0;
+  int n = sscanf(req.c_str(), "%31s %u %u", cmd, &cable, &value);
+  std::string c = cmd;
+  if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "dma-error" && n == 3) {
+    if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
+    adapters[cable].dma_fail_next = value;
+    return "ok\n";
+  }
+  if ((c == "flip" || c == "stall" || c == "cut") && n == 3) {
+    if (cable >= unsigned(nadapters)) return "error: no cable " + std::to_string(cable) + "\n";
+    if (c == "flip") {
+      if (value > 1000000) return "error: ppm out of range\n";
+      top->flip_ppm_i[cable] = value;
+    } else if (c == "stall") {
+      if (value > 99) return "error: percent out of range\n";
+      top->stall_pct_i[cable] = value;
+    } else {
+      if (value > 1) return "error: cut is 0 or 1\n";
+      top->cut_i[cable] = value;
+    }
+    // let the next cycle carry the new setting into the cable
+    run_until = std::max(run_until, cycle + idle_cycles);
+    return "ok\n";
+  }
+  return "error: unknown request: " + req + "\n";
+}
+
+void control_poll() {
+  if (ctl_dir.empty()) return;
+  std::string rq = ctl_dir + "/request";
+  FILE *f = fopen(rq.c_str(), "r");
+  if (!f) return;
+  char line[256] = "";
+  if (!fgets(line, sizeof(line), f)) line[0] = 0;
+  fclose(f);
+  unlink(rq.c_str());
+  std::string req = line;
+  while (!req.empty() && (req.back() == '\n' || req.back() == '\r')) req.pop_back();
+  std::string ans = control(req);
+  std::string tmp = ctl_dir + "/ack.tmp";
+  FILE *o = fopen(tmp.c_str(), "w");
+  if (!o) {
+    note("cannot write %s: %s", tmp.c_str(), strerror(errno));
+    return;
+  }
+  fputs(ans.c_str(), o);
+  fclose(o);
+  rename(tmp.c_str(), (ctl_dir + "/ack").c_str());
+  note("control: %s -> %s", req.c_str(), ans.substr(0, ans.find('\n')).c_str());
+}
+
+void on_signal(int) { stop_requested = 1; }
+
+unsigned parse_uint(const char *s, const char *what) {
+  char *end;
+  unsigned long v = strtoul(s, &end, 0);
+  if (*s == 0 || *end) die("bad %s '%s'", what, s);
+  return unsigned(v);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Verilated::commandArgs(argc, argv);
+  int fds[kAdapters];
+  std::vector<std::pair<unsigned, unsigned>> cables;
+  std::vector<unsigned> bad_id, bad_version;
+  int seed = 1;
+  for (int i = 1; i < argc; i++) {
+    std::string o = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (o.rfind("+verilator", 0) == 0) continue;
+    if (!v) die("option %s needs a value", o.c_str());
+    i++;
+    if (o == "--fd") {
+      if (nadapters == kAdapters) die("built for %d adapters (build.sh --adapters)", kAdapters);
+      fds[nadapters++] = int(parse_uint(v, "fd"));
+    } else if (o == "--cable") {
+      unsigned x, y;
+      if (sscanf(v, "%u:%u", &x, &y) != 2) die("bad --cable '%s' (A:B)", v);
+      cables.emplace_back(x, y);
+    } else if (o == "--bad-id") {
+      bad_id.push_back(parse_uint(v, "adapter"));
+    } else if (o == "--bad-version") {
+      bad_version.push_back(parse_uint(v, "adapter"));
+    } else if (o == "--ctl") {
+      ctl_dir = v;
+    } else if (o == "--idle-cycles") {
+      idle_cycles = parse_uint(v, "cycle count");
+    } else if (o == "--seed") {
+      seed = int(parse_uint(v, "seed"));
+    } else {
+      die("unknown option %s", o.c_str());
+    }
+  }
+  if (nadapters == 0) die("no adapters: give one --fd per adapter");
+  Verilated::randSeed(seed);
+  Verilated::randReset(0);
+  top = new Vcosim_top;
+  signal(SIGTERM, on_signal);
+  signal(SIGINT, on_signal);
+  signal(SIGPIPE, SIG_IGN);
+
+  for (int k = 0; k < kAdapters; k++) {
+    top->peer_i[k] = kNoPeer;
+    top->flip_ppm_i[k] = 0;
+    top->stall_pct_i[k] = 0;
+    top->cut_i[k] = 0;
+    top->serial_i[k] = 0x1000 + k;
+    top->rst_ni[k] = 0;
+    drive_idle(k);
+  }
+  for (auto &c : cables) {
+    if (c.first >= unsigned(nadapters) || c.second >= unsigned(nadapters))
+      die("--cable %u:%u: only %d adapters", c.first, c.second, nadapters);
+    if (top->peer_i[c.first] != kNoPeer || top->peer_i[c.second] != kNoPeer)
+      die("--cable %u:%u: adapter already cabled", c.first, c.second);
+    top->peer_i[c.first] = c.second;
+    top->peer_i[c.second] = c.first;
+  }
+  for (int k = 0; k < nadapters; k++) {
+    Adapter &a = adapters[k];
+    a.index = k;
+    a.fd = fds[k];
+    a.open = true;
+    cfg_init(a);
+  }
+  for (unsigned k : bad_id) {
+    if (k >= unsigned(nadapters)) die("--bad-id %u: no such adapter", k);
+    adapters[k].bad_id = true;
+  }
+  for (unsigned k : bad_version) {
+    if (k >= unsigned(nadapters)) die("--bad-version %u: no such adapter", k);
+    adapters[k].bad_version = true;
+  }
+  // power-on reset of every adapter
+  for (int i = 0; i < 16; i++) tick();
+  for (int k = 0; k < kAdapters; k++) top->rst_ni[k] = 1;
+  note("%d adapters (%u pages of %u bytes), serving", nadapters, kPages, kPageSize);
+
+  t_start = now_s();
+  double t_ctl = 0, busy_s = 0;
+  pollfd pfd[kAdapters];
+  while (!stop_requested) {
+    int open = 0;
+    bool pending = false;
+    for (int k = 0; k < nadapters; k++) {
+      pfd[k].fd = adapters[k].open && adapters[k].op == Op::kNone ? adapters[k].fd : -1;
+      pfd[k].events = POLLIN;
+      pfd[k].revents = 0;
+      open += adapters[k].open;
+      pending |= adapters[k].op != Op::kNone;
+    }
+    if (!open) break;
+    bool running = pending || cycle < run_until;
+    double t0 = now_s();
+    if (t0 - t_ctl > 0.02) {
+      control_poll();
+      t_ctl = t0;
+    }
+    // running: look for requests between bursts of cycles; idle: sleep until one comes
+    int r = poll(pfd, nadapters, running ? 0 : 20);
+    if (r < 0 && errno != EINTR) die("poll: %s", strerror(errno));
+    if (!running) idle_waits++;
+    for (int k = 0; k < nadapters; k++)
+      if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) handle_message(adapters[k]);
+    // run until every started request is answered, then on in bursts while free-running
+    int burst = 0;
+    for (;;) {
+      bool busy = false;
+      for (int k = 0; k < nadapters; k++) busy |= adapters[k].op != Op::kNone;
+      if (!busy && (cycle >= run_until || burst >= 32)) break;
+      tick();
+      burst++;
+      busy_cycles++;
+    }
+    if (burst) busy_s += now_s() - t0;
+  }
+  double t = now_s() - t_start;
+  fprintf(stderr, "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s while "
+          "running, clock running %.1f%% of the time), %" PRIu64 " idle waits\n", t, cycle,
+          busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0, idle_waits);
+  fputs(stats_text().c_str(), stderr);
+  for (int k = 0; k < nadapters; k++) ram_unmap(adapters[k]);
+  top->final();
+  delete top;
+  return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# mcctl (tools/) on one co-simulated RTL adapter (firmware/cosim), /dev/memchan0 as node 0:
+# status, the loopback self-test through the RTL's internal loopback (8/8), and the self-test
+# with host bus errors injected by the device process (control channel, cosimctl.sh): it exits 1
+# naming the failing stage and leaves the test pages' PCT entries and LOOPBACK.MODE as they were.
+# Called by guest.sh board-loop. Usage: board_mcctl.sh ROOT. TAP lines; exit 0 only if all pass.
+R=$1
+N=$R/native
+D0=dev:/dev/memchan0
+export HOME=/tmp
+rc=0
+cd /tmp || exit 1
+for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+done
+mcctl() {
+	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
+		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
+		--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
+}
+check() {	# check STATUS DESCRIPTION: a TAP line, ok when STATUS is 0
+	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
+}
+quote() { sed "s/^/# $1: /" "/tmp/$1.out" | cut -c1-300; }
+# what the self-test must leave as it was: LOOPBACK.MODE and the PCT entries of its pages
+# (the last 4 of the window)
+adapter_state() {
+	"$N/tests/memchan_test" info | grep "^loopback="
+	mcctl pct show --fabric "$D0" 1020-1023 --json 2> /dev/null
+}
+
+"$N/tools/memchan-setnode" /dev/memchan0 0 || { echo "not ok 1 memchan-setnode /dev/memchan0 0"; exit 1; }
+t0=$(date +%s)
+mcctl status --fabric "$D0" > /tmp/status.out 2>&1
+st=$?
+quote status
+[ $st = 0 ]
+check $? "mcctl status on the RTL adapter exits 0 ($(( $(date +%s) - t0 )) s)"
+
+t0=$(date +%s)
+mcctl selftest --fabric "$D0" > /tmp/selftest.out 2>&1
+st=$?
+quote selftest
+[ $st = 0 ] && [ "$(grep -c ' PASS$' /tmp/selftest.out)" = 8 ]
+check $? "mcctl selftest through the RTL's internal loopback: exit 0, 8/8 stages PASS ($(( $(date +%s) - t0 )) s)"
+
+# a fault: the host bridge refuses the adapter's next 200 DMA writes (SLVERR), as a host whose
+# IOMMU or bridge faults the adapter's writes would. Injected once the self-test has joined and
+# starts its stages (its first line), so that the stages, not the join, meet it. Cable faults
+# cannot reach the self-test: it runs in internal loopback, which never leaves the adapter.
+before=$(adapter_state)
+mcctl selftest --fabric "$D0" > /tmp/selftest-fault.out 2>&1 &
+pid=$!
+i=0
+while ! grep -q "^selftest of" /tmp/selftest-fault.out && kill -0 $pid 2> /dev/null && [ $i -lt 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+sh "$R/firmware/cosim/cosimctl.sh" dma-error 0 200 > /tmp/ctl.out 2>&1
+check $? "control channel: dma-error 0 200 accepted ($(head -n 1 /tmp/ctl.out))"
+wait $pid
+st=$?
+quote selftest-fault
+sh "$R/firmware/cosim/cosimctl.sh" stats > /tmp/stats.out 2>&1
+quote stats
+failed=$(grep -o '[0-9] [a-z-]* *FAIL' /tmp/selftest-fault.out | head -n 1 | awk '{ print $2 }')
+[ $st = 1 ] && [ -n "$failed" ]
+check $? "mcctl selftest with injected host bus errors exits 1 ($st) naming the failing stage (${failed:-none})"
+grep -q "adapter 0 .*dma_failed [1-9]" /tmp/stats.out
+check $? "the device process refused DMA writes (dma_failed > 0 in its statistics)"
+after=$(adapter_state)
+echo "$before" | sed 's/^/# before: /' | cut -c1-300
+[ -n "$before" ] && [ "$before" = "$after" ]
+check $? "after the failed self-test LOOPBACK.MODE and the test pages' PCT entries read back as before"
+exit $rc
