@@ -88,6 +88,7 @@ struct memchan_dev {
 	u32 caps;
 	u32 regmap_version;
 	u32 node_id;				/* MEMCHAN_NODE_NONE when unset */
+	bool node_auto;				/* node_id was assigned by the link */
 	u64 incarnation;			/* of the current node-ID claim */
 
 	struct mutex lock;			/* state; never held across user copies */

@@ -36,6 +36,11 @@ module_param_named(irq_mode, memchan_irq_mode, charp, 0444);
 MODULE_PARM_DESC(irq_mode,
 		 "hardware backend: interrupt delivery: auto (MSI-X, else MSI, else INTx, else poll), msix, msi, intx or poll (IRQ_STATUS read every poll_ms)");
 
+static unsigned int memchan_node_auto_ms = 30000;
+module_param_named(node_auto_ms, memchan_node_auto_ms, uint, 0644);
+MODULE_PARM_DESC(node_auto_ms,
+		 "hardware backend: how long MEMCHAN_SET_NODE with MEMCHAN_NODE_AUTO waits for the link to assign the node ID (default 30000)");
+
 static const char * const mc_hw_irq_names[] = {
 	[MEMCHAN_IRQ_NONE] = "none",
 	[MEMCHAN_IRQ_MSIX] = "msix",
@@ -117,13 +122,46 @@ static void mc_hw_clear_pcts(struct memchan_dev *md)
 	}
 }
 
+/*
+ * NODE_ID.AUTO: the link assigns 0 or 1 once both ends announce AUTO (or the
+ * peer has an ID). Wait for it, bounded; on failure put back the ID we had, so
+ * a refused call changes nothing.
+ */
+static int mc_hw_set_node_auto(struct memchan_dev *md)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(memchan_node_auto_ms);
+	u32 old = mc_hw_reg_read(md, MC_REG_NODE_ID);
+	u32 v;
+
+	mc_hw_reg_write(md, MC_REG_NODE_ID, MC_NODE_ID_AUTO_MASK);
+	while (!((v = mc_hw_reg_read(md, MC_REG_NODE_ID)) & MC_NODE_ID_VALID_MASK)) {
+		/* a register read per 20 ms: BAR reads are slow on some hosts */
+		if (time_after(jiffies, deadline) || msleep_interruptible(20)) {
+			mc_hw_reg_write(md, MC_REG_NODE_ID, old);
+			if (signal_pending(current))
+				return -EINTR;
+			dev_info(&md->pdev->dev, "no node ID from the link within %u ms: no peer announcing one\n",
+				 memchan_node_auto_ms);
+			return -ETIMEDOUT;
+		}
+	}
+	md->node_id = (v & MC_NODE_ID_ID_MASK) >> MC_NODE_ID_ID_SHIFT;
+	md->node_auto = true;
+	md->incarnation++;
+	dev_info(&md->pdev->dev, "node ID %u assigned by the link\n", md->node_id);
+	return 0;
+}
+
 static int mc_hw_set_node(struct memchan_dev *md, u32 node, u32 flags)
 {
-	if (flags)
+	if (flags & MEMCHAN_NODE_TAKEOVER)
 		return -EINVAL;	/* takeover is a soft-fabric notion */
+	if (flags & MEMCHAN_NODE_AUTO)
+		return mc_hw_set_node_auto(md);
 	mc_hw_reg_write(md, MC_REG_NODE_ID,
 			node == MEMCHAN_NODE_NONE ? 0 : node | MC_NODE_ID_VALID_MASK);
 	md->node_id = node;
+	md->node_auto = false;
 	if (node != MEMCHAN_NODE_NONE)
 		md->incarnation++;
 	return 0;
@@ -336,8 +374,11 @@ int memchan_hw_probe(struct memchan_dev *md)
 	/* start with every route closed */
 	mc_hw_reg_write(md, MC_REG_CTRL, 0);
 	mc_hw_clear_pcts(md);
-	if (mc_hw_reg_read(md, MC_REG_NODE_ID) & MC_NODE_ID_VALID_MASK)
-		md->node_id = mc_hw_reg_read(md, MC_REG_NODE_ID) & MC_NODE_ID_ID_MASK;
+	id = mc_hw_reg_read(md, MC_REG_NODE_ID);
+	if (id & MC_NODE_ID_VALID_MASK) {
+		md->node_id = (id & MC_NODE_ID_ID_MASK) >> MC_NODE_ID_ID_SHIFT;
+		md->node_auto = id & MC_NODE_ID_AUTO_MASK;
+	}
 
 	md->irq_mask = MC_IRQ_STATUS_RX_NOTIFY_MASK | MC_IRQ_STATUS_LINK_CHANGE_MASK |
 		       MC_IRQ_STATUS_ERROR_MASK;

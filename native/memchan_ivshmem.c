@@ -157,6 +157,8 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	u64 *owner_p, old, new, inc, hb;
 	u32 pid = task_tgid_nr(current);
 
+	if (flags & MEMCHAN_NODE_AUTO)
+		return -EOPNOTSUPP;	/* node IDs of a soft fabric are claimed, not assigned */
 	if (node == MEMCHAN_NODE_NONE) {
 		if (md->node_id != MEMCHAN_NODE_NONE)
 			mc_sf_release_node(md);

@@ -317,6 +317,8 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 	in->node_id = md->node_id;
 	if (md->node_id != MEMCHAN_NODE_NONE)
 		in->flags |= MEMCHAN_INFO_NODE_VALID;
+	if (md->node_auto)
+		in->flags |= MEMCHAN_INFO_NODE_AUTO;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -375,12 +377,18 @@ static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, 
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if ((n->flags & ~MEMCHAN_NODE_TAKEOVER) || n->pad)
+	if ((n->flags & ~(MEMCHAN_NODE_TAKEOVER | MEMCHAN_NODE_AUTO)) || n->pad)
 		return -EINVAL;
-	if (n->node_id != MEMCHAN_NODE_NONE && n->node_id >= md->max_nodes)
-		return -EINVAL;
-	if (n->node_id == md->node_id)
-		return 0;
+	if (n->flags & MEMCHAN_NODE_AUTO) {
+		/* the link chooses: no ID to ask for, no claim to take over */
+		if (n->node_id != MEMCHAN_NODE_NONE || (n->flags & MEMCHAN_NODE_TAKEOVER))
+			return -EINVAL;
+	} else {
+		if (n->node_id != MEMCHAN_NODE_NONE && n->node_id >= md->max_nodes)
+			return -EINVAL;
+		if (n->node_id == md->node_id)
+			return 0;
+	}
 	if (md->grants)
 		return -EBUSY;
 	return md->be->set_node(md, n->node_id, n->flags);

@@ -299,7 +299,10 @@ static void set_node_validation(void)
 
 	EXPECT_ERR(set_node(fd, 16, 0), EINVAL);
 	EXPECT_ERR(set_node(fd, 1000, 0), EINVAL);
-	EXPECT_ERR(set_node(fd, 1, 2), EINVAL);
+	EXPECT_ERR(set_node(fd, 1, 4), EINVAL);				/* unknown flag */
+	EXPECT_ERR(set_node(fd, 1, MEMCHAN_NODE_AUTO), EINVAL);		/* AUTO names no ID */
+	EXPECT_ERR(set_node(fd, MEMCHAN_NODE_NONE, MEMCHAN_NODE_AUTO | MEMCHAN_NODE_TAKEOVER), EINVAL);
+	EXPECT_ERR(set_node(fd, MEMCHAN_NODE_NONE, MEMCHAN_NODE_AUTO), EOPNOTSUPP);	/* ivshmem */
 	EXPECT_ERR(ioctl(fd, MEMCHAN_SET_NODE, &n), EINVAL);
 	CHECK(info(fd).node_id == MEMCHAN_NODE_NONE);
 }

@@ -51,6 +51,7 @@
 
 /* MEMCHAN_INFO: out only; flags must be 0 on entry. */
 #define MEMCHAN_INFO_NODE_VALID	(1U << 0)	/* out: a node ID is set */
+#define MEMCHAN_INFO_NODE_AUTO	(1U << 1)	/* out: ... assigned by the link (MEMCHAN_NODE_AUTO) */
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -83,8 +84,17 @@ struct memchan_info {
 	__u64 incarnation;	/* changes at every node-ID claim (ivshmem: INCARNATION) */
 };
 
-/* MEMCHAN_SET_NODE: CAP_SYS_ADMIN (else EPERM). */
+/*
+ * MEMCHAN_SET_NODE: CAP_SYS_ADMIN (else EPERM).
+ * MEMCHAN_NODE_AUTO (hardware; node_id MEMCHAN_NODE_NONE): the link assigns
+ * the ID, 0 or 1 between two adapters cabled back to back, which turns on the
+ * virtual hub that orders both nodes' packets (docs/firmware.md). The call
+ * waits until the peer has agreed, at most node_auto_ms (module parameter);
+ * on timeout (ETIMEDOUT: no peer announcing AUTO or an ID) or a signal (EINTR)
+ * the adapter keeps the node ID it had. EOPNOTSUPP on ivshmem.
+ */
 #define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim whose heartbeat stopped */
+#define MEMCHAN_NODE_AUTO	(1U << 1)	/* hardware: the link assigns the node ID */
 struct memchan_node {
 	__u32 argsz;
 	__u32 flags;

@@ -41,8 +41,14 @@ public final class Uapi {
     /** {@code MEMCHAN_INFO_NODE_VALID}: {@code (1U << 0)}. */
     public static final int INFO_NODE_VALID = 1;
 
+    /** {@code MEMCHAN_INFO_NODE_AUTO}: {@code (1U << 1)}. */
+    public static final int INFO_NODE_AUTO = 2;
+
     /** {@code MEMCHAN_NODE_TAKEOVER}: {@code (1U << 0)}. */
     public static final int NODE_TAKEOVER = 1;
+
+    /** {@code MEMCHAN_NODE_AUTO}: {@code (1U << 1)}. */
+    public static final int NODE_AUTO = 2;
 
     /** {@code MEMCHAN_PCT_WRITE_TX}: {@code (1U << 0)}. */
     public static final int PCT_WRITE_TX = 1;
