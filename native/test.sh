@@ -198,7 +198,7 @@ boot_board() {
 	mkdir -p "$WORK/ctl-$label"
 	for g in $spec; do
 		IFS=: read -r name test ads <<< "$g"
-		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m "${BOOT_MEM:-512}" \
+		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" -m "${BOOT_MEM:-512}" \
 			-no-reboot -display none -monitor none -serial "file:$WORK/$name.log" \
 			-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 			-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$test mcroot=$ROOT" \
@@ -239,7 +239,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-pair}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-pair}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -290,6 +290,18 @@ java_build() {
 	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
+}
+
+# the JUnit console launcher beside the snapshot of the Java build ($WORK/java), for the guests that
+# run the conformance suite; 0 when both are there
+console_jar() {
+	local cs=junit-platform-console-standalone-1.13.4.jar
+	local csd=$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.13.4
+	java_build
+	[ -f "$WORK/java/console-standalone.jar" ] && return 0
+	[ -f "$csd/$cs" ] || (cd "$ROOT" && scripts/mvn -q dependency:get \
+		-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4) > "$WORK/cs.log" 2>&1
+	[ $jok = 1 ] && cp "$csd/$cs" "$WORK/java/console-standalone.jar"
 }
 
 if [[ " $ONLY " == *" java "* ]]; then
@@ -361,19 +373,14 @@ if [[ " $ONLY " == *" conformance "* ]]; then
 	# of the suite's node processes joins its own adapter through dev:/dev/memchan*; the JUnit console
 	# launcher instead of Maven (far too slow under TCG). About 4 minutes on an idle 2-core machine;
 	# the 1500 s bound only stops a hung guest (a loaded host has needed 1,100 s for a passing boot).
-	java_build
-	CS=junit-platform-console-standalone-1.13.4.jar
-	CSD=$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.13.4
-	[ -f "$CSD/$CS" ] || (cd "$ROOT" && scripts/mvn -q dependency:get \
-		-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4) > "$WORK/cs.log" 2>&1
-	if [ $jok = 1 ] && cp "$CSD/$CS" "$WORK/java/console-standalone.jar"; then
+	if console_jar; then
 		fab=$(newfab conformance -n 8) && {
 			t0=$(date +%s)
 			BOOT_DEVS=8 BOOT_MEM=2048 BOOT_SMP=2 BOOT_TIMEOUT=1500 boot conformance conformance "$fab"
 			verdict conformance $(( $(date +%s) - t0 ))
 		}
 	else
-		sed 's/^/# /' "$WORK/cs.log" 2> /dev/null; notok "JUnit console launcher $CS for the conformance guest"
+		sed 's/^/# /' "$WORK/cs.log" 2> /dev/null; notok "JUnit console launcher for the conformance guest"
 	fi
 fi
 
@@ -400,6 +407,15 @@ if [[ " $ONLY " == *" board-loop "* ]]; then
 fi
 if [[ " $ONLY " == *" board-bad "* ]]; then
 	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1
+fi
+if [[ " $ONLY " == *" board-java "* ]]; then
+	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
+	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh)
+	if console_jar; then
+		BOOT_MEM=2048 BOOT_SMP=2 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
+	else
+		notok "JUnit console launcher for the board-java guest"
+	fi
 fi
 if [[ " $ONLY " == *" board-pair "* ]]; then
 	BOOT_TIMEOUT=600 board board-pair "board-pair-a:board-pair-a:0 board-pair-b:board-pair-b:1" --cable 0:1

@@ -111,42 +111,13 @@ conformance)
 	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
 		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
 	done
-	start=$(date +%s)
 	cd /tmp || exit 1
 	# memchan.test.timeScale: the suite's allowances for starting node JVMs and for their progress
 	# (not the bounds it asserts) times 4, as a JVM starts and runs several times slower under TCG
-	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
-		'-Dmemchan.test.backend=dev:/dev/memchan*' -Dmemchan.test.timeScale=4 -jar /run/work/java/console-standalone.jar execute \
-		--disable-banner --disable-ansi-colors --details=tree \
-		--class-path /run/work/java/classes:/run/work/java/test-classes \
-		--select-package dev.memchan.conformance > /tmp/conformance.log 2>&1
+	sh "$N/tests/conformance_guest.sh" "$JAVA" conformance \
+		"-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=8 -Dmemchan.test.timeScale=4" \
+		--select-package dev.memchan.conformance
 	rc=$?
-	# the launcher's whole output (test tree, failures with stack traces, summary)
-	sed 's/^/# /' /tmp/conformance.log
-	# what the kernel saw of the node processes (OOM kills, fatal signals), and the memory left
-	dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" |
-		grep -v "module verification failed" | sed 's/^/# dmesg: /'
-	free -m | sed 's/^/# /'
-	# TAP: one line per test of the tree ("├─ name() [N ms] ✔"; ✘ failed; ↷ skipped, ■ aborted by an
-	# assumption: a comment), and every test the launcher found must be in the tree
-	awk '
-		/─ [A-Za-z0-9_]+Test / { cls = $0; sub(/.*─ /, "", cls); sub(/ .*/, "", cls) }
-		/─ [^ ]+\(.*\) ([0-9]+ ms )?(✔|✘|↷|■)/ {
-			line = $0; sub(/.*─ /, "", line); name = line; sub(/\) .*/, ")", name)
-			if (line ~ /\) ([0-9]+ ms )?✔/) print "ok 1 " cls "." name
-			else if (line ~ /\) ([0-9]+ ms )?(↷|■)/) { why = line; sub(/.*(↷|■) */, "", why); print "# skipped: " cls "." name " " why }
-			else { why = line; sub(/.*✘ */, "", why); print "not ok 1 " cls "." name " " why }
-		}' /tmp/conformance.log > /tmp/conformance.tap
-	cat /tmp/conformance.tap
-	found=$(sed -n 's/^\[ *\([0-9]*\) tests found .*/\1/p' /tmp/conformance.log)
-	listed=$(grep -cE "^(ok|not ok|# skipped:) " /tmp/conformance.tap)
-	echo "# conformance suite took $(( $(date +%s) - start )) s (launcher exit $rc, $found tests found, $listed in the tree)"
-	if [ $rc -eq 0 ] && ! grep -q "^not ok" /tmp/conformance.tap && [ "${found:-0}" -gt 0 ] && [ "$listed" = "$found" ]; then
-		echo "ok 1 conformance suite on dev:/dev/memchan*: launcher exit 0, all $found tests reported"
-	else
-		echo "not ok 1 conformance suite on dev:/dev/memchan*: launcher exit $rc, $listed of ${found:-?} tests reported"
-		rc=1
-	fi
 	rmmod memchan || rc=1
 	exit $rc
 	;;
@@ -166,6 +137,14 @@ board-loop)
 	"$N/tests/memchan_test" hw || rc=1
 	echo "# hw tests took $(( $(date +%s) - start )) s"
 	sh "$N/tests/board_mcctl.sh" "$R" || rc=1
+	rmmod memchan || rc=1
+	exit $rc
+	;;
+board-java)
+	# the Java library, mcctl and the conformance suite on two RTL adapters cabled back to back
+	load || exit 1
+	sh "$N/tests/board_java.sh" "$R"
+	rc=$?
 	rmmod memchan || rc=1
 	exit $rc
 	;;

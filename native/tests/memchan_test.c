@@ -1225,6 +1225,43 @@ static int run(const struct test *t, int n)
 	return failed ? 1 : 0;
 }
 
+/*
+ * Hardware: CTRL through the control node (BAR0, root), for the guest tests of the Memory
+ * Channel error rule: retry=0 makes a receiver discard everything after a bad frame (the
+ * sender keeps no replay), err-reset leaves that state. Read back: prints CTRL after the write.
+ */
+static int ctrl_cmd(const char *what)
+{
+	int fd = open(ctl_path, O_RDWR);
+	volatile uint32_t *regs;
+	uint32_t v;
+
+	if (fd < 0) {
+		fprintf(stderr, "open %s: %s\n", ctl_path, strerror(errno));
+		return 1;
+	}
+	regs = mmap(NULL, MC_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (regs == MAP_FAILED) {
+		fprintf(stderr, "mmap %s: %s\n", ctl_path, strerror(errno));
+		return 1;
+	}
+	v = regs[MC_REG_CTRL / 4];
+	if (!strcmp(what, "retry=0"))
+		v &= ~MC_CTRL_RETRY_EN_MASK;
+	else if (!strcmp(what, "retry=1"))
+		v |= MC_CTRL_RETRY_EN_MASK;
+	else if (!strcmp(what, "err-reset"))
+		v |= MC_CTRL_ERR_RESET_MASK;	/* self-clearing */
+	else {
+		fprintf(stderr, "ctrl: retry=0, retry=1 or err-reset, not '%s'\n", what);
+		return 2;
+	}
+	regs[MC_REG_CTRL / 4] = v;
+	printf("ctrl=%#x\n", regs[MC_REG_CTRL / 4]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "abi";
@@ -1252,6 +1289,8 @@ int main(int argc, char **argv)
 		       in.link_retries, in.rx_packets, in.tx_packets);
 		return 0;
 	}
-	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info]\n");
+	if (!strcmp(mode, "ctrl") && argc == 3)
+		return ctrl_cmd(argv[2]);
+	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset]\n");
 	return 2;
 }

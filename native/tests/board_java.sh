@@ -1,0 +1,135 @@
+#!/bin/sh
+# The Java layer on the co-simulated board: one guest, two RTL adapters (firmware/cosim) cabled
+# back to back, the driver's hardware backend (polling). Called by guest.sh board-java.
+#   1. node IDs assigned by the link (MEMCHAN_NODE_AUTO): refused with the cable cut (the IDs stay
+#      as they were), then 0 and 1, which turns on the virtual hub (rule 2 between two adapters)
+#   2. the Java conformance suite through dev:/dev/memchan* (2 nodes; tests needing more skip by
+#      their own assumption; fewer repetitions, the same bounds)
+#   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, the checks run on ivshmem)
+#   4. rule 3 with link retry: bit flips on both cables while the ordering and lock tests run;
+#      they pass, CRC_ERRORS and LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
+#   5. rule 3 without retry: a receiver gets a prefix of the sender's stores in order, never a
+#      flag ahead of its data; Fabric.errorsSince and mcctl status report the error; after
+#      CTRL.ERR_RESET delivery resumes
+# Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
+R=$1
+N=$R/native
+CTL="sh $R/firmware/cosim/cosimctl.sh"
+export HOME=/tmp
+rc=0
+cd /tmp || exit 1
+for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+done
+check() {	# check STATUS DESCRIPTION
+	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
+}
+field() {	# field DEVICE NAME: one value of memchan_test info
+	MEMCHAN_DEV=$1 "$N/tests/memchan_test" info | sed -n "s/^$2=//p"
+}
+i=0
+while [ ! -e /dev/memchan1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+# ---- 1. node IDs from the link ----
+echo 3000 > /sys/module/memchan/parameters/node_auto_ms
+before="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
+$CTL cut 0 1 > /dev/null && $CTL cut 1 1 > /dev/null
+"$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto-cut.out 2>&1
+st=$?
+sed 's/^/# cable cut: /' /tmp/auto-cut.out
+after="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
+[ $st -ne 0 ] && grep -q "timed out" /tmp/auto-cut.out && [ "$after" = "$before" ]
+check $? "node auto with the cable cut: refused (timed out), the node ID as before ($before)"
+$CTL cut 0 0 > /dev/null && $CTL cut 1 0 > /dev/null
+echo 30000 > /sys/module/memchan/parameters/node_auto_ms
+"$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto0.out 2>&1 &
+a0=$!
+"$N/tools/memchan-setnode" /dev/memchan1 auto > /tmp/auto1.out 2>&1
+st1=$?
+wait $a0
+st0=$?
+sed 's/^/# node auto: /' /tmp/auto0.out /tmp/auto1.out
+[ $st0 = 0 ] && [ $st1 = 0 ] && grep -q "node 0, assigned by the link" /tmp/auto0.out &&
+	grep -q "node 1, assigned by the link" /tmp/auto1.out
+check $? "node auto on both adapters: the link assigns 0 (lower serial: the virtual hub) and 1"
+dmesg | grep "assigned by the link" | sed 's/^/# dmesg: /'
+
+# ---- 2. the conformance suite ----
+props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05"
+sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" --select-package dev.memchan.conformance || rc=1
+
+# ---- 3. mcctl ----
+sh "$N/tests/mcctl_guest.sh" "$R" "$JAVA" || rc=1
+
+# ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
+crc0=$(field /dev/memchan0 crc_errors)
+crc1=$(field /dev/memchan1 crc_errors)
+$CTL flip 0 200 > /dev/null && $CTL flip 1 200 > /dev/null
+check $? "control channel: 200 ppm bit flips on both cables"
+sh "$N/tests/conformance_guest.sh" "$JAVA" board-flips "$props" \
+	--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
+	--select-method dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses ||
+	rc=1
+$CTL flip 0 0 > /dev/null && $CTL flip 1 0 > /dev/null
+$CTL stats > /tmp/stats-flips.out
+sed 's/^/# cosim: /' /tmp/stats-flips.out
+for d in 0 1; do
+	MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" info | tr '\n' ' ' | sed "s/^/# memchan$d: /"
+	echo
+done
+d0=$(( $(field /dev/memchan0 crc_errors) - crc0 ))
+d1=$(( $(field /dev/memchan1 crc_errors) - crc1 ))
+retries=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) ))
+errs=$(( $(field /dev/memchan0 error_count) + $(field /dev/memchan1 error_count) ))
+[ $((d0 + d1)) -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
+check $? "the flips were real and retry hid them: CRC_ERRORS +$d0/+$d1, LINK_RETRIES $retries, ERROR_COUNT $errs"
+
+# ---- 5. rule 3 without retry ----
+mkdir -p /tmp/lossy
+key=0x4c4f535359
+MEMCHAN_DEV=/dev/memchan0 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan0 /'
+MEMCHAN_DEV=/dev/memchan1 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan1 /'
+jrun() {
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
+		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
+}
+jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &
+recv=$!
+jrun send dev:/dev/memchan0 $key 20000 /tmp/lossy > /tmp/lossy-send.out 2>&1 &
+send=$!
+i=0
+until grep -q READY /tmp/lossy-recv.out && grep -q READY /tmp/lossy-send.out; do
+	i=$((i + 1)); [ $i -gt 600 ] && break; sleep 0.5
+done
+$CTL flip 0 3000 > /dev/null	# the sender's cable: adapter 0 -> 1
+touch /tmp/lossy/go
+i=0
+until [ -e /tmp/lossy/result ]; do i=$((i + 1)); [ $i -gt 1200 ] && break; sleep 0.5; done
+mcctl_status() {
+	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
+		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
+		--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl status --fabric dev:/dev/memchan1 --json
+}
+mcctl_status > /tmp/lossy-status.out 2>&1
+$CTL flip 0 0 > /dev/null
+for d in 0 1; do
+	MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl err-reset | sed "s/^/# memchan$d /"
+	MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 | sed "s/^/# memchan$d /"
+done
+touch /tmp/lossy/again
+wait $recv
+wait $send
+sed 's/^/# lossy recv: /' /tmp/lossy-recv.out
+sed 's/^/# lossy send: /' /tmp/lossy-send.out
+sed 's/^/# mcctl status: /' /tmp/lossy-status.out | cut -c1-600
+result=$(grep "^RESULT" /tmp/lossy-recv.out)
+last=$(echo "$result" | sed -n 's/.* last=\([0-9]*\).*/\1/p')
+echo "$result" | grep -q " violations=0 " && echo "$result" | grep -q " errors_since=true " &&
+	[ -n "$last" ] && [ "$last" -lt 20000 ]
+check $? "without retry the receiver got a prefix in order (last flag ${last:-?} of 20000, no flag ahead of its data) and Fabric.errorsSince saw the error"
+grep -q '"error_count":[1-9]' /tmp/lossy-status.out
+check $? "mcctl status on the receiving adapter shows the errors (error_count > 0)"
+grep -q "^RECOVERED" /tmp/lossy-recv.out
+check $? "after CTRL.ERR_RESET the receiver gets the sender's next store"
+$CTL stats | sed 's/^/# cosim: /'
+exit $rc
