@@ -82,7 +82,7 @@ public final class BoardLinkErrors {
         say("SENT resumed");
     }
 
-    private static void receive(Fabric f, IncomingMapping in, int flag, int n, Path dir) throws InterruptedException {
+    private static void receive(Fabric f, IncomingMapping in, int flag, int n, Path dir) throws Exception {
         long errorsBefore = f.errorCount();
         say("READY node=" + f.nodeId() + " errors=" + errorsBefore);
         long last = 0;
