@@ -19,6 +19,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_BASE = 32'h20000;
   localparam logic [31:0] MC_TX_PCT_ENTRY_SIZE = 32'h4;
   localparam logic [31:0] MC_RX_PCT_ENTRY_SIZE = 32'h8;
+  localparam logic [31:0] MC_PAGE_SIZE_4K = 32'h1000;  // an allowed network page size
+  localparam logic [31:0] MC_PAGE_SIZE_8K = 32'h2000;
 
   // BAR0 registers: offsets, then fields as shift and in-place mask
   localparam logic [31:0] MC_REG_ID = 32'h0;  // Identity
@@ -149,6 +151,11 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_DEFAULT_FILE_SIZE = 32'h1000000;
   localparam logic [31:0] MC_SF_DEFAULT_PAGE_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_DEFAULT_MAX_NODES = 32'h10;
+  localparam logic [31:0] MC_SF_MIN_NODES = 32'h2;
+  localparam logic [63:0] MC_SF_MAX_FILE_SIZE = 64'h400000000;
+  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h80000008;  // CAPS of every node block at creation: SOFT | MULTICAST
+  localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
+  localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
   localparam logic [31:0] MC_SF_HDR_MAGIC = 32'h0;  // 0x4349524241464D43, bytes "MCFABRIC"
   localparam logic [31:0] MC_SF_HDR_VERSION = 32'h8;  // layout version; a reader refuses any other
   localparam logic [31:0] MC_SF_HDR_HEADER_SIZE = 32'hC;  // 4096

@@ -19,6 +19,8 @@
 #define MC_RX_PCT_BASE 0x20000U
 #define MC_TX_PCT_ENTRY_SIZE 0x4U
 #define MC_RX_PCT_ENTRY_SIZE 0x8U
+#define MC_PAGE_SIZE_4K 0x1000U /* an allowed network page size */
+#define MC_PAGE_SIZE_8K 0x2000U
 
 /* BAR0 registers: offsets, then fields as shift and in-place mask */
 #define MC_REG_ID 0x0U /* Identity */
@@ -149,6 +151,11 @@
 #define MC_SF_DEFAULT_FILE_SIZE 0x1000000U
 #define MC_SF_DEFAULT_PAGE_SIZE 0x1000U
 #define MC_SF_DEFAULT_MAX_NODES 0x10U
+#define MC_SF_MIN_NODES 0x2U
+#define MC_SF_MAX_FILE_SIZE 0x400000000ULL
+#define MC_SF_INIT_CAPS 0x80000008U /* CAPS of every node block at creation: SOFT | MULTICAST */
+#define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
+#define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
 #define MC_SF_HDR_MAGIC 0x0U /* 0x4349524241464D43, bytes "MCFABRIC" */
 #define MC_SF_HDR_VERSION 0x8U /* layout version; a reader refuses any other */
 #define MC_SF_HDR_HEADER_SIZE 0xCU /* 4096 */
@@ -205,5 +212,82 @@
 #define MC_SYS_REGION_ROUTE 0x30U /* route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits */
 #define MC_SYS_REGION_FLAGS 0x34U /* bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
+
+/* Soft fabric geometry (regmap/memchan.toml [soft_fabric] derived, page_count, rule) */
+static inline unsigned long long mc_align(unsigned long long v, unsigned long long a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static inline int mc_is_pow2(unsigned long long v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline int mc_page_size_allowed(unsigned long long v)
+{
+	return v == 4096 || v == 8192;
+}
+
+/* offset of the RX PCT in a node block: the TX PCT padded to a page */
+static inline unsigned long long mc_sf_rx_pct_offset(unsigned long long page_size, unsigned long long page_count)
+{
+	return (MC_SF_NODE_TX_PCT + mc_align((MC_TX_PCT_ENTRY_SIZE * page_count), page_size));
+}
+
+/* NODE_BLOCK_SIZE: registers, TX PCT and RX PCT, each padded to a page */
+static inline unsigned long long mc_sf_node_block_size(unsigned long long page_size, unsigned long long page_count)
+{
+	return (mc_sf_rx_pct_offset(page_size, page_count) + mc_align((MC_RX_PCT_ENTRY_SIZE * page_count), page_size));
+}
+
+/* DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page */
+static inline unsigned long long mc_sf_data_offset(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return mc_align((MC_SF_HEADER_SIZE + (max_nodes * mc_sf_node_block_size(page_size, page_count))), page_size);
+}
+
+/* end of the last network page */
+static inline unsigned long long mc_sf_data_end(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return (mc_sf_data_offset(page_size, page_count, max_nodes) + (page_count * page_size));
+}
+
+/* data_end <= file_size */
+static inline int mc_sf_fits(unsigned long long file_size, unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return (mc_sf_data_end(page_size, page_count, max_nodes) <= file_size);
+}
+
+/* PAGE_COUNT: the largest count in 0..MAX_PAGES whose data pages fit */
+static inline unsigned int mc_sf_page_count(unsigned long long file_size, unsigned long long page_size, unsigned long long max_nodes)
+{
+	unsigned int lo = 0, hi = MC_MAX_PAGES, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (mc_sf_fits(file_size, page_size, mid, max_nodes))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The header field a request (file_size, page_size, max_nodes) is refused on, or 0 when valid */
+static inline const char *mc_sf_geometry_problem(unsigned long long file_size, unsigned long long page_size, unsigned long long max_nodes)
+{
+	unsigned long long page_count = mc_sf_page_count(file_size, page_size, max_nodes);
+
+	if (!mc_page_size_allowed(page_size))
+		return "PAGE_SIZE";
+	if ((max_nodes < MC_SF_MIN_NODES) || (max_nodes > MC_MAX_NODES))
+		return "MAX_NODES";
+	if ((file_size < MC_SF_MIN_FILE_SIZE) || (file_size > MC_SF_MAX_FILE_SIZE) || (!mc_is_pow2(file_size)))
+		return "FILE_SIZE";
+	if (page_count <= MC_SYS_PAGES)
+		return "PAGE_COUNT";
+	return 0;
+}
 
 #endif /* MEMCHAN_REGS_H */

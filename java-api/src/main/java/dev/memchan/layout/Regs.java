@@ -28,6 +28,9 @@ public final class Regs {
     public static final int RX_PCT_BASE = 0x20000;
     public static final int TX_PCT_ENTRY_SIZE = 0x4;
     public static final int RX_PCT_ENTRY_SIZE = 0x8;
+    /** an allowed network page size */
+    public static final int PAGE_SIZE_4K = 0x1000;
+    public static final int PAGE_SIZE_8K = 0x2000;
 
     // BAR0 registers: offsets, then fields as shift and in-place mask
     /** Identity */
@@ -230,6 +233,14 @@ public final class Regs {
     public static final int SF_DEFAULT_FILE_SIZE = 0x1000000;
     public static final int SF_DEFAULT_PAGE_SIZE = 0x1000;
     public static final int SF_DEFAULT_MAX_NODES = 0x10;
+    public static final int SF_MIN_NODES = 0x2;
+    public static final long SF_MAX_FILE_SIZE = 0x400000000L;
+    /** CAPS of every node block at creation: SOFT | MULTICAST */
+    public static final long SF_INIT_CAPS = 0x80000008L;
+    /** CTRL of every node block at creation: ENABLE | RETRY_EN */
+    public static final int SF_INIT_CTRL = 0x3;
+    /** LINK_STATUS of every node block at creation: UP */
+    public static final int SF_INIT_LINK_STATUS = 0x1;
     /** 0x4349524241464D43, bytes "MCFABRIC" */
     public static final int SF_HDR_MAGIC = 0x0;
     /** layout version; a reader refuses any other */
