@@ -877,13 +877,18 @@ public final class ClusterService implements AutoCloseable {
     }
 
     public int multicastGroup(int group) {
+        checkGroup(group);
         return (int) INT.getVolatile(rx, dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
     }
 
-    public void setMulticastGroup(int group, int nodeMask) {
+    private static void checkGroup(int group) {
         if (group < 0 || group >= MULTICAST_GROUPS) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
         }
+    }
+
+    public void setMulticastGroup(int group, int nodeMask) {
+        checkGroup(group);
         int all = nodes == 32 ? -1 : (1 << nodes) - 1;
         if ((nodeMask & ~all) != 0) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + ": nodes " + maskString(nodeMask & ~all)

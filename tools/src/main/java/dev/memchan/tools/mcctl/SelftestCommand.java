@@ -36,8 +36,8 @@ final class SelftestCommand extends Base {
     @Option(names = "--pages", defaultValue = "4", description = "Test pages: the last N network pages (default ${DEFAULT-VALUE}, at least 3).")
     int testPages;
 
-    @Option(names = "--node", defaultValue = "-1", description = "Node ID to join as (soft fabric; default: the first free one).")
-    int node;
+    @Option(names = "--node", description = "Node ID to join as (soft fabric; default: the first free one).")
+    Integer node;
 
     record Stage(int number, String name, boolean passed, String detail, long micros) {
     }
@@ -51,7 +51,7 @@ final class SelftestCommand extends Base {
         List<Stage> stages;
         int nodeId;
         String location = location();
-        try (Fabric fabric = Targets.join(location, node)) {
+        try (Fabric fabric = Targets.join(location, Syntax.optionalNode(node))) {
             nodeId = fabric.nodeId();
             if (testPages >= fabric.pageCount() - SYS_PAGES) {
                 throw McctlException.usage("--pages " + testPages + " leaves no room: the window has " + (fabric.pageCount() - SYS_PAGES) + " user pages");

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.ServiceLoader;
 
 import static dev.memchan.layout.Regs.*;
@@ -107,14 +108,19 @@ public final class Targets {
      * Joins the fabric as a (transient) node of this process, for commands that need a member. On an
      * adapter the node is the adapter's, and only while no other process is its member.
      */
-    public static Fabric join(String location, int nodeId) {
+    public static Fabric join(String location) {
+        return join(location, OptionalInt.empty());
+    }
+
+    /** {@link #join(String)} as node {@code nodeId} when present (soft fabric only). */
+    public static Fabric join(String location, OptionalInt nodeId) {
         if (!isSoft(location) && location.contains("*")) {
             // dev:/dev/memchan*: the library takes the first adapter no member holds (docs/java-api.md)
-            if (nodeId >= 0) {
+            if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says");
             }
         } else if (!isSoft(location)) {
-            if (nodeId >= 0) {
+            if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
                         + "(change it with: mcctl node set ID)");
             }
@@ -127,7 +133,8 @@ public final class Targets {
                 }
             }
         }
-        return Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
+        FabricOptions options = FabricOptions.defaults().withCreate(false);
+        return Fabric.open(location, nodeId.isPresent() ? options.withNodeId(nodeId.getAsInt()) : options);
     }
 
     static Map<String, Object> regionJson(Region r) {
