@@ -70,8 +70,8 @@ static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
 
 static u64 *sf_heartbeat(struct memchan_dev *md, u32 node)
 {
-	return md->fab + md->data_off + (u64)MC_SYS_MEMBERSHIP_PAGE * md->page_size +
-		(u64)node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT;
+	return md->fab + md->data_off + mc_sys_member_slot(md->page_size, node) +
+		MC_SYS_MEMBER_HEARTBEAT;
 }
 
 static u32 sf_hdr32(struct memchan_dev *md, u32 off)
@@ -164,7 +164,7 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	if (old) {
 		if (!(flags & MEMCHAN_NODE_TAKEOVER)) {
 			dev_info(&md->pdev->dev, "node ID %u is in use by pid %u\n",
-				 node, lower_32_bits(old));
+				 node, mc_sf_owner_pid(old));
 			return -EBUSY;
 		}
 		/* stale only when its heartbeat stopped for the failure timeout */
@@ -173,8 +173,8 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 		if (READ_ONCE(*sf_heartbeat(md, node)) != hb || READ_ONCE(*owner_p) != old)
 			return -EBUSY;
 	}
-	inc = READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION)) + 1;
-	new = (inc << 32) | pid;
+	inc = mc_sf_next_incarnation(READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION)));
+	new = mc_sf_owner_word(inc, pid);
 	if (cmpxchg64(owner_p, old, new) != old)
 		return -EBUSY;
 	/* the new block is ours: only now give up the old one */
@@ -204,7 +204,7 @@ static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
 	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
 	u64 old = READ_ONCE(*owner_p);
 
-	if (!old || old >> 32 != incarnation)
+	if (!old || mc_sf_owner_incarnation(old) != incarnation)
 		return 0;
 	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == md->host_id)
 		return 0;
@@ -397,7 +397,7 @@ int memchan_ivshmem_probe(struct memchan_dev *md)
 	ret = mc_sf_validate(md, len);
 	if (ret)
 		return ret;
-	md->regmap_version = MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT | MC_VERSION_MINOR;
+	md->regmap_version = MC_REG_VERSION_RESET;
 	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
 	md->ctl_start = md->fab_start;
 	md->ctl_len = len;

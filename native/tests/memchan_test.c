@@ -163,8 +163,7 @@ static char *node_block(char *fab, uint32_t node)
 static volatile uint64_t *heartbeat(char *fab, uint32_t node)
 {
 	return (volatile uint64_t *)(fab + U64(fab, MC_SF_HDR_DATA_OFFSET) +
-		MC_SYS_MEMBERSHIP_PAGE * U32(fab, MC_SF_HDR_PAGE_SIZE) +
-		node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT);
+		mc_sys_member_slot(U32(fab, MC_SF_HDR_PAGE_SIZE), node) + MC_SYS_MEMBER_HEARTBEAT);
 }
 
 static int read_sysfs(const char *attr, char *buf, size_t len)
@@ -277,7 +276,7 @@ static void info_fields(void)
 	CHECK(in.page_count > MC_SYS_PAGES && in.page_count <= MC_MAX_PAGES);
 	CHECK(in.max_nodes == 16);
 	CHECK(in.caps & MC_CAPS_SOFT_MASK);
-	CHECK((in.regmap_version >> 16) == MC_VERSION_MAJOR);
+	CHECK((in.regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT == MC_VERSION_MAJOR);
 	CHECK(in.node_id == MEMCHAN_NODE_NONE && !(in.flags & MEMCHAN_INFO_NODE_VALID));
 	CHECK(in.window_size == (uint64_t)in.page_count * in.page_size);
 	CHECK(in.tx_mmap_base == MEMCHAN_MMAP_TX_BASE && in.rx_mmap_base == MEMCHAN_MMAP_RX_BASE);

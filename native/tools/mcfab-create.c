@@ -126,9 +126,8 @@ int main(int argc, char **argv)
 	/* every node block's read-only registers (reset values of the register map) */
 	for (n = 0; n < g.max_nodes; n++) {
 		nb = mcfab_node(fab, &g, n);
-		MCFAB_U32(nb, MC_REG_ID) = MC_ID;
-		MCFAB_U32(nb, MC_REG_VERSION) = MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT |
-						MC_VERSION_MINOR;
+		MCFAB_U32(nb, MC_REG_ID) = MC_REG_ID_RESET;
+		MCFAB_U32(nb, MC_REG_VERSION) = MC_REG_VERSION_RESET;
 		MCFAB_U32(nb, MC_REG_PAGE_COUNT) = g.page_count;
 		MCFAB_U32(nb, MC_REG_PAGE_SIZE) = g.page_size;
 		MCFAB_U32(nb, MC_REG_MAX_NODES) = g.max_nodes;

@@ -105,4 +105,26 @@ public final class SoftFabricGeometry {
             default -> field;
         };
     }
+
+    /** The OWNER word of a node block claimed by {@code pid} at {@code incarnation} (SF_OWNER_* fields). */
+    public static long ownerWord(long incarnation, int pid) {
+        return ((incarnation << Regs.SF_OWNER_INCARNATION_SHIFT) & Regs.SF_OWNER_INCARNATION_MASK)
+                | (((long) pid << Regs.SF_OWNER_PID_SHIFT) & Regs.SF_OWNER_PID_MASK);
+    }
+
+    /** The owning process of an OWNER word. */
+    public static int ownerPid(long owner) {
+        return (int) ((owner & Regs.SF_OWNER_PID_MASK) >>> Regs.SF_OWNER_PID_SHIFT);
+    }
+
+    /** The incarnation of an OWNER word. */
+    public static long ownerIncarnation(long owner) {
+        return (owner & Regs.SF_OWNER_INCARNATION_MASK) >>> Regs.SF_OWNER_INCARNATION_SHIFT;
+    }
+
+    /** The INCARNATION a claim stores after {@code current}: the next value OWNER holds, never 0. */
+    public static long nextIncarnation(long current) {
+        long next = ownerIncarnation(ownerWord(current + 1, 0));
+        return next == 0 ? 1 : next;
+    }
 }

@@ -111,8 +111,8 @@ public final class SoftFabricFile {
     /** The read-only identity registers of an emulated adapter (same values as a board's BAR0). */
     private static void writeIdentity(MemorySegment control, SoftFabricLayout l, int node) {
         long r = l.nodeBlock(node);
-        control.set(JAVA_INT, r + REG_ID, ID);
-        control.set(JAVA_INT, r + REG_VERSION, (VERSION_MAJOR << VERSION_MAJOR_SHIFT) | VERSION_MINOR);
+        control.set(JAVA_INT, r + REG_ID, REG_ID_RESET);
+        control.set(JAVA_INT, r + REG_VERSION, REG_VERSION_RESET);
         control.set(JAVA_INT, r + REG_PAGE_COUNT, l.pageCount());
         control.set(JAVA_INT, r + REG_PAGE_SIZE, l.pageSize());
         control.set(JAVA_INT, r + REG_MAX_NODES, l.maxNodes());

@@ -8,6 +8,7 @@ import dev.memchan.internal.soft.SoftFabricAdmin;
 import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
 import dev.memchan.internal.soft.SoftFabricAdmin.Region;
 import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
@@ -143,7 +144,7 @@ public final class Targets {
                 "tx_nodes", ClusterService.maskString(r.txNodes()), "rx_nodes", ClusterService.maskString(r.rxNodes()),
                 "kind", r.isStatic() ? "static" : r.isLockSet() ? "lock set" : "region",
                 "route", r.routed() ? TxPct.describe(r.route() | TX_PCT_TX_EN_MASK) : "-",
-                "lock_set", r.isLockSet() ? (r.flags() >>> 16) : 0);
+                "lock_set", r.lockCount());
     }
 
     /** Multicast groups set by {@code groups}, restoring the earlier masks when one is refused. */
@@ -220,7 +221,8 @@ public final class Targets {
         public NodeInfo node(int node) {
             long owner = admin.owner(node);
             SoftFabricAdmin.Member m = admin.member(node);
-            return new NodeInfo(node, owner != 0, admin.joined(node), owner & 0xFFFF_FFFFL, owner >>> 32, m.state(), m.heartbeat());
+            return new NodeInfo(node, owner != 0, admin.joined(node), SoftFabricGeometry.ownerPid(owner),
+                    SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
         }
 
         @Override
