@@ -2,7 +2,8 @@
 """Generate the RTL package, C header, Java constants and docs from regmap/memchan.toml.
 
     python3 regmap/gen.py           write the generated files
-    python3 regmap/gen.py --check   exit 1 (listing the files) when a generated file is stale
+    python3 regmap/gen.py --check   exit 1 (listing the files) when a generated file is stale, or
+                                    (listing the lines) when code computes a shared layout by hand
 
 Standard library only (tomllib, Python 3.11+), so CI needs nothing beyond python3.
 """
@@ -22,6 +23,7 @@ OUT_JAVA_SYS = ROOT / "java-api" / "src" / "main" / "java" / "dev" / "memchan" /
 OUT_JAVA_GEOM = ROOT / "java-api" / "src" / "main" / "java" / "dev" / "memchan" / "layout" / "SoftFabricGeometry.java"
 OUT_MD = ROOT / "docs" / "register-map.md"
 OUT_VECTORS = ROOT / "regmap" / "vectors" / "soft-fabric-geometry.csv"
+OUT_SYS_VECTORS = ROOT / "regmap" / "vectors" / "system-pages.csv"
 
 
 def bits(spec):
@@ -363,13 +365,13 @@ class Geometry(Formulas):
                 "\twhile (lo < hi) {", "\t\tmid = (lo + hi + 1) / 2;",
                 f"\t\tif (mc_sf_fits({call}))", "\t\t\tlo = mid;", "\t\telse", "\t\t\thi = mid - 1;",
                 "\t}", "\treturn lo;", "}", ""]
-        out += ["/* The header field a request (file_size, page_size, max_nodes) is refused on, or 0 when valid */",
+        out += ["/* The header field a request (file_size, page_size, max_nodes) is refused on, or NULL when valid */",
                 "static inline const char *mc_sf_geometry_problem(unsigned long long file_size, "
                 "unsigned long long page_size, unsigned long long max_nodes)",
                 "{", "\tunsigned long long page_count = mc_sf_page_count(file_size, page_size, max_nodes);", ""]
         for field, tree, _ in self.rules:
             out += [f"\tif {self.render(tree, 'c')}", f'\t\treturn "{field}";']
-        out += ["\treturn 0;", "}", ""]
+        out += ["\treturn (void *)0;", "}", ""]
         out += ["/* The OWNER word of a node block (soft_fabric.owner fields) */",
                 "static inline unsigned long long mc_sf_owner_word(unsigned long long incarnation, unsigned int pid)",
                 "{", "\treturn ((incarnation << MC_SF_OWNER_INCARNATION_SHIFT) & MC_SF_OWNER_INCARNATION_MASK) |",
@@ -503,6 +505,22 @@ class SystemPages(Formulas):
     def render_c(self):
         return ["/* System pages: offsets from network page 0 (regmap/memchan.toml [system] derived) */"] + \
             self.render_c_derived()
+
+    def render_vectors(self, meta):
+        """Every offset function at both page sizes and the edges of its argument's range."""
+        out = [f"# {HEADER_NOTE}",
+               "# System-page offsets: function,page_size,argument,value. Java (SystemPagesVectorsTest) and",
+               "# C (native/tools/mcfab-vectors) must reproduce every row exactly.",
+               "function,page_size,argument,value"]
+        for name, _, uses, _ in self.derived:
+            arg = next((u for u in uses if u != "page_size"), None)
+            for ps in self.page_sizes:
+                limit = {"node": meta["max_nodes"], "max_nodes": meta["max_nodes"] + 1, "group": meta["multicast_groups"],
+                         "index": self.value("region_capacity", page_size=ps), None: 1}[arg]
+                for a in sorted({0, 1, limit - 1} & set(range(limit))):
+                    params = {"page_size": ps, arg: a} if arg else {"page_size": ps}
+                    out.append(f"{name},{ps},{a if arg else ''},{self.value(name, **params)}")
+        return "\n".join(out) + "\n"
 
     def diagram(self, table, size):
         """A byte diagram of a table, 8 bytes a row, as in Agrona's descriptors."""
@@ -681,7 +699,7 @@ def md_table(rows, header):
     return out
 
 
-def render_md(rm, geom):
+def render_md(rm, geom, sysp):
     meta = rm["meta"]
     out = ["# memchan register map", "", f"<!-- {HEADER_NOTE} -->", "",
            f"Identity `0x{meta['id']:08X}` (\"MEMC\") at BAR0 offset 0, version {meta['version_major']}."
@@ -730,10 +748,50 @@ def render_md(rm, geom):
                         ("offset", "size", f"{group} field", "meaning"))
         out.append("")
     out += ["Region entry STATE: " + ", ".join(f"{v} {n}" for n, v in sysm["region_state"].items()) + ".", ""]
+    out += ["Offsets within the system pages (from network page 0), generated as `mc_sys_*` (C) and "
+            "`SystemPagesDescriptor` (Java); `regmap/vectors/system-pages.csv` holds vectors both reproduce:", ""]
+    out += md_table([(d[0], f"`{ast.unparse(d[1])}`", d[3]) for d in sysp.derived], ("offset", "formula", "meaning"))
+    out.append("")
     for word in ("region_flags", "region_route"):
         out += md_table([(f["bits"], f["name"], f["desc"]) for f in sysm[word]], ("bits", f"{word} field", "meaning"))
         out.append("")
+    out += ["## No hand-computed layout", "",
+            "`python3 regmap/gen.py --check` also fails when the code that uses these layouts computes one by "
+            "hand instead of using the generated constants and functions. It searches "
+            + ", ".join(f"`{u}`" for u in LAYOUT_USERS) + " for the regular expression", "",
+            "```", HAND_LAYOUT, "```", "",
+            "(a shift by a literal field position, a literal 16/32-bit mask, `& 1)`, a STATE compared with or set to "
+            "a number, a system-page offset composed from `SYS_*_PAGE` or `SYS_*_SIZE`, a PCT entry offset with a "
+            "literal entry size).", ""]
     return "\n".join(out)
+
+
+# The code that reads or writes shared layouts (system pages, soft-fabric file, PCT entries, registers)
+# takes every offset, field and value from the generated files. --check fails on a hand-computed one:
+# a shift by a literal field position, a literal 16/32-bit mask, `& 1)`, a STATE compared with or
+# set to a number, a system-page offset composed from SYS_*_PAGE / SYS_*_SIZE, a PCT entry offset
+# with a literal entry size. (Same pattern as the grep in docs/register-map.md.)
+LAYOUT_USERS = ("java-api/src/main/java/dev/memchan/Fabric.java", "java-api/src/main/java/dev/memchan/internal/cluster",
+                "java-api/src/main/java/dev/memchan/internal/soft", "java-api/src/main/java/dev/memchan/layout/SoftFabricLayout.java",
+                "tools/src/main/java/dev/memchan/tools/mcctl", "native/memchan_ivshmem.c", "native/memchan_main.c",
+                "native/tools", "native/tests")
+HAND_LAYOUT = (r"(>>>?|<<) ?(4|8|16|32)\b|& ?0x[0-9A-Fa-f_]*[Ff]{4}|& ?1\)|\b(state|STATE)\b *=+ *[0-9]\b"
+               r"|SYS_[A-Z_]+_PAGE *\*|\* *SYS_[A-Z_]+_SIZE|NODE_TX_PCT *\+ *[0-9]+ *\* *[0-9]|[0-9]+ *\* *(4|8)\)")
+
+
+def hand_layout_hits():
+    import re
+    pattern = re.compile(HAND_LAYOUT)
+    hits = []
+    for name in LAYOUT_USERS:
+        path = ROOT / name
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for f in files:
+            if f.suffix in (".java", ".c", ".h") and f.is_file():
+                for n, line in enumerate(f.read_text().splitlines(), 1):
+                    if pattern.search(line):
+                        hits.append(f"{f.relative_to(ROOT)}:{n}: {line.strip()}")
+    return hits
 
 
 def main(argv):
@@ -745,7 +803,8 @@ def main(argv):
     geom = Geometry(rm, constants)
     sysp = SystemPages(rm, constants)
     outputs = {OUT_C: render_c(c, geom, sysp), OUT_SV: render_sv(c, rm), OUT_JAVA: render_java(c),
-               OUT_JAVA_GEOM: geom.render_java(), OUT_JAVA_SYS: sysp.render_java(), OUT_MD: render_md(rm, geom), OUT_VECTORS: geom.render_vectors()}
+               OUT_JAVA_GEOM: geom.render_java(), OUT_JAVA_SYS: sysp.render_java(),
+               OUT_SYS_VECTORS: sysp.render_vectors(rm["meta"]), OUT_MD: render_md(rm, geom, sysp), OUT_VECTORS: geom.render_vectors()}
     stale = []
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else None
@@ -759,7 +818,12 @@ def main(argv):
             print(f"stale generated file: {p.relative_to(ROOT)} (run: python3 regmap/gen.py)", file=sys.stderr)
         return 1
     if check:
-        print("regmap: generated files up to date")
+        hits = hand_layout_hits()
+        for h in hits:
+            print(f"hand-computed shared layout (use the generated constants and functions): {h}", file=sys.stderr)
+        if hits:
+            return 1
+        print("regmap: generated files up to date; no hand-computed shared layout in the code that uses it")
     else:
         for p in stale:
             print(f"wrote {p.relative_to(ROOT)}")

@@ -331,7 +331,7 @@ static inline unsigned int mc_sf_page_count(unsigned long long file_size, unsign
 	return lo;
 }
 
-/* The header field a request (file_size, page_size, max_nodes) is refused on, or 0 when valid */
+/* The header field a request (file_size, page_size, max_nodes) is refused on, or NULL when valid */
 static inline const char *mc_sf_geometry_problem(unsigned long long file_size, unsigned long long page_size, unsigned long long max_nodes)
 {
 	unsigned long long page_count = mc_sf_page_count(file_size, page_size, max_nodes);
@@ -344,7 +344,7 @@ static inline const char *mc_sf_geometry_problem(unsigned long long file_size, u
 		return "FILE_SIZE";
 	if (page_count <= MC_SYS_PAGES)
 		return "PAGE_COUNT";
-	return 0;
+	return (void *)0;
 }
 
 /* The OWNER word of a node block (soft_fabric.owner fields) */

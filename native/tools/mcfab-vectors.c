@@ -6,6 +6,7 @@
  * ivshmem driver calls too). The Java build reproduces the same file.
  *
  *   mcfab-vectors regmap/vectors/soft-fabric-geometry.csv
+ *   mcfab-vectors regmap/vectors/system-pages.csv      (the mc_sys_* offsets)
  *
  * Exit 0 when every row matches, 1 (listing the rows) otherwise.
  */
@@ -13,6 +14,42 @@
 #include <stdlib.h>
 
 #include "mcfab.h"
+
+/* One row of system-pages.csv: function,page_size,argument,value; 1 when it matches */
+static int system_row(const char *line)
+{
+	char fn[32];
+	unsigned long long ps, arg = 0, want, got;
+	int n = 0;
+
+	if (sscanf(line, "%31[a-z_],%llu,%n", fn, &ps, &n) != 2)
+		return -1;
+	if (line[n] != ',' && sscanf(line + n, "%llu", &arg) != 1)
+		return -1;
+	if (sscanf(strchr(line + n, ',') + 1, "%llu", &want) != 1)
+		return -1;
+	if (!strcmp(fn, "bid_in_row"))
+		got = mc_sys_bid_in_row(arg);
+	else if (!strcmp(fn, "lock_row_size"))
+		got = mc_sys_lock_row_size(arg);
+	else if (!strcmp(fn, "lock_bid"))
+		got = mc_sys_lock_bid(ps, arg);
+	else if (!strcmp(fn, "member_slot"))
+		got = mc_sys_member_slot(ps, arg);
+	else if (!strcmp(fn, "directory"))
+		got = mc_sys_directory(ps);
+	else if (!strcmp(fn, "mcast_group"))
+		got = mc_sys_mcast_group(ps, arg);
+	else if (!strcmp(fn, "region_entry"))
+		got = mc_sys_region_entry(ps, arg);
+	else if (!strcmp(fn, "region_capacity"))
+		got = mc_sys_region_capacity(ps);
+	else
+		return -1;
+	if (got != want)
+		printf("%s: C computes %llu\n", line, got);
+	return got == want;
+}
 
 int main(int argc, char **argv)
 {
@@ -36,8 +73,18 @@ int main(int argc, char **argv)
 		int n;
 
 		line[strcspn(line, "\n")] = 0;
-		if (line[0] == '#' || !strncmp(line, "file_size,", 10))
+		if (line[0] == '#' || !strncmp(line, "file_size,", 10) || !strncmp(line, "function,", 9))
 			continue;
+		if (line[0] >= 'a' && line[0] <= 'z') {
+			n = system_row(line);
+			if (n < 0) {
+				fprintf(stderr, "%s: bad row: %s\n", argv[1], line);
+				return 2;
+			}
+			rows++;
+			bad += !n;
+			continue;
+		}
 		if (sscanf(line, "%llu,%llu,%llu,%n", &size, &ps, &nodes, &n) != 3) {
 			fprintf(stderr, "%s: bad row: %s\n", argv[1], line);
 			return 2;
@@ -68,6 +115,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no vectors\n", argv[1]);
 		return 1;
 	}
-	printf("%u of %u soft-fabric geometry vectors reproduced\n", rows - bad, rows);
+	printf("%u of %u layout vectors reproduced\n", rows - bad, rows);
 	return bad ? 1 : 0;
 }

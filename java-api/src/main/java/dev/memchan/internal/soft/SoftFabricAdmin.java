@@ -293,8 +293,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
      */
     public List<String> problems(List<PctWrite> batch) {
         List<String> out = new ArrayList<>();
-        Map<Long, Integer> pendingTx = new HashMap<>();
-        Map<Long, Long> pendingRx = new HashMap<>();
+        Map<NodePage, Integer> pendingTx = new HashMap<>();
+        Map<NodePage, Long> pendingRx = new HashMap<>();
         List<Region> regions = regions();
         for (PctWrite w : batch) {
             try {
@@ -319,7 +319,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
                 out.add(owned);
                 continue;
             }
-            long k = key(w.node(), w.page());
+            NodePage k = new NodePage(w.node(), w.page());
             if (w.tx() != null) {
                 Integer before = pendingTx.put(k, w.tx());
                 if (before != null && !before.equals(w.tx())) {
@@ -342,12 +342,12 @@ public final class SoftFabricAdmin implements AutoCloseable {
         if (!out.isEmpty()) {
             return out;
         }
-        for (Map.Entry<Long, Integer> e : pendingTx.entrySet()) {
-            int node = (int) (e.getKey() >>> 32);
-            int page = (int) (long) e.getKey();
+        for (Map.Entry<NodePage, Integer> e : pendingTx.entrySet()) {
+            int node = e.getKey().node();
+            int page = e.getKey().page();
             try {
                 SoftFabricBackend.checkTxEntry(page, e.getValue(), node, layout.maxNodes(),
-                        n -> pendingTx.getOrDefault(key(n, page), txPct(n, page)));
+                        n -> pendingTx.getOrDefault(new NodePage(n, page), txPct(n, page)));
             } catch (MemchanException ex) {
                 out.add(ex.getMessage());
             }
@@ -355,8 +355,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
         return out;
     }
 
-    private static long key(int node, int page) {
-        return ((long) node << 32) | (page & 0xFFFF_FFFFL);
+    /** A PCT entry's place in a batch of writes. */
+    private record NodePage(int node, int page) {
     }
 
     /** Validates the whole batch ({@link #problems}) and writes it; throws INVALID_ARGUMENT, writing nothing, on any problem. */

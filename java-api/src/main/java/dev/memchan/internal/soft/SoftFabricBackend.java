@@ -104,7 +104,7 @@ public final class SoftFabricBackend implements Backend {
     }
 
     /**
-     * Claims the node block: CAS OWNER 0 -> (incarnation << 32 | pid). A stale owner (dead pid on this
+     * Claims the node block: CAS OWNER 0 -> SoftFabricGeometry.ownerWord(incarnation, pid). A stale owner (dead pid on this
      * host, or a silent heartbeat from another host) is taken over, after its PCT is cleared.
      * Returns the new OWNER word, or -1 when the node is in use and {@code mustHave} is false.
      */

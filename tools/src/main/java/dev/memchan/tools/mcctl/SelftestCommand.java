@@ -161,7 +161,7 @@ final class SelftestCommand extends Base {
         }
 
         private int txEntry(int i) {
-            return TxPct.encode(true, true, (i & 1) == 1, DEST_KIND_NODE, a.nodeId());
+            return TxPct.encode(true, true, i % 2 == 1, DEST_KIND_NODE, a.nodeId());
         }
 
         List<Stage> stages() {
