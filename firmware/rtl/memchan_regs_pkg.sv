@@ -210,7 +210,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_HDR_STATE = 32'h48;  // 0 initializing, 1 ready; the creator stores 1 last (release)
   localparam logic [31:0] MC_SF_HDR_FLAGS = 32'h4C;  // reserved, 0
   localparam logic [31:0] MC_SF_HDR_CREATED_NS = 32'h50;  // creation time, ns since the epoch
-  localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else (incarnation << 32) | pid of the process that owns this node ID (compare-and-set)
+  localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set)
   localparam logic [31:0] MC_SF_NODE_HOST_ID = 32'h808;  // hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0)
   localparam logic [31:0] MC_SF_NODE_INCARNATION = 32'h810;  // incremented at every claim of this node ID
   localparam logic [31:0] MC_SF_NODE_TX_PCT = 32'h1000;  // transmit PCT, PAGE_COUNT x u32 (tx_pct encoding)

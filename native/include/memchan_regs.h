@@ -210,7 +210,7 @@
 #define MC_SF_HDR_STATE 0x48U /* 0 initializing, 1 ready; the creator stores 1 last (release) */
 #define MC_SF_HDR_FLAGS 0x4CU /* reserved, 0 */
 #define MC_SF_HDR_CREATED_NS 0x50U /* creation time, ns since the epoch */
-#define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else (incarnation << 32) | pid of the process that owns this node ID (compare-and-set) */
+#define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
 #define MC_SF_NODE_HOST_ID 0x808U /* hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
 #define MC_SF_NODE_INCARNATION 0x810U /* incremented at every claim of this node ID */
 #define MC_SF_NODE_TX_PCT 0x1000U /* transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */

@@ -312,7 +312,7 @@ public final class Regs {
     public static final int SF_HDR_FLAGS = 0x4C;
     /** creation time, ns since the epoch */
     public static final int SF_HDR_CREATED_NS = 0x50;
-    /** adapter claim word: 0 free, else (incarnation &lt;&lt; 32) | pid of the process that owns this node ID (compare-and-set) */
+    /** adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
     public static final int SF_NODE_OWNER = 0x800;
     /** hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
     public static final int SF_NODE_HOST_ID = 0x808;
