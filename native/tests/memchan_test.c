@@ -726,12 +726,12 @@ static void errcnt(void)
 static void loopback_ioctl(void)
 {
 	int fd = dev_open();
-	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = MC_LOOPBACK_MODE_INTERNAL };
 
 	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EOPNOTSUPP);
-	l.mode = 3;
+	l.mode = MC_LOOPBACK_MODE_EXTERNAL + 1;
 	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EINVAL);
-	l.mode = 0;
+	l.mode = MC_LOOPBACK_MODE_OFF;
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 	CHECK(info(fd).loopback == 0);
 }

@@ -177,13 +177,13 @@ final class SelftestCommand extends Base {
                 savedRx[i] = a.rxPct(first + i);
             }
             String[] rest = {"walking-ones", "address-in-data", "random", "ordering", "barrier"};
-            // A board loops its own transmit stream back into receive (LOOPBACK.MODE = 1), so every
+            // A board loops its own transmit stream back into receive (LOOPBACK.MODE INTERNAL), so every
             // packet crosses the transmit path, link framing, CRC and receive path; a soft fabric
             // has no link and runs through its local copy.
             boolean loop = (a.readRegister(REG_CAPS) & CAPS_LOOPBACK_INTERNAL_MASK) != 0;
             int savedLoopback = a.readRegister(REG_LOOPBACK) & LOOPBACK_MODE_MASK;
             if (loop) {
-                a.setLoopback(1);
+                a.setLoopback(LOOPBACK_MODE_INTERNAL);
             }
             try {
                 boolean ok = stage("identity", this::identity) && stage("pct", this::pct);
