@@ -59,10 +59,8 @@ static u32 *sf_tx_pct(struct memchan_dev *md, u32 node, u32 page)
 
 static u64 *sf_rx_pct(struct memchan_dev *md, u32 node, u32 page)
 {
-	u64 base = MC_SF_NODE_TX_PCT +
-		   ALIGN((u64)md->page_count * MC_TX_PCT_ENTRY_SIZE, md->page_size);
-
-	return sf_node(md, node) + base + (u64)page * MC_RX_PCT_ENTRY_SIZE;
+	return sf_node(md, node) + mc_sf_rx_pct_offset(md->page_size, md->page_count) +
+	       (u64)page * MC_RX_PCT_ENTRY_SIZE;
 }
 
 static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
@@ -72,8 +70,8 @@ static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
 
 static u64 *sf_heartbeat(struct memchan_dev *md, u32 node)
 {
-	return md->fab + md->data_off + (u64)MC_SYS_MEMBERSHIP_PAGE * md->page_size +
-		(u64)node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT;
+	return md->fab + md->data_off + mc_sys_member_slot(md->page_size, node) +
+		MC_SYS_MEMBER_HEARTBEAT;
 }
 
 static u32 sf_hdr32(struct memchan_dev *md, u32 off)
@@ -134,10 +132,8 @@ static int mc_sf_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 
 static void mc_sf_clear_pcts(struct memchan_dev *md, u32 node)
 {
-	u64 tx_len = ALIGN((u64)md->page_count * MC_TX_PCT_ENTRY_SIZE, md->page_size);
-	u64 rx_len = ALIGN((u64)md->page_count * MC_RX_PCT_ENTRY_SIZE, md->page_size);
-
-	memset(sf_node(md, node) + MC_SF_NODE_TX_PCT, 0, tx_len + rx_len);
+	memset(sf_node(md, node) + MC_SF_NODE_TX_PCT, 0,
+	       mc_sf_node_block_size(md->page_size, md->page_count) - MC_SF_NODE_TX_PCT);
 }
 
 static void mc_sf_release_node(struct memchan_dev *md)
@@ -170,7 +166,7 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	if (old) {
 		if (!(flags & MEMCHAN_NODE_TAKEOVER)) {
 			dev_info(&md->pdev->dev, "node ID %u is in use by pid %u\n",
-				 node, lower_32_bits(old));
+				 node, mc_sf_owner_pid(old));
 			return -EBUSY;
 		}
 		/* stale only when its heartbeat stopped for the failure timeout */
@@ -179,8 +175,8 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 		if (READ_ONCE(*sf_heartbeat(md, node)) != hb || READ_ONCE(*owner_p) != old)
 			return -EBUSY;
 	}
-	inc = READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION)) + 1;
-	new = (inc << 32) | pid;
+	inc = mc_sf_next_incarnation(READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION)));
+	new = mc_sf_owner_word(inc, pid);
 	if (cmpxchg64(owner_p, old, new) != old)
 		return -EBUSY;
 	/* the new block is ours: only now give up the old one */
@@ -210,7 +206,7 @@ static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
 	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
 	u64 old = READ_ONCE(*owner_p);
 
-	if (!old || old >> 32 != incarnation)
+	if (!old || mc_sf_owner_incarnation(old) != incarnation)
 		return 0;
 	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == md->host_id)
 		return 0;
@@ -303,6 +299,7 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 {
 	struct device *dev = &md->pdev->dev;
 	u32 ps, pc, nodes, state;
+	const char *problem;
 	u64 nbs, data;
 	int waited;
 
@@ -329,21 +326,24 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 		dev_err(dev, "soft fabric HEADER_SIZE wrong\n");
 		return -EINVAL;
 	}
-	if (ps != 4096 && ps != 8192) {
-		dev_err(dev, "soft fabric PAGE_SIZE %u\n", ps);
-		return -EINVAL;
-	}
-	if (nodes < 2 || nodes > MC_MAX_NODES) {
-		dev_err(dev, "soft fabric MAX_NODES %u\n", nodes);
-		return -EINVAL;
-	}
-	if (sf_hdr64(md, MC_SF_HDR_FILE_SIZE) != len || !is_power_of_2(len) ||
-	    len < MC_SF_MIN_FILE_SIZE) {
+	if (sf_hdr64(md, MC_SF_HDR_FILE_SIZE) != len) {
 		dev_err(dev, "soft fabric FILE_SIZE %llu, BAR2 is %llu bytes\n",
 			sf_hdr64(md, MC_SF_HDR_FILE_SIZE), len);
 		return -EINVAL;
 	}
-	if (!pc || pc > MC_MAX_PAGES) {
+	/* the rules of regmap/memchan.toml, shared with mcfab-create and Java */
+	problem = mc_sf_geometry_problem(len, ps, nodes);
+	if (problem) {
+		dev_err(dev, "soft fabric %s invalid (%llu bytes, %u-byte pages, %u nodes)\n",
+			problem, len, ps, nodes);
+		return -EINVAL;
+	}
+	if (sf_hdr32(md, MC_SF_HDR_SYSTEM_PAGES) != MC_SYS_PAGES) {
+		dev_err(dev, "soft fabric SYSTEM_PAGES %u, want %u\n",
+			sf_hdr32(md, MC_SF_HDR_SYSTEM_PAGES), MC_SYS_PAGES);
+		return -EINVAL;
+	}
+	if (pc <= MC_SYS_PAGES || pc > MC_MAX_PAGES) {
 		dev_err(dev, "soft fabric PAGE_COUNT %u\n", pc);
 		return -EINVAL;
 	}
@@ -351,9 +351,8 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 		dev_err(dev, "soft fabric NODE_AREA_OFFSET wrong\n");
 		return -EINVAL;
 	}
-	nbs = MC_SF_NODE_REGS_SIZE + ALIGN((u64)pc * MC_TX_PCT_ENTRY_SIZE, ps) +
-	      ALIGN((u64)pc * MC_RX_PCT_ENTRY_SIZE, ps);
-	data = ALIGN(MC_SF_HEADER_SIZE + nodes * nbs, ps);
+	nbs = mc_sf_node_block_size(ps, pc);
+	data = mc_sf_data_offset(ps, pc, nodes);
 	if (sf_hdr64(md, MC_SF_HDR_NODE_BLOCK_SIZE) != nbs) {
 		dev_err(dev, "soft fabric NODE_BLOCK_SIZE %llu, want %llu\n",
 			sf_hdr64(md, MC_SF_HDR_NODE_BLOCK_SIZE), nbs);
@@ -364,12 +363,8 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 			sf_hdr64(md, MC_SF_HDR_DATA_OFFSET), data);
 		return -EINVAL;
 	}
-	if (data + (u64)pc * ps > len) {
+	if (!mc_sf_fits(len, ps, pc, nodes)) {
 		dev_err(dev, "soft fabric data pages do not fit\n");
-		return -EINVAL;
-	}
-	if (pc <= MC_SYS_PAGES) {
-		dev_err(dev, "soft fabric has no page beyond the system pages\n");
 		return -EINVAL;
 	}
 	md->page_size = ps;
@@ -404,7 +399,7 @@ int memchan_ivshmem_probe(struct memchan_dev *md)
 	ret = mc_sf_validate(md, len);
 	if (ret)
 		return ret;
-	md->regmap_version = MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT | MC_VERSION_MINOR;
+	md->regmap_version = MC_REG_VERSION_RESET;
 	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
 	md->ctl_start = md->fab_start;
 	md->ctl_len = len;

@@ -507,7 +507,7 @@ static int memchan_ioc_loopback(struct memchan_dev *md, struct memchan_file *f, 
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (l->mode > 2)
+	if (l->mode > MC_LOOPBACK_MODE_EXTERNAL)
 		return -EINVAL;
 	return md->be->loopback(md, l->mode);
 }

@@ -320,7 +320,8 @@ if [[ " $ONLY " == *" java "* ]]; then
 				--module-path "$WORK/mcctl/memchan-tools.jar:$WORK/mcctl/lib" \
 				--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
 		}
-		for geo in "16777216 4096 16" "4194304 8192 5" "1048576 4096 2"; do
+		# (every geometry class, host only, in java-api's SoftFabricCrossCheckTest; here mcctl's build)
+		for geo in "16777216 4096 16" "67108864 8192 32" "4194304 8192 5" "1048576 4096 2"; do
 			set -- $geo
 			name=memchan-test-$$-x$2
 			xok=0

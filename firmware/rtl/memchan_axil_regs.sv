@@ -86,12 +86,7 @@ module memchan_axil_regs #(
     $error("memchan_axil_regs: PAGES must be a power of two in 8..MC_MAX_PAGES");
   end
 
-  // reset values from regmap/memchan.toml
-  localparam logic [31:0] CTRL_RESET        = 32'h2;
-  localparam logic [31:0] RETRY_LIMIT_RESET = 32'd8;
-  localparam logic [31:0] ACK_TIMEOUT_RESET = 32'd2048;
-  localparam logic [31:0] HB_PERIOD_RESET   = 32'd4096;
-  localparam logic [31:0] COMBINE_RESET     = 32'd4;
+  // reset values: MC_REG_<NAME>_RESET, generated from regmap/memchan.toml
   localparam logic [31:0] CAPS = MC_CAPS_LINK_RETRY_MASK | MC_CAPS_LOOPBACK_INTERNAL_MASK |
                                  MC_CAPS_LOOPBACK_EXTERNAL_MASK | MC_CAPS_MULTICAST_MASK |
                                  MC_CAPS_RX_REMAP_MASK;
@@ -237,10 +232,12 @@ module memchan_axil_regs #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      node_q <= '0; ctrl_q <= CTRL_RESET; lb_q <= '0; irqs_q <= '0; irqm_q <= '0;
-      rxbl_q <= '0; rxbh_q <= '0; rlim_q <= RETRY_LIMIT_RESET; ato_q <= ACK_TIMEOUT_RESET;
-      hbp_q <= HB_PERIOD_RESET; cmb_q <= COMBINE_RESET;
-      for (int i = 0; i < 16; i++) mcast_q[i] <= '0;
+      node_q <= MC_REG_NODE_ID_RESET; ctrl_q <= MC_REG_CTRL_RESET; lb_q <= MC_REG_LOOPBACK_RESET;
+      irqs_q <= MC_REG_IRQ_STATUS_RESET; irqm_q <= MC_REG_IRQ_MASK_RESET;
+      rxbl_q <= MC_REG_RX_BASE_LO_RESET; rxbh_q <= MC_REG_RX_BASE_HI_RESET;
+      rlim_q <= MC_REG_LINK_RETRY_LIMIT_RESET; ato_q <= MC_REG_LINK_ACK_TIMEOUT_RESET;
+      hbp_q <= MC_REG_HEARTBEAT_PERIOD_RESET; cmb_q <= MC_REG_TX_COMBINE_IDLE_RESET;
+      for (int i = 0; i < 16; i++) mcast_q[i] <= MC_REG_MCAST_GROUP_BASE_RESET;
       bar_busy_q <= 1'b0; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
       ackout_q <= '0; npage_q <= '0; ncount_q <= '0;
       txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
@@ -317,133 +314,54 @@ module memchan_axil_regs #(
   // decodes the address into a register index and starts the PCT block RAM read; the next
   // cycle selects the register (a 64-way multiplexer by the index) and the RAM word into
   // registers; the third puts one of the two on RDATA.
-  localparam logic [5:0] RI_NONE  = 6'd0;    // unmapped: reads 0
-  localparam logic [5:0] RI_MCAST = 6'd48;   // 48..63: MCAST_GROUP 0..15
-  localparam logic [5:0] RI_ID = 6'd1;
-  localparam logic [5:0] RI_VERSION = 6'd2;
-  localparam logic [5:0] RI_PAGE_COUNT = 6'd3;
-  localparam logic [5:0] RI_PAGE_SIZE = 6'd4;
-  localparam logic [5:0] RI_MAX_NODES = 6'd5;
-  localparam logic [5:0] RI_CAPS = 6'd6;
-  localparam logic [5:0] RI_NODE_ID = 6'd7;
-  localparam logic [5:0] RI_CTRL = 6'd8;
-  localparam logic [5:0] RI_LOOPBACK = 6'd9;
-  localparam logic [5:0] RI_LINK_STATUS = 6'd10;
-  localparam logic [5:0] RI_IRQ_STATUS = 6'd11;
-  localparam logic [5:0] RI_IRQ_MASK = 6'd12;
-  localparam logic [5:0] RI_BARRIER = 6'd13;
-  localparam logic [5:0] RI_ACK_OUTSTANDING = 6'd14;
-  localparam logic [5:0] RI_RX_NOTIFY_PAGE = 6'd15;
-  localparam logic [5:0] RI_NOTIFY_COUNT = 6'd16;
-  localparam logic [5:0] RI_TX_PACKETS = 6'd17;
-  localparam logic [5:0] RI_TX_BYTES = 6'd18;
-  localparam logic [5:0] RI_RX_PACKETS = 6'd19;
-  localparam logic [5:0] RI_RX_BYTES = 6'd20;
-  localparam logic [5:0] RI_TX_DROP_DISABLED = 6'd21;
-  localparam logic [5:0] RI_RX_DROP_DISABLED = 6'd22;
-  localparam logic [5:0] RI_CRC_ERRORS = 6'd23;
-  localparam logic [5:0] RI_LINK_RETRIES = 6'd24;
-  localparam logic [5:0] RI_ERROR_COUNT = 6'd25;
-  localparam logic [5:0] RI_ACKS_RECEIVED = 6'd26;
-  localparam logic [5:0] RI_TX_DROP_PARTIAL = 6'd27;
-  localparam logic [5:0] RI_RX_BASE_LO = 6'd28;
-  localparam logic [5:0] RI_RX_BASE_HI = 6'd29;
-  localparam logic [5:0] RI_LINK_RETRY_LIMIT = 6'd30;
-  localparam logic [5:0] RI_LINK_ACK_TIMEOUT = 6'd31;
-  localparam logic [5:0] RI_HEARTBEAT_PERIOD = 6'd32;
-  localparam logic [5:0] RI_TX_COMBINE_IDLE = 6'd33;
-
-  function automatic logic [5:0] reg_index(input logic [17:0] a);
-    reg_index = RI_NONE;
-    if (a[17:12] == '0) begin
-      unique case (a[11:0])
-        12'(MC_REG_ID): reg_index = RI_ID;
-        12'(MC_REG_VERSION): reg_index = RI_VERSION;
-        12'(MC_REG_PAGE_COUNT): reg_index = RI_PAGE_COUNT;
-        12'(MC_REG_PAGE_SIZE): reg_index = RI_PAGE_SIZE;
-        12'(MC_REG_MAX_NODES): reg_index = RI_MAX_NODES;
-        12'(MC_REG_CAPS): reg_index = RI_CAPS;
-        12'(MC_REG_NODE_ID): reg_index = RI_NODE_ID;
-        12'(MC_REG_CTRL): reg_index = RI_CTRL;
-        12'(MC_REG_LOOPBACK): reg_index = RI_LOOPBACK;
-        12'(MC_REG_LINK_STATUS): reg_index = RI_LINK_STATUS;
-        12'(MC_REG_IRQ_STATUS): reg_index = RI_IRQ_STATUS;
-        12'(MC_REG_IRQ_MASK): reg_index = RI_IRQ_MASK;
-        12'(MC_REG_BARRIER): reg_index = RI_BARRIER;
-        12'(MC_REG_ACK_OUTSTANDING): reg_index = RI_ACK_OUTSTANDING;
-        12'(MC_REG_RX_NOTIFY_PAGE): reg_index = RI_RX_NOTIFY_PAGE;
-        12'(MC_REG_NOTIFY_COUNT): reg_index = RI_NOTIFY_COUNT;
-        12'(MC_REG_TX_PACKETS): reg_index = RI_TX_PACKETS;
-        12'(MC_REG_TX_BYTES): reg_index = RI_TX_BYTES;
-        12'(MC_REG_RX_PACKETS): reg_index = RI_RX_PACKETS;
-        12'(MC_REG_RX_BYTES): reg_index = RI_RX_BYTES;
-        12'(MC_REG_TX_DROP_DISABLED): reg_index = RI_TX_DROP_DISABLED;
-        12'(MC_REG_RX_DROP_DISABLED): reg_index = RI_RX_DROP_DISABLED;
-        12'(MC_REG_CRC_ERRORS): reg_index = RI_CRC_ERRORS;
-        12'(MC_REG_LINK_RETRIES): reg_index = RI_LINK_RETRIES;
-        12'(MC_REG_ERROR_COUNT): reg_index = RI_ERROR_COUNT;
-        12'(MC_REG_ACKS_RECEIVED): reg_index = RI_ACKS_RECEIVED;
-        12'(MC_REG_TX_DROP_PARTIAL): reg_index = RI_TX_DROP_PARTIAL;
-        12'(MC_REG_RX_BASE_LO): reg_index = RI_RX_BASE_LO;
-        12'(MC_REG_RX_BASE_HI): reg_index = RI_RX_BASE_HI;
-        12'(MC_REG_LINK_RETRY_LIMIT): reg_index = RI_LINK_RETRY_LIMIT;
-        12'(MC_REG_LINK_ACK_TIMEOUT): reg_index = RI_LINK_ACK_TIMEOUT;
-        12'(MC_REG_HEARTBEAT_PERIOD): reg_index = RI_HEARTBEAT_PERIOD;
-        12'(MC_REG_TX_COMBINE_IDLE): reg_index = RI_TX_COMBINE_IDLE;
-        default: begin
-          for (int i = 0; i < 16; i++) begin
-            if (a[11:0] == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
-              reg_index = RI_MCAST + 6'(i);
-          end
-        end
-      endcase
-    end
+  // register index and its decode (MC_RI_*, mc_reg_index) generated into memchan_regs_pkg
+  function automatic logic [MC_RI_W-1:0] reg_index(input logic [17:0] a);
+    reg_index = (a[17:12] == '0) ? mc_reg_index(a[11:0]) : MC_RI_NONE;
   endfunction
 
-  logic [5:0]  ridx_q;
+  logic [MC_RI_W-1:0] ridx_q;
   logic        r_tx_q, r_rx_q, r_hi_q, r_ram_q;
   logic [31:0] rreg, rreg_q, rram_q;
   always_comb begin
     rreg = '0;
-    if (ridx_q[5:4] == 2'b11) begin
-      rreg = mcast_q[ridx_q[3:0]];
+    if (ridx_q >= MC_RI_MCAST_GROUP_BASE) begin
+      rreg = mcast_q[4'(ridx_q - MC_RI_MCAST_GROUP_BASE)];
     end else begin
       unique case (ridx_q)
-        RI_ID: rreg = MC_ID;
-        RI_VERSION: rreg = (MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT) |
-                           (MC_VERSION_MINOR << MC_VERSION_MINOR_SHIFT);
-        RI_PAGE_COUNT: rreg = 32'(PAGES);
-        RI_PAGE_SIZE: rreg = 32'(PAGE_SIZE);
-        RI_MAX_NODES: rreg = MC_MAX_NODES;
-        RI_CAPS: rreg = CAPS;
-        RI_NODE_ID: rreg = node_q;
-        RI_CTRL: rreg = ctrl_q;
-        RI_LOOPBACK: rreg = lb_q;
-        RI_LINK_STATUS: rreg = lstat;
-        RI_IRQ_STATUS: rreg = irqs_q;
-        RI_IRQ_MASK: rreg = irqm_q;
-        RI_BARRIER: rreg = (bar_busy_q ? MC_BARRIER_BUSY_MASK : 32'h0) |
+        MC_RI_ID: rreg = MC_ID;
+        MC_RI_VERSION: rreg = MC_REG_VERSION_RESET;
+        MC_RI_PAGE_COUNT: rreg = 32'(PAGES);
+        MC_RI_PAGE_SIZE: rreg = 32'(PAGE_SIZE);
+        MC_RI_MAX_NODES: rreg = MC_MAX_NODES;
+        MC_RI_CAPS: rreg = CAPS;
+        MC_RI_NODE_ID: rreg = node_q;
+        MC_RI_CTRL: rreg = ctrl_q;
+        MC_RI_LOOPBACK: rreg = lb_q;
+        MC_RI_LINK_STATUS: rreg = lstat;
+        MC_RI_IRQ_STATUS: rreg = irqs_q;
+        MC_RI_IRQ_MASK: rreg = irqm_q;
+        MC_RI_BARRIER: rreg = (bar_busy_q ? MC_BARRIER_BUSY_MASK : 32'h0) |
                            (bar_done_q ? MC_BARRIER_DONE_MASK : 32'h0);
-        RI_ACK_OUTSTANDING: rreg = ackout_q;
-        RI_RX_NOTIFY_PAGE: rreg = npage_q;
-        RI_NOTIFY_COUNT: rreg = ncount_q;
-        RI_TX_PACKETS: rreg = txp_q;
-        RI_TX_BYTES: rreg = txb_q;
-        RI_RX_PACKETS: rreg = rxp_q;
-        RI_RX_BYTES: rreg = rxb_q;
-        RI_TX_DROP_DISABLED: rreg = txdd_q;
-        RI_RX_DROP_DISABLED: rreg = rxdd_q;
-        RI_CRC_ERRORS: rreg = crc_q;
-        RI_LINK_RETRIES: rreg = rtr_q;
-        RI_ERROR_COUNT: rreg = err_q;
-        RI_ACKS_RECEIVED: rreg = acks_q;
-        RI_TX_DROP_PARTIAL: rreg = txdp_q;
-        RI_RX_BASE_LO: rreg = rxbl_q;
-        RI_RX_BASE_HI: rreg = rxbh_q;
-        RI_LINK_RETRY_LIMIT: rreg = rlim_q;
-        RI_LINK_ACK_TIMEOUT: rreg = ato_q;
-        RI_HEARTBEAT_PERIOD: rreg = hbp_q;
-        RI_TX_COMBINE_IDLE: rreg = cmb_q;
+        MC_RI_ACK_OUTSTANDING: rreg = ackout_q;
+        MC_RI_RX_NOTIFY_PAGE: rreg = npage_q;
+        MC_RI_NOTIFY_COUNT: rreg = ncount_q;
+        MC_RI_TX_PACKETS: rreg = txp_q;
+        MC_RI_TX_BYTES: rreg = txb_q;
+        MC_RI_RX_PACKETS: rreg = rxp_q;
+        MC_RI_RX_BYTES: rreg = rxb_q;
+        MC_RI_TX_DROP_DISABLED: rreg = txdd_q;
+        MC_RI_RX_DROP_DISABLED: rreg = rxdd_q;
+        MC_RI_CRC_ERRORS: rreg = crc_q;
+        MC_RI_LINK_RETRIES: rreg = rtr_q;
+        MC_RI_ERROR_COUNT: rreg = err_q;
+        MC_RI_ACKS_RECEIVED: rreg = acks_q;
+        MC_RI_TX_DROP_PARTIAL: rreg = txdp_q;
+        MC_RI_RX_BASE_LO: rreg = rxbl_q;
+        MC_RI_RX_BASE_HI: rreg = rxbh_q;
+        MC_RI_LINK_RETRY_LIMIT: rreg = rlim_q;
+        MC_RI_LINK_ACK_TIMEOUT: rreg = ato_q;
+        MC_RI_HEARTBEAT_PERIOD: rreg = hbp_q;
+        MC_RI_TX_COMBINE_IDLE: rreg = cmb_q;
         default: rreg = '0;
       endcase
     end
@@ -453,7 +371,7 @@ module memchan_axil_regs #(
     if (!rst_ni) begin
       rd_busy_q  <= 1'b0;
       rd2_q      <= 1'b0;
-      ridx_q     <= RI_NONE;
+      ridx_q     <= MC_RI_NONE;
       r_tx_q     <= 1'b0;
       r_rx_q     <= 1'b0;
       r_hi_q     <= 1'b0;

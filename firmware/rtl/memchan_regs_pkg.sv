@@ -19,6 +19,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_BASE = 32'h20000;
   localparam logic [31:0] MC_TX_PCT_ENTRY_SIZE = 32'h4;
   localparam logic [31:0] MC_RX_PCT_ENTRY_SIZE = 32'h8;
+  localparam logic [31:0] MC_PAGE_SIZE_4K = 32'h1000;  // an allowed network page size
+  localparam logic [31:0] MC_PAGE_SIZE_8K = 32'h2000;
 
   // BAR0 registers: offsets, then fields as shift and in-place mask
   localparam logic [31:0] MC_REG_ID = 32'h0;  // Identity
@@ -62,6 +64,9 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_LOOPBACK = 32'h28;  // Loopback mode
   localparam logic [31:0] MC_LOOPBACK_MODE_SHIFT = 32'h0;
   localparam logic [31:0] MC_LOOPBACK_MODE_MASK = 32'h3;  // 0 off, 1 internal (transmit stream fed into receive), 2 external (cable)
+  localparam logic [31:0] MC_LOOPBACK_MODE_OFF = 32'h0;  // LOOPBACK_MODE value
+  localparam logic [31:0] MC_LOOPBACK_MODE_INTERNAL = 32'h1;
+  localparam logic [31:0] MC_LOOPBACK_MODE_EXTERNAL = 32'h2;
   localparam logic [31:0] MC_REG_LINK_STATUS = 32'h2C;  // Link state
   localparam logic [31:0] MC_LINK_STATUS_UP_SHIFT = 32'h0;
   localparam logic [31:0] MC_LINK_STATUS_UP_MASK = 32'h1;  // link trained, control packets flowing
@@ -111,6 +116,42 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 
+  // Register reset values (what a board's register block holds after reset)
+  localparam logic [31:0] MC_REG_ID_RESET = 32'h4D454D43;
+  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10000;
+  localparam logic [31:0] MC_REG_PAGE_COUNT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_SIZE_RESET = 32'h1000;
+  localparam logic [31:0] MC_REG_MAX_NODES_RESET = 32'h20;
+  localparam logic [31:0] MC_REG_CAPS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_NODE_ID_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_CTRL_RESET = 32'h2;
+  localparam logic [31:0] MC_REG_LOOPBACK_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_LINK_STATUS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_IRQ_STATUS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_IRQ_MASK_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_BARRIER_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_ACK_OUTSTANDING_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_NOTIFY_PAGE_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_NOTIFY_COUNT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_TX_PACKETS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_TX_BYTES_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_PACKETS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_BYTES_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_TX_DROP_DISABLED_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_DROP_DISABLED_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_CRC_ERRORS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_LINK_RETRIES_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_ERROR_COUNT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_ACKS_RECEIVED_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_TX_DROP_PARTIAL_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_BASE_LO_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_RX_BASE_HI_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT_RESET = 32'h8;
+  localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT_RESET = 32'h800;
+  localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD_RESET = 32'h1000;
+  localparam logic [31:0] MC_REG_TX_COMBINE_IDLE_RESET = 32'h4;
+  localparam logic [31:0] MC_REG_MCAST_GROUP_BASE_RESET = 32'h0;
+
   // TX_PCT entry (32 bits)
   localparam logic [31:0] MC_TX_PCT_TX_EN_SHIFT = 32'h0;
   localparam logic [31:0] MC_TX_PCT_TX_EN_MASK = 32'h1;  // stores to this page of the transmit window become packets; otherwise dropped and counted
@@ -120,6 +161,9 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_TX_PCT_ACK_REQ_MASK = 32'h4;  // every packet requests an acknowledgement from its destination(s)
   localparam logic [31:0] MC_TX_PCT_DEST_KIND_SHIFT = 32'h4;
   localparam logic [31:0] MC_TX_PCT_DEST_KIND_MASK = 32'h30;  // 0 one node, 1 broadcast (every node but the sender), 2 multicast group
+  localparam logic [31:0] MC_DEST_KIND_NODE = 32'h0;  // DEST_KIND value
+  localparam logic [31:0] MC_DEST_KIND_BROADCAST = 32'h1;
+  localparam logic [31:0] MC_DEST_KIND_MULTICAST = 32'h2;
   localparam logic [31:0] MC_TX_PCT_DEST_SHIFT = 32'h8;
   localparam logic [31:0] MC_TX_PCT_DEST_MASK = 32'hFF00;  // destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast
   localparam logic [31:0] MC_TX_PCT_VALID_MASK = 32'hFF37;  // all defined bits; any other bit set is refused
@@ -134,9 +178,6 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_REMAP_ADDR_SHIFT = 32'hC;
   localparam logic [63:0] MC_RX_PCT_REMAP_ADDR_MASK = 64'hFFFFFFFFFFFFF000;  // host physical (bus) address of the receive page, 4 KiB aligned (receive-side remapping, seed 000)
   localparam logic [63:0] MC_RX_PCT_VALID_MASK = 64'hFFFFFFFFFFFFF00B;  // all defined bits; any other bit set is refused
-  localparam logic [31:0] MC_DEST_KIND_NODE = 32'h0;
-  localparam logic [31:0] MC_DEST_KIND_BROADCAST = 32'h1;
-  localparam logic [31:0] MC_DEST_KIND_MULTICAST = 32'h2;
 
   // Soft fabric file
   localparam logic [63:0] MC_SF_MAGIC = 64'h4349524241464D43;
@@ -149,6 +190,11 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_DEFAULT_FILE_SIZE = 32'h1000000;
   localparam logic [31:0] MC_SF_DEFAULT_PAGE_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_DEFAULT_MAX_NODES = 32'h10;
+  localparam logic [31:0] MC_SF_MIN_NODES = 32'h2;
+  localparam logic [63:0] MC_SF_MAX_FILE_SIZE = 64'h400000000;
+  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h80000008;  // CAPS of every node block at creation: SOFT | MULTICAST
+  localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
+  localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
   localparam logic [31:0] MC_SF_HDR_MAGIC = 32'h0;  // 0x4349524241464D43, bytes "MCFABRIC"
   localparam logic [31:0] MC_SF_HDR_VERSION = 32'h8;  // layout version; a reader refuses any other
   localparam logic [31:0] MC_SF_HDR_HEADER_SIZE = 32'hC;  // 4096
@@ -164,10 +210,14 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_HDR_STATE = 32'h48;  // 0 initializing, 1 ready; the creator stores 1 last (release)
   localparam logic [31:0] MC_SF_HDR_FLAGS = 32'h4C;  // reserved, 0
   localparam logic [31:0] MC_SF_HDR_CREATED_NS = 32'h50;  // creation time, ns since the epoch
-  localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else (incarnation << 32) | pid of the process that owns this node ID (compare-and-set)
+  localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set)
   localparam logic [31:0] MC_SF_NODE_HOST_ID = 32'h808;  // hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0)
   localparam logic [31:0] MC_SF_NODE_INCARNATION = 32'h810;  // incremented at every claim of this node ID
   localparam logic [31:0] MC_SF_NODE_TX_PCT = 32'h1000;  // transmit PCT, PAGE_COUNT x u32 (tx_pct encoding)
+  localparam logic [31:0] MC_SF_OWNER_PID_SHIFT = 32'h0;
+  localparam logic [63:0] MC_SF_OWNER_PID_MASK = 64'hFFFFFFFF;  // pid of the owning process (in the owner's PID namespace)
+  localparam logic [31:0] MC_SF_OWNER_INCARNATION_SHIFT = 32'h20;
+  localparam logic [63:0] MC_SF_OWNER_INCARNATION_MASK = 64'hFFFFFFFF00000000;  // the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps)
 
   // System pages (cluster service state in reserved network pages)
   localparam logic [31:0] MC_SYS_PAGES = 32'h8;
@@ -180,9 +230,23 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_NODE_STATE_ABSENT = 32'h0;
   localparam logic [31:0] MC_SYS_NODE_STATE_ALIVE = 32'h1;
   localparam logic [31:0] MC_SYS_NODE_STATE_LEAVING = 32'h2;
-  localparam logic [31:0] MC_SYS_REGION_FLAG_LOCKSET = 32'h1;
-  localparam logic [31:0] MC_SYS_REGION_FLAG_STATIC = 32'h2;
   localparam logic [63:0] MC_SYS_STATIC_KEY = 64'h7374617400000000;
+  localparam logic [31:0] MC_SYS_LOCK_BID_SIZE = 32'h8;
+  localparam logic [31:0] MC_SYS_MCAST_GROUP_ENTRY_SIZE = 32'h4;
+  localparam logic [31:0] MC_SYS_REGION_STATE_FREE = 32'h0;  // region entry STATE
+  localparam logic [31:0] MC_SYS_REGION_STATE_ALLOCATED = 32'h1;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCKSET_SHIFT = 32'h0;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCKSET_MASK = 32'h1;  // the entry is a lock set (its pages hold lock bids), not a region
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_STATIC_SHIFT = 32'h1;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_STATIC_MASK = 32'h2;  // a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCK_COUNT_SHIFT = 32'h10;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCK_COUNT_MASK = 32'hFFFF0000;  // number of locks of a lock set
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_ROUTED_SHIFT = 32'h0;
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_ROUTED_MASK = 32'h1;  // set while any node transmits (the route below is in force)
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_DEST_KIND_SHIFT = 32'h4;
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_DEST_KIND_MASK = 32'h30;  // tx_pct DEST_KIND of every transmitter
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_DEST_SHIFT = 32'h8;
+  localparam logic [31:0] MC_SYS_REGION_ROUTE_DEST_MASK = 32'hFF00;  // tx_pct DEST of every transmitter
   localparam logic [31:0] MC_SYS_MEMBER_STATE = 32'h0;  // 0 absent, 1 alive, 2 leaving (being cleaned up)
   localparam logic [31:0] MC_SYS_MEMBER_INCARNATION = 32'h8;  // changes at every join; cleanup of a dead node checks it to stay idempotent
   localparam logic [31:0] MC_SYS_MEMBER_HEARTBEAT = 32'h10;  // incremented by the node's heartbeat agent every heartbeat period
@@ -191,7 +255,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_MEMBER_JOIN_SEQ = 32'h28;  // directory GENERATION at join
   localparam logic [31:0] MC_SYS_DIR_GENERATION = 32'h0;  // incremented under the cluster lock by every directory change
   localparam logic [31:0] MC_SYS_DIR_MCAST_GROUPS = 32'h40;  // 16 x u32 node masks, one per multicast group
-  localparam logic [31:0] MC_SYS_REGION_STATE = 32'h0;  // 0 free, 1 allocated
+  localparam logic [31:0] MC_SYS_REGION_STATE = 32'h0;  // 0 free, 1 allocated (region_state); written last when an entry is filled, first when it is freed
   localparam logic [31:0] MC_SYS_REGION_MODE = 32'h4;  // UNIX permission bits (0777 mask): read = receive, write = transmit
   localparam logic [31:0] MC_SYS_REGION_KEY = 32'h8;  // the key the region was allocated under
   localparam logic [31:0] MC_SYS_REGION_UID = 32'h10;  // owner uid
@@ -202,9 +266,92 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_TX_NODES = 32'h24;  // node mask: nodes attached for transmit
   localparam logic [31:0] MC_SYS_REGION_RX_NODES = 32'h28;  // node mask: nodes attached for receive
   localparam logic [31:0] MC_SYS_REGION_TX_LOOPBACK = 32'h2C;  // node mask: transmitters with local copy
-  localparam logic [31:0] MC_SYS_REGION_ROUTE = 32'h30;  // route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits
-  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set
+  localparam logic [31:0] MC_SYS_REGION_ROUTE = 32'h30;  // region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits
+  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT
   localparam logic [31:0] MC_SYS_REGION_GENERATION = 32'h38;  // directory GENERATION when the entry was allocated
+
+  // Register index of the RTL register block (SV only): 0 unmapped, one per register,
+  // MCAST_GROUP_BASE words at MC_RI_MCAST_GROUP_BASE..63
+  localparam int MC_RI_W = 6;
+  localparam logic [5:0] MC_RI_NONE = 6'd0;
+  localparam logic [5:0] MC_RI_MCAST_GROUP_BASE = 6'd48;
+  localparam logic [5:0] MC_RI_ID = 6'd1;
+  localparam logic [5:0] MC_RI_VERSION = 6'd2;
+  localparam logic [5:0] MC_RI_PAGE_COUNT = 6'd3;
+  localparam logic [5:0] MC_RI_PAGE_SIZE = 6'd4;
+  localparam logic [5:0] MC_RI_MAX_NODES = 6'd5;
+  localparam logic [5:0] MC_RI_CAPS = 6'd6;
+  localparam logic [5:0] MC_RI_NODE_ID = 6'd7;
+  localparam logic [5:0] MC_RI_CTRL = 6'd8;
+  localparam logic [5:0] MC_RI_LOOPBACK = 6'd9;
+  localparam logic [5:0] MC_RI_LINK_STATUS = 6'd10;
+  localparam logic [5:0] MC_RI_IRQ_STATUS = 6'd11;
+  localparam logic [5:0] MC_RI_IRQ_MASK = 6'd12;
+  localparam logic [5:0] MC_RI_BARRIER = 6'd13;
+  localparam logic [5:0] MC_RI_ACK_OUTSTANDING = 6'd14;
+  localparam logic [5:0] MC_RI_RX_NOTIFY_PAGE = 6'd15;
+  localparam logic [5:0] MC_RI_NOTIFY_COUNT = 6'd16;
+  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd17;
+  localparam logic [5:0] MC_RI_TX_BYTES = 6'd18;
+  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd19;
+  localparam logic [5:0] MC_RI_RX_BYTES = 6'd20;
+  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd21;
+  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd22;
+  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd23;
+  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd24;
+  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd25;
+  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd26;
+  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd27;
+  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd28;
+  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd29;
+  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd30;
+  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd31;
+  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd32;
+  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd33;
+
+  // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
+  function automatic logic [5:0] mc_reg_index(input logic [11:0] off);
+    mc_reg_index = MC_RI_NONE;
+    unique case (off)
+      12'(MC_REG_ID): mc_reg_index = MC_RI_ID;
+      12'(MC_REG_VERSION): mc_reg_index = MC_RI_VERSION;
+      12'(MC_REG_PAGE_COUNT): mc_reg_index = MC_RI_PAGE_COUNT;
+      12'(MC_REG_PAGE_SIZE): mc_reg_index = MC_RI_PAGE_SIZE;
+      12'(MC_REG_MAX_NODES): mc_reg_index = MC_RI_MAX_NODES;
+      12'(MC_REG_CAPS): mc_reg_index = MC_RI_CAPS;
+      12'(MC_REG_NODE_ID): mc_reg_index = MC_RI_NODE_ID;
+      12'(MC_REG_CTRL): mc_reg_index = MC_RI_CTRL;
+      12'(MC_REG_LOOPBACK): mc_reg_index = MC_RI_LOOPBACK;
+      12'(MC_REG_LINK_STATUS): mc_reg_index = MC_RI_LINK_STATUS;
+      12'(MC_REG_IRQ_STATUS): mc_reg_index = MC_RI_IRQ_STATUS;
+      12'(MC_REG_IRQ_MASK): mc_reg_index = MC_RI_IRQ_MASK;
+      12'(MC_REG_BARRIER): mc_reg_index = MC_RI_BARRIER;
+      12'(MC_REG_ACK_OUTSTANDING): mc_reg_index = MC_RI_ACK_OUTSTANDING;
+      12'(MC_REG_RX_NOTIFY_PAGE): mc_reg_index = MC_RI_RX_NOTIFY_PAGE;
+      12'(MC_REG_NOTIFY_COUNT): mc_reg_index = MC_RI_NOTIFY_COUNT;
+      12'(MC_REG_TX_PACKETS): mc_reg_index = MC_RI_TX_PACKETS;
+      12'(MC_REG_TX_BYTES): mc_reg_index = MC_RI_TX_BYTES;
+      12'(MC_REG_RX_PACKETS): mc_reg_index = MC_RI_RX_PACKETS;
+      12'(MC_REG_RX_BYTES): mc_reg_index = MC_RI_RX_BYTES;
+      12'(MC_REG_TX_DROP_DISABLED): mc_reg_index = MC_RI_TX_DROP_DISABLED;
+      12'(MC_REG_RX_DROP_DISABLED): mc_reg_index = MC_RI_RX_DROP_DISABLED;
+      12'(MC_REG_CRC_ERRORS): mc_reg_index = MC_RI_CRC_ERRORS;
+      12'(MC_REG_LINK_RETRIES): mc_reg_index = MC_RI_LINK_RETRIES;
+      12'(MC_REG_ERROR_COUNT): mc_reg_index = MC_RI_ERROR_COUNT;
+      12'(MC_REG_ACKS_RECEIVED): mc_reg_index = MC_RI_ACKS_RECEIVED;
+      12'(MC_REG_TX_DROP_PARTIAL): mc_reg_index = MC_RI_TX_DROP_PARTIAL;
+      12'(MC_REG_RX_BASE_LO): mc_reg_index = MC_RI_RX_BASE_LO;
+      12'(MC_REG_RX_BASE_HI): mc_reg_index = MC_RI_RX_BASE_HI;
+      12'(MC_REG_LINK_RETRY_LIMIT): mc_reg_index = MC_RI_LINK_RETRY_LIMIT;
+      12'(MC_REG_LINK_ACK_TIMEOUT): mc_reg_index = MC_RI_LINK_ACK_TIMEOUT;
+      12'(MC_REG_HEARTBEAT_PERIOD): mc_reg_index = MC_RI_HEARTBEAT_PERIOD;
+      12'(MC_REG_TX_COMBINE_IDLE): mc_reg_index = MC_RI_TX_COMBINE_IDLE;
+      default:
+        for (int i = 0; i < 16; i++)
+          if (off == 12'(MC_REG_MCAST_GROUP_BASE + 4 * i))
+            mc_reg_index = MC_RI_MCAST_GROUP_BASE + 6'(i);
+    endcase
+  endfunction
 
 endpackage : memchan_regs_pkg
 

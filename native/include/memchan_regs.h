@@ -19,6 +19,8 @@
 #define MC_RX_PCT_BASE 0x20000U
 #define MC_TX_PCT_ENTRY_SIZE 0x4U
 #define MC_RX_PCT_ENTRY_SIZE 0x8U
+#define MC_PAGE_SIZE_4K 0x1000U /* an allowed network page size */
+#define MC_PAGE_SIZE_8K 0x2000U
 
 /* BAR0 registers: offsets, then fields as shift and in-place mask */
 #define MC_REG_ID 0x0U /* Identity */
@@ -62,6 +64,9 @@
 #define MC_REG_LOOPBACK 0x28U /* Loopback mode */
 #define MC_LOOPBACK_MODE_SHIFT 0x0U
 #define MC_LOOPBACK_MODE_MASK 0x3U /* 0 off, 1 internal (transmit stream fed into receive), 2 external (cable) */
+#define MC_LOOPBACK_MODE_OFF 0x0U /* LOOPBACK_MODE value */
+#define MC_LOOPBACK_MODE_INTERNAL 0x1U
+#define MC_LOOPBACK_MODE_EXTERNAL 0x2U
 #define MC_REG_LINK_STATUS 0x2CU /* Link state */
 #define MC_LINK_STATUS_UP_SHIFT 0x0U
 #define MC_LINK_STATUS_UP_MASK 0x1U /* link trained, control packets flowing */
@@ -111,6 +116,42 @@
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 
+/* Register reset values (what a board's register block holds after reset) */
+#define MC_REG_ID_RESET 0x4D454D43U
+#define MC_REG_VERSION_RESET 0x10000U
+#define MC_REG_PAGE_COUNT_RESET 0x0U
+#define MC_REG_PAGE_SIZE_RESET 0x1000U
+#define MC_REG_MAX_NODES_RESET 0x20U
+#define MC_REG_CAPS_RESET 0x0U
+#define MC_REG_NODE_ID_RESET 0x0U
+#define MC_REG_CTRL_RESET 0x2U
+#define MC_REG_LOOPBACK_RESET 0x0U
+#define MC_REG_LINK_STATUS_RESET 0x0U
+#define MC_REG_IRQ_STATUS_RESET 0x0U
+#define MC_REG_IRQ_MASK_RESET 0x0U
+#define MC_REG_BARRIER_RESET 0x0U
+#define MC_REG_ACK_OUTSTANDING_RESET 0x0U
+#define MC_REG_RX_NOTIFY_PAGE_RESET 0x0U
+#define MC_REG_NOTIFY_COUNT_RESET 0x0U
+#define MC_REG_TX_PACKETS_RESET 0x0U
+#define MC_REG_TX_BYTES_RESET 0x0U
+#define MC_REG_RX_PACKETS_RESET 0x0U
+#define MC_REG_RX_BYTES_RESET 0x0U
+#define MC_REG_TX_DROP_DISABLED_RESET 0x0U
+#define MC_REG_RX_DROP_DISABLED_RESET 0x0U
+#define MC_REG_CRC_ERRORS_RESET 0x0U
+#define MC_REG_LINK_RETRIES_RESET 0x0U
+#define MC_REG_ERROR_COUNT_RESET 0x0U
+#define MC_REG_ACKS_RECEIVED_RESET 0x0U
+#define MC_REG_TX_DROP_PARTIAL_RESET 0x0U
+#define MC_REG_RX_BASE_LO_RESET 0x0U
+#define MC_REG_RX_BASE_HI_RESET 0x0U
+#define MC_REG_LINK_RETRY_LIMIT_RESET 0x8U
+#define MC_REG_LINK_ACK_TIMEOUT_RESET 0x800U
+#define MC_REG_HEARTBEAT_PERIOD_RESET 0x1000U
+#define MC_REG_TX_COMBINE_IDLE_RESET 0x4U
+#define MC_REG_MCAST_GROUP_BASE_RESET 0x0U
+
 /* TX_PCT entry (32 bits) */
 #define MC_TX_PCT_TX_EN_SHIFT 0x0U
 #define MC_TX_PCT_TX_EN_MASK 0x1U /* stores to this page of the transmit window become packets; otherwise dropped and counted */
@@ -120,6 +161,9 @@
 #define MC_TX_PCT_ACK_REQ_MASK 0x4U /* every packet requests an acknowledgement from its destination(s) */
 #define MC_TX_PCT_DEST_KIND_SHIFT 0x4U
 #define MC_TX_PCT_DEST_KIND_MASK 0x30U /* 0 one node, 1 broadcast (every node but the sender), 2 multicast group */
+#define MC_DEST_KIND_NODE 0x0U /* DEST_KIND value */
+#define MC_DEST_KIND_BROADCAST 0x1U
+#define MC_DEST_KIND_MULTICAST 0x2U
 #define MC_TX_PCT_DEST_SHIFT 0x8U
 #define MC_TX_PCT_DEST_MASK 0xFF00U /* destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast */
 #define MC_TX_PCT_VALID_MASK 0xFF37U /* all defined bits; any other bit set is refused */
@@ -134,9 +178,6 @@
 #define MC_RX_PCT_REMAP_ADDR_SHIFT 0xCU
 #define MC_RX_PCT_REMAP_ADDR_MASK 0xFFFFFFFFFFFFF000ULL /* host physical (bus) address of the receive page, 4 KiB aligned (receive-side remapping, seed 000) */
 #define MC_RX_PCT_VALID_MASK 0xFFFFFFFFFFFFF00BULL /* all defined bits; any other bit set is refused */
-#define MC_DEST_KIND_NODE 0x0U
-#define MC_DEST_KIND_BROADCAST 0x1U
-#define MC_DEST_KIND_MULTICAST 0x2U
 
 /* Soft fabric file */
 #define MC_SF_MAGIC 0x4349524241464D43ULL
@@ -149,6 +190,11 @@
 #define MC_SF_DEFAULT_FILE_SIZE 0x1000000U
 #define MC_SF_DEFAULT_PAGE_SIZE 0x1000U
 #define MC_SF_DEFAULT_MAX_NODES 0x10U
+#define MC_SF_MIN_NODES 0x2U
+#define MC_SF_MAX_FILE_SIZE 0x400000000ULL
+#define MC_SF_INIT_CAPS 0x80000008U /* CAPS of every node block at creation: SOFT | MULTICAST */
+#define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
+#define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
 #define MC_SF_HDR_MAGIC 0x0U /* 0x4349524241464D43, bytes "MCFABRIC" */
 #define MC_SF_HDR_VERSION 0x8U /* layout version; a reader refuses any other */
 #define MC_SF_HDR_HEADER_SIZE 0xCU /* 4096 */
@@ -164,10 +210,14 @@
 #define MC_SF_HDR_STATE 0x48U /* 0 initializing, 1 ready; the creator stores 1 last (release) */
 #define MC_SF_HDR_FLAGS 0x4CU /* reserved, 0 */
 #define MC_SF_HDR_CREATED_NS 0x50U /* creation time, ns since the epoch */
-#define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else (incarnation << 32) | pid of the process that owns this node ID (compare-and-set) */
+#define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
 #define MC_SF_NODE_HOST_ID 0x808U /* hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
 #define MC_SF_NODE_INCARNATION 0x810U /* incremented at every claim of this node ID */
 #define MC_SF_NODE_TX_PCT 0x1000U /* transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
+#define MC_SF_OWNER_PID_SHIFT 0x0U
+#define MC_SF_OWNER_PID_MASK 0xFFFFFFFFULL /* pid of the owning process (in the owner's PID namespace) */
+#define MC_SF_OWNER_INCARNATION_SHIFT 0x20U
+#define MC_SF_OWNER_INCARNATION_MASK 0xFFFFFFFF00000000ULL /* the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps) */
 
 /* System pages (cluster service state in reserved network pages) */
 #define MC_SYS_PAGES 0x8U
@@ -180,9 +230,23 @@
 #define MC_SYS_NODE_STATE_ABSENT 0x0U
 #define MC_SYS_NODE_STATE_ALIVE 0x1U
 #define MC_SYS_NODE_STATE_LEAVING 0x2U
-#define MC_SYS_REGION_FLAG_LOCKSET 0x1U
-#define MC_SYS_REGION_FLAG_STATIC 0x2U
 #define MC_SYS_STATIC_KEY 0x7374617400000000ULL
+#define MC_SYS_LOCK_BID_SIZE 0x8U
+#define MC_SYS_MCAST_GROUP_ENTRY_SIZE 0x4U
+#define MC_SYS_REGION_STATE_FREE 0x0U /* region entry STATE */
+#define MC_SYS_REGION_STATE_ALLOCATED 0x1U
+#define MC_SYS_REGION_FLAGS_LOCKSET_SHIFT 0x0U
+#define MC_SYS_REGION_FLAGS_LOCKSET_MASK 0x1U /* the entry is a lock set (its pages hold lock bids), not a region */
+#define MC_SYS_REGION_FLAGS_STATIC_SHIFT 0x1U
+#define MC_SYS_REGION_FLAGS_STATIC_MASK 0x2U /* a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page */
+#define MC_SYS_REGION_FLAGS_LOCK_COUNT_SHIFT 0x10U
+#define MC_SYS_REGION_FLAGS_LOCK_COUNT_MASK 0xFFFF0000U /* number of locks of a lock set */
+#define MC_SYS_REGION_ROUTE_ROUTED_SHIFT 0x0U
+#define MC_SYS_REGION_ROUTE_ROUTED_MASK 0x1U /* set while any node transmits (the route below is in force) */
+#define MC_SYS_REGION_ROUTE_DEST_KIND_SHIFT 0x4U
+#define MC_SYS_REGION_ROUTE_DEST_KIND_MASK 0x30U /* tx_pct DEST_KIND of every transmitter */
+#define MC_SYS_REGION_ROUTE_DEST_SHIFT 0x8U
+#define MC_SYS_REGION_ROUTE_DEST_MASK 0xFF00U /* tx_pct DEST of every transmitter */
 #define MC_SYS_MEMBER_STATE 0x0U /* 0 absent, 1 alive, 2 leaving (being cleaned up) */
 #define MC_SYS_MEMBER_INCARNATION 0x8U /* changes at every join; cleanup of a dead node checks it to stay idempotent */
 #define MC_SYS_MEMBER_HEARTBEAT 0x10U /* incremented by the node's heartbeat agent every heartbeat period */
@@ -191,7 +255,7 @@
 #define MC_SYS_MEMBER_JOIN_SEQ 0x28U /* directory GENERATION at join */
 #define MC_SYS_DIR_GENERATION 0x0U /* incremented under the cluster lock by every directory change */
 #define MC_SYS_DIR_MCAST_GROUPS 0x40U /* 16 x u32 node masks, one per multicast group */
-#define MC_SYS_REGION_STATE 0x0U /* 0 free, 1 allocated */
+#define MC_SYS_REGION_STATE 0x0U /* 0 free, 1 allocated (region_state); written last when an entry is filled, first when it is freed */
 #define MC_SYS_REGION_MODE 0x4U /* UNIX permission bits (0777 mask): read = receive, write = transmit */
 #define MC_SYS_REGION_KEY 0x8U /* the key the region was allocated under */
 #define MC_SYS_REGION_UID 0x10U /* owner uid */
@@ -202,8 +266,159 @@
 #define MC_SYS_REGION_TX_NODES 0x24U /* node mask: nodes attached for transmit */
 #define MC_SYS_REGION_RX_NODES 0x28U /* node mask: nodes attached for receive */
 #define MC_SYS_REGION_TX_LOOPBACK 0x2CU /* node mask: transmitters with local copy */
-#define MC_SYS_REGION_ROUTE 0x30U /* route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits */
-#define MC_SYS_REGION_FLAGS 0x34U /* bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set */
+#define MC_SYS_REGION_ROUTE 0x30U /* region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits */
+#define MC_SYS_REGION_FLAGS 0x34U /* region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
+
+/* Soft fabric geometry (regmap/memchan.toml [soft_fabric] derived, page_count, rule) */
+static inline unsigned long long mc_align(unsigned long long v, unsigned long long a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+static inline int mc_is_pow2(unsigned long long v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline int mc_page_size_allowed(unsigned long long v)
+{
+	return v == 4096 || v == 8192;
+}
+
+/* offset of the RX PCT in a node block: the TX PCT padded to a page */
+static inline unsigned long long mc_sf_rx_pct_offset(unsigned long long page_size, unsigned long long page_count)
+{
+	return (MC_SF_NODE_TX_PCT + mc_align((MC_TX_PCT_ENTRY_SIZE * page_count), page_size));
+}
+
+/* NODE_BLOCK_SIZE: registers, TX PCT and RX PCT, each padded to a page */
+static inline unsigned long long mc_sf_node_block_size(unsigned long long page_size, unsigned long long page_count)
+{
+	return (mc_sf_rx_pct_offset(page_size, page_count) + mc_align((MC_RX_PCT_ENTRY_SIZE * page_count), page_size));
+}
+
+/* DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page */
+static inline unsigned long long mc_sf_data_offset(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return mc_align((MC_SF_HEADER_SIZE + (max_nodes * mc_sf_node_block_size(page_size, page_count))), page_size);
+}
+
+/* end of the last network page */
+static inline unsigned long long mc_sf_data_end(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return (mc_sf_data_offset(page_size, page_count, max_nodes) + (page_count * page_size));
+}
+
+/* data_end <= file_size */
+static inline int mc_sf_fits(unsigned long long file_size, unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return (mc_sf_data_end(page_size, page_count, max_nodes) <= file_size);
+}
+
+/* PAGE_COUNT: the largest count in 0..MAX_PAGES whose data pages fit */
+static inline unsigned int mc_sf_page_count(unsigned long long file_size, unsigned long long page_size, unsigned long long max_nodes)
+{
+	unsigned int lo = 0, hi = MC_MAX_PAGES, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (mc_sf_fits(file_size, page_size, mid, max_nodes))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The header field a request (file_size, page_size, max_nodes) is refused on, or NULL when valid */
+static inline const char *mc_sf_geometry_problem(unsigned long long file_size, unsigned long long page_size, unsigned long long max_nodes)
+{
+	unsigned long long page_count = mc_sf_page_count(file_size, page_size, max_nodes);
+
+	if (!mc_page_size_allowed(page_size))
+		return "PAGE_SIZE";
+	if ((max_nodes < MC_SF_MIN_NODES) || (max_nodes > MC_MAX_NODES))
+		return "MAX_NODES";
+	if ((file_size < MC_SF_MIN_FILE_SIZE) || (file_size > MC_SF_MAX_FILE_SIZE) || (!mc_is_pow2(file_size)))
+		return "FILE_SIZE";
+	if (page_count <= MC_SYS_PAGES)
+		return "PAGE_COUNT";
+	return (void *)0;
+}
+
+/* The OWNER word of a node block (soft_fabric.owner fields) */
+static inline unsigned long long mc_sf_owner_word(unsigned long long incarnation, unsigned int pid)
+{
+	return ((incarnation << MC_SF_OWNER_INCARNATION_SHIFT) & MC_SF_OWNER_INCARNATION_MASK) |
+	       (((unsigned long long)pid << MC_SF_OWNER_PID_SHIFT) & MC_SF_OWNER_PID_MASK);
+}
+
+static inline unsigned int mc_sf_owner_pid(unsigned long long owner)
+{
+	return (owner & MC_SF_OWNER_PID_MASK) >> MC_SF_OWNER_PID_SHIFT;
+}
+
+static inline unsigned long long mc_sf_owner_incarnation(unsigned long long owner)
+{
+	return (owner & MC_SF_OWNER_INCARNATION_MASK) >> MC_SF_OWNER_INCARNATION_SHIFT;
+}
+
+/* The INCARNATION a claim stores after incarnation: the next value OWNER holds, never 0 */
+static inline unsigned long long mc_sf_next_incarnation(unsigned long long incarnation)
+{
+	unsigned long long next = mc_sf_owner_incarnation(mc_sf_owner_word(incarnation + 1, 0));
+
+	return next ? next : 1;
+}
+
+/* System pages: offsets from network page 0 (regmap/memchan.toml [system] derived) */
+/* node's bid (u64) in a row of lock bids: the cluster lock's row in the lock page, each lock's row in a lock set's region */
+static inline unsigned long long mc_sys_bid_in_row(unsigned long long node)
+{
+	return (MC_SYS_LOCK_BID_SIZE * node);
+}
+
+/* bytes of one row of lock bids */
+static inline unsigned long long mc_sys_lock_row_size(unsigned long long max_nodes)
+{
+	return (MC_SYS_LOCK_BID_SIZE * max_nodes);
+}
+
+/* node's cluster-lock bid (u64) in the lock page */
+static inline unsigned long long mc_sys_lock_bid(unsigned long long page_size, unsigned long long node)
+{
+	return ((MC_SYS_LOCK_PAGE * page_size) + mc_sys_bid_in_row(node));
+}
+
+/* node's membership slot (fields SYS_MEMBER_*) */
+static inline unsigned long long mc_sys_member_slot(unsigned long long page_size, unsigned long long node)
+{
+	return ((MC_SYS_MEMBERSHIP_PAGE * page_size) + (MC_SYS_MEMBERSHIP_SLOT_SIZE * node));
+}
+
+/* the directory header (fields SYS_DIR_*) */
+static inline unsigned long long mc_sys_directory(unsigned long long page_size)
+{
+	return (MC_SYS_DIRECTORY_PAGE * page_size);
+}
+
+/* multicast group's node mask (u32) in the directory header */
+static inline unsigned long long mc_sys_mcast_group(unsigned long long page_size, unsigned long long group)
+{
+	return ((mc_sys_directory(page_size) + MC_SYS_DIR_MCAST_GROUPS) + (MC_SYS_MCAST_GROUP_ENTRY_SIZE * group));
+}
+
+/* region entry number index (fields SYS_REGION_*) */
+static inline unsigned long long mc_sys_region_entry(unsigned long long page_size, unsigned long long index)
+{
+	return ((MC_SYS_REGION_PAGES_FIRST * page_size) + (MC_SYS_REGION_ENTRY_SIZE * index));
+}
+
+/* number of region entries the region pages hold */
+static inline unsigned long long mc_sys_region_capacity(unsigned long long page_size)
+{
+	return (((MC_SYS_PAGES - MC_SYS_REGION_PAGES_FIRST) * page_size) / MC_SYS_REGION_ENTRY_SIZE);
+}
 
 #endif /* MEMCHAN_REGS_H */

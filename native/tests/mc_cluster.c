@@ -208,9 +208,9 @@ static void fab_open(struct xport *x, const char *path, uint32_t node)
 		die("validate");
 	}
 	nb = mcfab_node(x->fab, &x->g, node);
-	inc = MCFAB_U64(nb, MC_SF_NODE_INCARNATION) + 1;
+	inc = mc_sf_next_incarnation(MCFAB_U64(nb, MC_SF_NODE_INCARNATION));
 	if (!__atomic_compare_exchange_n((uint64_t *)(nb + MC_SF_NODE_OWNER), &expect,
-					 inc << 32 | (uint32_t)getpid(), 0,
+					 mc_sf_owner_word(inc, getpid()), 0,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		errno = EBUSY;
 		die("claim node");

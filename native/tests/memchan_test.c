@@ -163,8 +163,7 @@ static char *node_block(char *fab, uint32_t node)
 static volatile uint64_t *heartbeat(char *fab, uint32_t node)
 {
 	return (volatile uint64_t *)(fab + U64(fab, MC_SF_HDR_DATA_OFFSET) +
-		MC_SYS_MEMBERSHIP_PAGE * U32(fab, MC_SF_HDR_PAGE_SIZE) +
-		node * MC_SYS_MEMBERSHIP_SLOT_SIZE + MC_SYS_MEMBER_HEARTBEAT);
+		mc_sys_member_slot(U32(fab, MC_SF_HDR_PAGE_SIZE), node) + MC_SYS_MEMBER_HEARTBEAT);
 }
 
 static int read_sysfs(const char *attr, char *buf, size_t len)
@@ -277,7 +276,7 @@ static void info_fields(void)
 	CHECK(in.page_count > MC_SYS_PAGES && in.page_count <= MC_MAX_PAGES);
 	CHECK(in.max_nodes == 16);
 	CHECK(in.caps & MC_CAPS_SOFT_MASK);
-	CHECK((in.regmap_version >> 16) == MC_VERSION_MAJOR);
+	CHECK((in.regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT == MC_VERSION_MAJOR);
 	CHECK(in.node_id == MEMCHAN_NODE_NONE && !(in.flags & MEMCHAN_INFO_NODE_VALID));
 	CHECK(in.window_size == (uint64_t)in.page_count * in.page_size);
 	CHECK(in.tx_mmap_base == MEMCHAN_MMAP_TX_BASE && in.rx_mmap_base == MEMCHAN_MMAP_RX_BASE);
@@ -317,7 +316,7 @@ static void set_node_claims_block(void)
 	CHECK(info(fd).node_id == 0);
 	CHECK(info(fd).flags & MEMCHAN_INFO_NODE_VALID);
 	CHECK(U64(nb, MC_SF_NODE_OWNER) != 0);
-	CHECK(U64(nb, MC_SF_NODE_OWNER) >> 32 == U64(nb, MC_SF_NODE_INCARNATION));
+	CHECK(mc_sf_owner_incarnation(U64(nb, MC_SF_NODE_OWNER)) == U64(nb, MC_SF_NODE_INCARNATION));
 	CHECK(U64(nb, MC_SF_NODE_INCARNATION) >= 1);
 	CHECK(U64(nb, MC_SF_NODE_HOST_ID) != 0);
 	CHECK(U32(nb, MC_REG_NODE_ID) == MC_NODE_ID_VALID_MASK);
@@ -355,9 +354,9 @@ static void release_dead_node(void)
 	size_t len;
 	char *fab = ctl_map(&len), *nb3 = node_block(fab, 3);
 	struct memchan_release r = { .argsz = sizeof(r), .node = 3, .incarnation = 4 };
-	volatile uint32_t *tx = (volatile uint32_t *)(nb3 + MC_SF_NODE_TX_PCT + 260 * 4);
+	volatile uint32_t *tx = (volatile uint32_t *)(nb3 + MC_SF_NODE_TX_PCT + 260 * MC_TX_PCT_ENTRY_SIZE);
 
-	U64(nb3, MC_SF_NODE_OWNER) = 5ULL << 32 | 77;
+	U64(nb3, MC_SF_NODE_OWNER) = mc_sf_owner_word(5, 77);
 	U32(nb3, MC_REG_NODE_ID) = 3 | MC_NODE_ID_VALID_MASK;
 	*tx = tx_to(1);
 	EXPECT_OK(ioctl(fd, MEMCHAN_RELEASE_NODE, &r));	/* another incarnation: untouched */
@@ -407,14 +406,18 @@ static void grant_validation(void)
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 1, 0xffffffff, tx_to(1), 0, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, 0, 0, NULL), EINVAL);	/* no TX_EN */
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | 1 << 3, 0, NULL), EINVAL);
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | 1 << 16, 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1,
+			 tx_to(1) | (MC_TX_PCT_DEST_MASK + (1 << MC_TX_PCT_DEST_SHIFT)), 0, NULL),
+		   EINVAL);	/* the reserved bit above DEST */
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(16), 0, NULL), EINVAL);
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 3 << 4, 0, NULL),
-		   EINVAL);
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 1 << 4 | 1 << 8,
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | MC_TX_PCT_DEST_KIND_MASK,
+			 0, NULL), EINVAL);	/* DEST_KIND 3 */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK |
+			 MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT | 1 << MC_TX_PCT_DEST_SHIFT,
 			 0, NULL), EINVAL);	/* broadcast with a DEST */
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK | 2 << 4 | 16 << 8,
-			 0, NULL), EINVAL);	/* multicast group 16 */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK |
+			 MC_DEST_KIND_MULTICAST << MC_TX_PCT_DEST_KIND_SHIFT |
+			 MC_MULTICAST_GROUPS << MC_TX_PCT_DEST_SHIFT, 0, NULL), EINVAL);	/* multicast group 16 */
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1), MEMCHAN_RX_IRQ, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, tx_to(1), 0, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, 2, NULL), EINVAL);
@@ -726,12 +729,12 @@ static void errcnt(void)
 static void loopback_ioctl(void)
 {
 	int fd = dev_open();
-	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = MC_LOOPBACK_MODE_INTERNAL };
 
 	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EOPNOTSUPP);
-	l.mode = 3;
+	l.mode = MC_LOOPBACK_MODE_EXTERNAL + 1;
 	EXPECT_ERR(ioctl(fd, MEMCHAN_LOOPBACK, &l), EINVAL);
-	l.mode = 0;
+	l.mode = MC_LOOPBACK_MODE_OFF;
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 	CHECK(info(fd).loopback == 0);
 }
@@ -782,7 +785,7 @@ static void one_route_per_page_across_nodes(void)
 	size_t len;
 	char *fab = ctl_map(&len);
 	volatile uint32_t *other = (volatile uint32_t *)(node_block(fab, 1) + MC_SF_NODE_TX_PCT +
-							 210 * 4);
+							 210 * MC_TX_PCT_ENTRY_SIZE);
 
 	*other = tx_to(2);	/* node 1 routes page 210 to node 2 */
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 210, 1, tx_to(3), 0, NULL), EBUSY);
@@ -812,7 +815,7 @@ static void node_claim_in_use_and_takeover(void)
 	struct timespec t0, t1;
 
 	U64(nb2, MC_SF_NODE_INCARNATION) = 6;
-	U64(nb2, MC_SF_NODE_OWNER) = 6ULL << 32 | 4242;	/* a dead owner elsewhere */
+	U64(nb2, MC_SF_NODE_OWNER) = mc_sf_owner_word(6, 4242);	/* a dead owner elsewhere */
 	EXPECT_ERR(set_node(fd, 2, 0), EBUSY);
 	CHECK(info(fd).node_id == 0 && U64(nb0, MC_SF_NODE_OWNER) != 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -822,7 +825,7 @@ static void node_claim_in_use_and_takeover(void)
 	CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 900);
 	CHECK(info(fd).node_id == 2);
 	CHECK(U64(nb2, MC_SF_NODE_INCARNATION) == 7);
-	CHECK(U64(nb2, MC_SF_NODE_OWNER) >> 32 == 7);
+	CHECK(mc_sf_owner_incarnation(U64(nb2, MC_SF_NODE_OWNER)) == 7);
 	CHECK(U64(nb0, MC_SF_NODE_OWNER) == 0 && U32(nb0, MC_REG_NODE_ID) == 0);
 	EXPECT_OK(set_node(fd, MEMCHAN_NODE_NONE, 0));
 	CHECK(U64(nb2, MC_SF_NODE_OWNER) == 0);
@@ -937,7 +940,8 @@ static void ioctl_fuzz(void)
 		w[2] = rnd() % 2 ? rnd() % (pc + 4) : (uint32_t)rnd();
 		w[3] = rnd() % 2 ? rnd() % 16 : (uint32_t)rnd();
 		if (cmd == MEMCHAN_GRANT && rnd() % 2)
-			w[4] = MC_TX_PCT_TX_EN_MASK | (rnd() % 20) << 8 | (rnd() % 3) << 4;
+			w[4] = MC_TX_PCT_TX_EN_MASK | (rnd() % 20) << MC_TX_PCT_DEST_SHIFT |
+			       (rnd() % 3) << MC_TX_PCT_DEST_KIND_SHIFT;
 		if (cmd == MEMCHAN_WAIT || cmd == MEMCHAN_BARRIER)
 			buf[1] %= 2000000;	/* keep sleeps short */
 		if (cmd == MEMCHAN_SET_NODE)

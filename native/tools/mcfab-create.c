@@ -81,7 +81,8 @@ int main(int argc, char **argv)
 	if (i != argc)
 		return usage();
 	if (mcfab_geometry(&g, size, ps, nodes)) {
-		fprintf(stderr, "mcfab-create: bad geometry (size a power of two >= 1 MiB, page 4096/8192, nodes 2..32)\n");
+		fprintf(stderr, "mcfab-create: bad geometry: %s (size a power of two of 1 MiB..16 GiB, page 4096/8192, nodes 2..32)\n",
+			mc_sf_geometry_problem(size, ps, nodes));
 		return 2;
 	}
 
@@ -125,13 +126,14 @@ int main(int argc, char **argv)
 	/* every node block's read-only registers (reset values of the register map) */
 	for (n = 0; n < g.max_nodes; n++) {
 		nb = mcfab_node(fab, &g, n);
-		MCFAB_U32(nb, MC_REG_ID) = MC_ID;
-		MCFAB_U32(nb, MC_REG_VERSION) = MC_VERSION_MAJOR << MC_VERSION_MAJOR_SHIFT |
-						MC_VERSION_MINOR;
+		MCFAB_U32(nb, MC_REG_ID) = MC_REG_ID_RESET;
+		MCFAB_U32(nb, MC_REG_VERSION) = MC_REG_VERSION_RESET;
 		MCFAB_U32(nb, MC_REG_PAGE_COUNT) = g.page_count;
 		MCFAB_U32(nb, MC_REG_PAGE_SIZE) = g.page_size;
 		MCFAB_U32(nb, MC_REG_MAX_NODES) = g.max_nodes;
-		MCFAB_U32(nb, MC_REG_CAPS) = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
+		MCFAB_U32(nb, MC_REG_CAPS) = MC_SF_INIT_CAPS;
+		MCFAB_U32(nb, MC_REG_CTRL) = MC_SF_INIT_CTRL;
+		MCFAB_U32(nb, MC_REG_LINK_STATUS) = MC_SF_INIT_LINK_STATUS;
 	}
 	/* STATE = ready last, with release semantics */
 	__atomic_store_n((uint32_t *)(fab + MC_SF_HDR_STATE), MC_SF_STATE_READY, __ATOMIC_RELEASE);

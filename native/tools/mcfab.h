@@ -27,40 +27,21 @@ struct mcfab_geom {
 	uint64_t data_offset;
 };
 
-static inline uint64_t mcfab_align(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) / a * a;
-}
-
-static inline uint64_t mcfab_node_block_size(uint32_t ps, uint32_t pc)
-{
-	return MC_SF_NODE_REGS_SIZE + mcfab_align(4ULL * pc, ps) + mcfab_align(8ULL * pc, ps);
-}
-
-static inline uint64_t mcfab_data_offset(uint32_t ps, uint32_t pc, uint32_t nodes)
-{
-	return mcfab_align(MC_SF_HEADER_SIZE + nodes * mcfab_node_block_size(ps, pc), ps);
-}
-
-/* PAGE_COUNT: the largest count whose data pages fit, at most MC_MAX_PAGES. */
+/*
+ * The geometry comes from the generated mc_sf_* functions of memchan_regs.h
+ * (the formulas of regmap/memchan.toml, shared with Java and the driver).
+ * PAGE_COUNT: the largest count whose data pages fit, at most MC_MAX_PAGES.
+ */
 static inline int mcfab_geometry(struct mcfab_geom *g, uint64_t size, uint32_t ps, uint32_t nodes)
 {
-	uint32_t pc;
-
-	if ((size & (size - 1)) || size < MC_SF_MIN_FILE_SIZE || (ps != 4096 && ps != 8192) ||
-	    nodes < 2 || nodes > MC_MAX_NODES)
-		return -EINVAL;
-	for (pc = MC_MAX_PAGES; pc > 0; pc--)
-		if (mcfab_data_offset(ps, pc, nodes) + (uint64_t)pc * ps <= size)
-			break;
-	if (pc <= MC_SYS_PAGES)
+	if (mc_sf_geometry_problem(size, ps, nodes))
 		return -EINVAL;
 	g->page_size = ps;
-	g->page_count = pc;
+	g->page_count = mc_sf_page_count(size, ps, nodes);
 	g->max_nodes = nodes;
 	g->file_size = size;
-	g->node_block_size = mcfab_node_block_size(ps, pc);
-	g->data_offset = mcfab_data_offset(ps, pc, nodes);
+	g->node_block_size = mc_sf_node_block_size(ps, g->page_count);
+	g->data_offset = mc_sf_data_offset(ps, g->page_count, nodes);
 	return 0;
 }
 
@@ -75,14 +56,16 @@ static inline char *mcfab_node(void *fab, const struct mcfab_geom *g, uint32_t n
 static inline volatile uint32_t *mcfab_tx_pct(void *fab, const struct mcfab_geom *g,
 					      uint32_t node, uint32_t page)
 {
-	return (volatile uint32_t *)(mcfab_node(fab, g, node) + MC_SF_NODE_TX_PCT + 4ULL * page);
+	return (volatile uint32_t *)(mcfab_node(fab, g, node) + MC_SF_NODE_TX_PCT +
+				     (uint64_t)MC_TX_PCT_ENTRY_SIZE * page);
 }
 
 static inline volatile uint64_t *mcfab_rx_pct(void *fab, const struct mcfab_geom *g,
 					      uint32_t node, uint32_t page)
 {
-	return (volatile uint64_t *)(mcfab_node(fab, g, node) + MC_SF_NODE_TX_PCT +
-				     mcfab_align(4ULL * g->page_count, g->page_size) + 8ULL * page);
+	return (volatile uint64_t *)(mcfab_node(fab, g, node) +
+				     mc_sf_rx_pct_offset(g->page_size, g->page_count) +
+				     (uint64_t)MC_RX_PCT_ENTRY_SIZE * page);
 }
 
 static inline char *mcfab_page(void *fab, const struct mcfab_geom *g, uint32_t page)
@@ -102,6 +85,7 @@ static inline int mcfab_validate(const void *hdr, uint64_t real_size, struct mcf
 	uint32_t pc = MCFAB_U32(hdr, MC_SF_HDR_PAGE_COUNT);
 	uint32_t nodes = MCFAB_U32(hdr, MC_SF_HDR_MAX_NODES);
 	uint64_t size = MCFAB_U64(hdr, MC_SF_HDR_FILE_SIZE);
+	const char *problem;
 
 #define MCFAB_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 	if (MCFAB_U64(hdr, MC_SF_HDR_MAGIC) != MC_SF_MAGIC)
@@ -110,23 +94,24 @@ static inline int mcfab_validate(const void *hdr, uint64_t real_size, struct mcf
 		MCFAB_FAIL("VERSION");
 	if (MCFAB_U32(hdr, MC_SF_HDR_HEADER_SIZE) != MC_SF_HEADER_SIZE)
 		MCFAB_FAIL("HEADER_SIZE");
-	if (ps != 4096 && ps != 8192)
-		MCFAB_FAIL("PAGE_SIZE");
-	if (nodes < 2 || nodes > MC_MAX_NODES)
-		MCFAB_FAIL("MAX_NODES");
-	if (size != real_size || (size & (size - 1)))
+	if (size != real_size)
 		MCFAB_FAIL("FILE_SIZE");
-	if (pc == 0 || pc > MC_MAX_PAGES)
+	problem = mc_sf_geometry_problem(size, ps, nodes);
+	if (problem)
+		MCFAB_FAIL("%s", problem);
+	if (MCFAB_U32(hdr, MC_SF_HDR_SYSTEM_PAGES) != MC_SYS_PAGES)
+		MCFAB_FAIL("SYSTEM_PAGES");
+	if (pc <= MC_SYS_PAGES || pc > MC_MAX_PAGES)
 		MCFAB_FAIL("PAGE_COUNT");
 	if (MCFAB_U64(hdr, MC_SF_HDR_NODE_AREA_OFFSET) != MC_SF_HEADER_SIZE)
 		MCFAB_FAIL("NODE_AREA_OFFSET");
-	want.node_block_size = mcfab_node_block_size(ps, pc);
-	want.data_offset = mcfab_data_offset(ps, pc, nodes);
+	want.node_block_size = mc_sf_node_block_size(ps, pc);
+	want.data_offset = mc_sf_data_offset(ps, pc, nodes);
 	if (MCFAB_U64(hdr, MC_SF_HDR_NODE_BLOCK_SIZE) != want.node_block_size)
 		MCFAB_FAIL("NODE_BLOCK_SIZE");
 	if (MCFAB_U64(hdr, MC_SF_HDR_DATA_OFFSET) != want.data_offset)
 		MCFAB_FAIL("DATA_OFFSET");
-	if (want.data_offset + (uint64_t)pc * ps > size)
+	if (!mc_sf_fits(size, ps, pc, nodes))
 		MCFAB_FAIL("PAGE_COUNT (data pages do not fit)");
 	if (MCFAB_U32(hdr, MC_SF_HDR_STATE) != MC_SF_STATE_READY)
 		MCFAB_FAIL("STATE");

@@ -11,6 +11,7 @@ import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
 
@@ -287,11 +288,12 @@ public final class Fabric implements AutoCloseable {
     }
 
     Region allocateLockRegion(long key, int locks, long bytes) {
-        if (locks < 1 || locks > 0xFFFF) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a lock set has 1..65535 locks, not " + locks);
+        int maxLocks = SystemPagesDescriptor.regionFlagsLockCount((int) Regs.SYS_REGION_FLAGS_LOCK_COUNT_MASK);
+        if (locks < 1 || locks > maxLocks) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a lock set has 1.." + maxLocks + " locks, not " + locks);
         }
         int pages = (int) ((bytes + pageSize() - 1) / pageSize());
-        return new Region(this, cluster.allocate(key, pages, 0660, Regs.SYS_REGION_FLAG_LOCKSET | (locks << 16), credentials));
+        return new Region(this, cluster.allocate(key, pages, 0660, SystemPagesDescriptor.regionFlags(true, false, locks), credentials));
     }
 
     /** Sets multicast group {@code group}'s members (a node mask); refused while a region uses the group. */

@@ -28,6 +28,9 @@ public final class Regs {
     public static final int RX_PCT_BASE = 0x20000;
     public static final int TX_PCT_ENTRY_SIZE = 0x4;
     public static final int RX_PCT_ENTRY_SIZE = 0x8;
+    /** an allowed network page size */
+    public static final int PAGE_SIZE_4K = 0x1000;
+    public static final int PAGE_SIZE_8K = 0x2000;
 
     // BAR0 registers: offsets, then fields as shift and in-place mask
     /** Identity */
@@ -96,6 +99,10 @@ public final class Regs {
     public static final int LOOPBACK_MODE_SHIFT = 0x0;
     /** 0 off, 1 internal (transmit stream fed into receive), 2 external (cable) */
     public static final int LOOPBACK_MODE_MASK = 0x3;
+    /** LOOPBACK_MODE value */
+    public static final int LOOPBACK_MODE_OFF = 0x0;
+    public static final int LOOPBACK_MODE_INTERNAL = 0x1;
+    public static final int LOOPBACK_MODE_EXTERNAL = 0x2;
     /** Link state */
     public static final int REG_LINK_STATUS = 0x2C;
     public static final int LINK_STATUS_UP_SHIFT = 0x0;
@@ -181,6 +188,42 @@ public final class Regs {
     public static final int REG_MCAST_GROUP_BASE = 0x100;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;
 
+    // Register reset values (what a board's register block holds after reset)
+    public static final int REG_ID_RESET = 0x4D454D43;
+    public static final int REG_VERSION_RESET = 0x10000;
+    public static final int REG_PAGE_COUNT_RESET = 0x0;
+    public static final int REG_PAGE_SIZE_RESET = 0x1000;
+    public static final int REG_MAX_NODES_RESET = 0x20;
+    public static final int REG_CAPS_RESET = 0x0;
+    public static final int REG_NODE_ID_RESET = 0x0;
+    public static final int REG_CTRL_RESET = 0x2;
+    public static final int REG_LOOPBACK_RESET = 0x0;
+    public static final int REG_LINK_STATUS_RESET = 0x0;
+    public static final int REG_IRQ_STATUS_RESET = 0x0;
+    public static final int REG_IRQ_MASK_RESET = 0x0;
+    public static final int REG_BARRIER_RESET = 0x0;
+    public static final int REG_ACK_OUTSTANDING_RESET = 0x0;
+    public static final int REG_RX_NOTIFY_PAGE_RESET = 0x0;
+    public static final int REG_NOTIFY_COUNT_RESET = 0x0;
+    public static final int REG_TX_PACKETS_RESET = 0x0;
+    public static final int REG_TX_BYTES_RESET = 0x0;
+    public static final int REG_RX_PACKETS_RESET = 0x0;
+    public static final int REG_RX_BYTES_RESET = 0x0;
+    public static final int REG_TX_DROP_DISABLED_RESET = 0x0;
+    public static final int REG_RX_DROP_DISABLED_RESET = 0x0;
+    public static final int REG_CRC_ERRORS_RESET = 0x0;
+    public static final int REG_LINK_RETRIES_RESET = 0x0;
+    public static final int REG_ERROR_COUNT_RESET = 0x0;
+    public static final int REG_ACKS_RECEIVED_RESET = 0x0;
+    public static final int REG_TX_DROP_PARTIAL_RESET = 0x0;
+    public static final int REG_RX_BASE_LO_RESET = 0x0;
+    public static final int REG_RX_BASE_HI_RESET = 0x0;
+    public static final int REG_LINK_RETRY_LIMIT_RESET = 0x8;
+    public static final int REG_LINK_ACK_TIMEOUT_RESET = 0x800;
+    public static final int REG_HEARTBEAT_PERIOD_RESET = 0x1000;
+    public static final int REG_TX_COMBINE_IDLE_RESET = 0x4;
+    public static final int REG_MCAST_GROUP_BASE_RESET = 0x0;
+
     // TX_PCT entry (32 bits)
     public static final int TX_PCT_TX_EN_SHIFT = 0x0;
     /** stores to this page of the transmit window become packets; otherwise dropped and counted */
@@ -194,6 +237,10 @@ public final class Regs {
     public static final int TX_PCT_DEST_KIND_SHIFT = 0x4;
     /** 0 one node, 1 broadcast (every node but the sender), 2 multicast group */
     public static final int TX_PCT_DEST_KIND_MASK = 0x30;
+    /** DEST_KIND value */
+    public static final int DEST_KIND_NODE = 0x0;
+    public static final int DEST_KIND_BROADCAST = 0x1;
+    public static final int DEST_KIND_MULTICAST = 0x2;
     public static final int TX_PCT_DEST_SHIFT = 0x8;
     /** destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast */
     public static final int TX_PCT_DEST_MASK = 0xFF00;
@@ -215,9 +262,6 @@ public final class Regs {
     public static final long RX_PCT_REMAP_ADDR_MASK = 0xFFFFFFFFFFFFF000L;
     /** all defined bits; any other bit set is refused */
     public static final long RX_PCT_VALID_MASK = 0xFFFFFFFFFFFFF00BL;
-    public static final int DEST_KIND_NODE = 0x0;
-    public static final int DEST_KIND_BROADCAST = 0x1;
-    public static final int DEST_KIND_MULTICAST = 0x2;
 
     // Soft fabric file
     public static final long SF_MAGIC = 0x4349524241464D43L;
@@ -230,6 +274,14 @@ public final class Regs {
     public static final int SF_DEFAULT_FILE_SIZE = 0x1000000;
     public static final int SF_DEFAULT_PAGE_SIZE = 0x1000;
     public static final int SF_DEFAULT_MAX_NODES = 0x10;
+    public static final int SF_MIN_NODES = 0x2;
+    public static final long SF_MAX_FILE_SIZE = 0x400000000L;
+    /** CAPS of every node block at creation: SOFT | MULTICAST */
+    public static final long SF_INIT_CAPS = 0x80000008L;
+    /** CTRL of every node block at creation: ENABLE | RETRY_EN */
+    public static final int SF_INIT_CTRL = 0x3;
+    /** LINK_STATUS of every node block at creation: UP */
+    public static final int SF_INIT_LINK_STATUS = 0x1;
     /** 0x4349524241464D43, bytes "MCFABRIC" */
     public static final int SF_HDR_MAGIC = 0x0;
     /** layout version; a reader refuses any other */
@@ -260,7 +312,7 @@ public final class Regs {
     public static final int SF_HDR_FLAGS = 0x4C;
     /** creation time, ns since the epoch */
     public static final int SF_HDR_CREATED_NS = 0x50;
-    /** adapter claim word: 0 free, else (incarnation &lt;&lt; 32) | pid of the process that owns this node ID (compare-and-set) */
+    /** adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
     public static final int SF_NODE_OWNER = 0x800;
     /** hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
     public static final int SF_NODE_HOST_ID = 0x808;
@@ -268,6 +320,12 @@ public final class Regs {
     public static final int SF_NODE_INCARNATION = 0x810;
     /** transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
     public static final int SF_NODE_TX_PCT = 0x1000;
+    public static final int SF_OWNER_PID_SHIFT = 0x0;
+    /** pid of the owning process (in the owner's PID namespace) */
+    public static final long SF_OWNER_PID_MASK = 0xFFFFFFFFL;
+    public static final int SF_OWNER_INCARNATION_SHIFT = 0x20;
+    /** the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps) */
+    public static final long SF_OWNER_INCARNATION_MASK = 0xFFFFFFFF00000000L;
 
     // System pages (cluster service state in reserved network pages)
     public static final int SYS_PAGES = 0x8;
@@ -280,9 +338,30 @@ public final class Regs {
     public static final int SYS_NODE_STATE_ABSENT = 0x0;
     public static final int SYS_NODE_STATE_ALIVE = 0x1;
     public static final int SYS_NODE_STATE_LEAVING = 0x2;
-    public static final int SYS_REGION_FLAG_LOCKSET = 0x1;
-    public static final int SYS_REGION_FLAG_STATIC = 0x2;
     public static final long SYS_STATIC_KEY = 0x7374617400000000L;
+    public static final int SYS_LOCK_BID_SIZE = 0x8;
+    public static final int SYS_MCAST_GROUP_ENTRY_SIZE = 0x4;
+    /** region entry STATE */
+    public static final int SYS_REGION_STATE_FREE = 0x0;
+    public static final int SYS_REGION_STATE_ALLOCATED = 0x1;
+    public static final int SYS_REGION_FLAGS_LOCKSET_SHIFT = 0x0;
+    /** the entry is a lock set (its pages hold lock bids), not a region */
+    public static final int SYS_REGION_FLAGS_LOCKSET_MASK = 0x1;
+    public static final int SYS_REGION_FLAGS_STATIC_SHIFT = 0x1;
+    /** a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page */
+    public static final int SYS_REGION_FLAGS_STATIC_MASK = 0x2;
+    public static final int SYS_REGION_FLAGS_LOCK_COUNT_SHIFT = 0x10;
+    /** number of locks of a lock set */
+    public static final long SYS_REGION_FLAGS_LOCK_COUNT_MASK = 0xFFFF0000L;
+    public static final int SYS_REGION_ROUTE_ROUTED_SHIFT = 0x0;
+    /** set while any node transmits (the route below is in force) */
+    public static final int SYS_REGION_ROUTE_ROUTED_MASK = 0x1;
+    public static final int SYS_REGION_ROUTE_DEST_KIND_SHIFT = 0x4;
+    /** tx_pct DEST_KIND of every transmitter */
+    public static final int SYS_REGION_ROUTE_DEST_KIND_MASK = 0x30;
+    public static final int SYS_REGION_ROUTE_DEST_SHIFT = 0x8;
+    /** tx_pct DEST of every transmitter */
+    public static final int SYS_REGION_ROUTE_DEST_MASK = 0xFF00;
     /** 0 absent, 1 alive, 2 leaving (being cleaned up) */
     public static final int SYS_MEMBER_STATE = 0x0;
     /** changes at every join; cleanup of a dead node checks it to stay idempotent */
@@ -299,7 +378,7 @@ public final class Regs {
     public static final int SYS_DIR_GENERATION = 0x0;
     /** 16 x u32 node masks, one per multicast group */
     public static final int SYS_DIR_MCAST_GROUPS = 0x40;
-    /** 0 free, 1 allocated */
+    /** 0 free, 1 allocated (region_state); written last when an entry is filled, first when it is freed */
     public static final int SYS_REGION_STATE = 0x0;
     /** UNIX permission bits (0777 mask): read = receive, write = transmit */
     public static final int SYS_REGION_MODE = 0x4;
@@ -321,9 +400,9 @@ public final class Regs {
     public static final int SYS_REGION_RX_NODES = 0x28;
     /** node mask: transmitters with local copy */
     public static final int SYS_REGION_TX_LOOPBACK = 0x2C;
-    /** route every transmitter uses: tx_pct encoding of DEST_KIND and DEST, bit 0 set while any node transmits */
+    /** region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits */
     public static final int SYS_REGION_ROUTE = 0x30;
-    /** bit 0 LOCKSET; bit 1 STATIC (a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page); bits 31:16 number of locks for a lock set */
+    /** region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT */
     public static final int SYS_REGION_FLAGS = 0x34;
     /** directory GENERATION when the entry was allocated */
     public static final int SYS_REGION_GENERATION = 0x38;

@@ -3,7 +3,9 @@ package dev.memchan.layout;
 import static dev.memchan.layout.Regs.*;
 
 /**
- * Geometry of a soft fabric file (docs/soft-fabric.md), computed from its three free parameters.
+ * Geometry of one soft fabric file (docs/soft-fabric.md): its three free parameters, the page count
+ * and the section offsets, all computed by the generated {@link SoftFabricGeometry} (the formulas of
+ * regmap/memchan.toml that the C tools and the ivshmem driver use too).
  *
  * <pre>
  *  0             HEADER_SIZE                                DATA_OFFSET                   FILE_SIZE
@@ -18,7 +20,7 @@ import static dev.memchan.layout.Regs.*;
  * generated {@code Regs.SF_HDR_*} constants.
  */
 public final class SoftFabricLayout {
-    public static final int MIN_NODES = 2;
+    public static final int MIN_NODES = SF_MIN_NODES;
 
     private final long fileSize;
     private final int pageSize;
@@ -33,30 +35,14 @@ public final class SoftFabricLayout {
         this.pageSize = pageSize;
         this.maxNodes = maxNodes;
         this.pageCount = pageCount;
-        this.rxPctOffset = SF_NODE_TX_PCT + align((long) TX_PCT_ENTRY_SIZE * pageCount, pageSize);
-        this.nodeBlockSize = rxPctOffset + align((long) RX_PCT_ENTRY_SIZE * pageCount, pageSize);
-        this.dataOffset = SF_HEADER_SIZE + maxNodes * nodeBlockSize;
+        this.rxPctOffset = SoftFabricGeometry.rxPctOffset(pageSize, pageCount);
+        this.nodeBlockSize = SoftFabricGeometry.nodeBlockSize(pageSize, pageCount);
+        this.dataOffset = SoftFabricGeometry.dataOffset(pageSize, pageCount, maxNodes);
     }
 
     /** Why these creation parameters are invalid, or null. */
     public static String problem(long fileSize, int pageSize, int maxNodes) {
-        if (pageSize != 4096 && pageSize != 8192) {
-            return "page size must be 4096 or 8192, not " + pageSize;
-        }
-        if (maxNodes < MIN_NODES || maxNodes > MAX_NODES) {
-            return "max nodes must be " + MIN_NODES + ".." + MAX_NODES + ", not " + maxNodes;
-        }
-        if (fileSize < SF_MIN_FILE_SIZE || Long.bitCount(fileSize) != 1) {
-            return "fabric size must be a power of two of at least " + SF_MIN_FILE_SIZE + " bytes, not " + fileSize;
-        }
-        if (fileSize > (1L << 34)) {
-            return "fabric size above 16 GiB is not supported (" + fileSize + ")";
-        }
-        int pages = fitPages(fileSize, pageSize, maxNodes);
-        if (pages <= SYS_PAGES) {
-            return "fabric of " + fileSize + " bytes leaves no network pages for users after " + maxNodes + " node blocks";
-        }
-        return null;
+        return SoftFabricGeometry.problem(fileSize, pageSize, maxNodes);
     }
 
     /** Layout a creator would write for these parameters (validated). */
@@ -65,7 +51,7 @@ public final class SoftFabricLayout {
         if (problem != null) {
             throw new IllegalArgumentException(problem);
         }
-        return new SoftFabricLayout(fileSize, pageSize, maxNodes, fitPages(fileSize, pageSize, maxNodes));
+        return new SoftFabricLayout(fileSize, pageSize, maxNodes, SoftFabricGeometry.pageCount(fileSize, pageSize, maxNodes));
     }
 
     /** Layout implied by the parameters a header states; the caller compares the rest. */
@@ -73,23 +59,14 @@ public final class SoftFabricLayout {
         return new SoftFabricLayout(fileSize, pageSize, maxNodes, pageCount);
     }
 
-    private static int fitPages(long fileSize, int pageSize, int maxNodes) {
-        int lo = 0;
-        int hi = MAX_PAGES;
-        while (lo < hi) { // largest count that fits
-            int mid = (lo + hi + 1) >>> 1;
-            SoftFabricLayout l = new SoftFabricLayout(fileSize, pageSize, maxNodes, mid);
-            if (l.dataOffset + (long) mid * pageSize <= fileSize) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
+    /** Whether this layout's data pages fit in its file. */
+    public boolean fits() {
+        return SoftFabricGeometry.fits(fileSize, pageSize, pageCount, maxNodes);
     }
 
-    static long align(long v, long a) {
-        return (v + a - 1) / a * a;
+    /** Offset of the RX PCT in a node block. */
+    public long rxPctOffset() {
+        return rxPctOffset;
     }
 
     public long fileSize() {

@@ -119,6 +119,35 @@ class BadInputConformanceTest {
     // ---- node IDs -----------------------------------------------------------------------------------
 
     @Test
+    void theLibrarysAnyNodeAndCreatorGroupAreNotArguments() {
+        String location = TestBackend.newFabric("sentinel");
+        FabricOptions options = TestBackend.joinOptions();
+        try (Fabric probe = Fabric.open(location, options)) {
+            int members = probe.members();
+            refused(Kind.INVALID_ARGUMENT, "node ID -1 out of range", () -> Fabric.open(location, options.withNodeId(-1)));
+            refused(Kind.INVALID_ARGUMENT, "node ID -2 out of range", () -> options.withNodeId(-2));
+            refused(Kind.INVALID_ARGUMENT, "node ID -5 out of range", () -> new FabricOptions(-5, false, options.fabricSize(),
+                    options.pageSize(), options.maxNodes(), options.group(), options.heartbeatPeriod(), options.failureTimeout()));
+            refused(Kind.INVALID_ARGUMENT, "group ID -1 out of range", () -> options.withGroup(-1));
+            // a group index outside 0..15 would read the directory header or the next group table
+            for (int group : new int[] {-1, 16}) {
+                refused(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range", () -> probe.multicastGroup(group));
+                refused(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range", () -> probe.setMulticastGroup(group, 1));
+            }
+            for (int group = 0; group < dev.memchan.layout.Regs.MULTICAST_GROUPS; group++) {
+                assertEquals(0, probe.multicastGroup(group), "group " + group + " changed by a refused call");
+            }
+            assertEquals(members, probe.members(), "a refused option joined a node");
+            assertEquals(FabricOptions.ANY_NODE, options.nodeId());
+            assertEquals(FabricOptions.CREATOR_GROUP, options.group());
+            // "any node" is asked for by name
+            try (Fabric any = Fabric.open(location, options.withNodeId(probe.maxNodes() - 1).withAnyNode())) {
+                assertTrue(any.nodeId() >= 0 && any.nodeId() != probe.nodeId(), "joined as " + any.nodeId());
+            }
+        }
+    }
+
+    @Test
     void nodeIdOutOfRangeIsRefused() {
         String location = TestBackend.newFabric("range");
         int maxNodes;

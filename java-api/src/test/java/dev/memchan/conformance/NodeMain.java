@@ -4,6 +4,7 @@ import dev.memchan.ClusterBarrier;
 import dev.memchan.ClusterEvent;
 import dev.memchan.ClusterLockSet;
 import dev.memchan.Fabric;
+import dev.memchan.FabricOptions;
 import dev.memchan.IncomingMapping;
 import dev.memchan.MemchanException;
 import dev.memchan.Notifier;
@@ -81,8 +82,9 @@ public final class NodeMain {
             }
             return;
         }
-        int nodeId = scenario.equals("claim") ? Integer.parseInt(a[2]) : -1;
-        try (Fabric f = Fabric.open(location, TestBackend.joinOptions().withNodeId(nodeId))) {
+        FabricOptions options = scenario.equals("claim") ? TestBackend.joinOptions().withNodeId(Integer.parseInt(a[2]))
+                : TestBackend.joinOptions();
+        try (Fabric f = Fabric.open(location, options)) {
             switch (scenario) {
                 case "order-send" -> orderSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
                 case "order-recv" -> orderRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));

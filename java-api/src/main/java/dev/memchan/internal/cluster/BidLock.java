@@ -3,6 +3,8 @@ package dev.memchan.internal.cluster;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 
+import dev.memchan.layout.SystemPagesDescriptor;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ThreadLocalRandom;
@@ -55,12 +57,12 @@ public final class BidLock {
 
     /** Size of one row for {@code nodes} nodes. */
     public static long rowSize(int nodes) {
-        return 8L * nodes;
+        return SystemPagesDescriptor.lockRowSize(nodes);
     }
 
     private boolean othersBidding() {
         for (int n = 0; n < nodes; n++) {
-            if (n != me && (long) LONG.getVolatile(rx, row + 8L * n) != 0) {
+            if (n != me && (long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(n)) != 0) {
                 return true;
             }
         }
@@ -72,13 +74,13 @@ public final class BidLock {
         if (othersBidding()) {
             return false;
         }
-        LONG.setRelease(tx, row + 8L * me, bid);
+        LONG.setRelease(tx, row + SystemPagesDescriptor.bidInRow(me), bid);
         VarHandle.fullFence(); // the bid must leave before we read the others (x86 may pass loads over stores)
         long spins = 0;
-        while ((long) LONG.getVolatile(rx, row + 8L * me) != bid) { // local copy: our bid has been ordered
+        while ((long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(me)) != bid) { // local copy: our bid has been ordered
             Thread.onSpinWait();
             if (++spins > 100_000_000L) {
-                LONG.setVolatile(tx, row + 8L * me, 0L);
+                LONG.setVolatile(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
                 throw new MemchanException(Kind.DEVICE_ERROR, "lock bid never came back through the local copy: "
                         + "check the page's PCT (broadcast + local copy) and the link");
             }
@@ -86,7 +88,7 @@ public final class BidLock {
         if (!othersBidding()) {
             return true;
         }
-        LONG.setVolatile(tx, row + 8L * me, 0L);
+        LONG.setVolatile(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
         return false;
     }
 
@@ -123,25 +125,25 @@ public final class BidLock {
         if (writeCombining) {
             VarHandle.fullFence();
         }
-        LONG.setRelease(tx, row + 8L * me, 0L);
+        LONG.setRelease(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
     }
 
     /** True when this node's bid is the only one (the lock is held by us). */
     public boolean heldByMe() {
-        return (long) LONG.getVolatile(rx, row + 8L * me) == bid && !othersBidding();
+        return (long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(me)) == bid && !othersBidding();
     }
 
     /** Clears a (dead) node's bid. */
     public static void clearBid(MemorySegment tx, long rowOffset, int node) {
         VarHandle.fullFence();
-        LONG.setVolatile(tx, rowOffset + 8L * node, 0L);
+        LONG.setVolatile(tx, rowOffset + SystemPagesDescriptor.bidInRow(node), 0L);
     }
 
     /** The node holding the only bid in a row, or -1. */
     public static int holder(MemorySegment rx, long rowOffset, int nodes) {
         int holder = -1;
         for (int n = 0; n < nodes; n++) {
-            if ((long) LONG.getVolatile(rx, rowOffset + 8L * n) != 0) {
+            if ((long) LONG.getVolatile(rx, rowOffset + SystemPagesDescriptor.bidInRow(n)) != 0) {
                 if (holder >= 0) {
                     return -1;
                 }

@@ -7,6 +7,7 @@ import dev.memchan.Route;
 import dev.memchan.internal.HostIdentity;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 
 import java.lang.foreign.MemorySegment;
@@ -87,7 +88,7 @@ public final class ClusterService implements AutoCloseable {
         }
         this.tx = sysTx.segment();
         this.rx = sysRx.segment();
-        this.clusterLock = new BidLock(tx, rx, lockRow(), nodes, me, backend.incarnation(), sysTx.writeCombining());
+        this.clusterLock = new BidLock(tx, rx, clusterLockRow(), nodes, me, backend.incarnation(), sysTx.writeCombining());
         this.seenState = new int[nodes];
         this.seenIncarnation = new long[nodes];
         this.lastHeartbeat = new long[nodes];
@@ -95,20 +96,25 @@ public final class ClusterService implements AutoCloseable {
         this.judgedDead = new boolean[nodes];
     }
 
-    private long lockRow() {
-        return (long) SYS_LOCK_PAGE * pageSize;
+    private long lockBid(int n) {
+        return SystemPagesDescriptor.lockBid(pageSize, n);
+    }
+
+    /** The cluster lock's row of bids (node 0's bid). */
+    private long clusterLockRow() {
+        return lockBid(0);
     }
 
     private long slot(int n) {
-        return (long) SYS_MEMBERSHIP_PAGE * pageSize + (long) n * SYS_MEMBERSHIP_SLOT_SIZE;
+        return SystemPagesDescriptor.memberSlot(pageSize, n);
     }
 
     private long dir() {
-        return (long) SYS_DIRECTORY_PAGE * pageSize;
+        return SystemPagesDescriptor.directory(pageSize);
     }
 
     private long entryOffset(int index) {
-        return (long) SYS_REGION_PAGES_FIRST * pageSize + (long) index * SYS_REGION_ENTRY_SIZE;
+        return SystemPagesDescriptor.regionEntry(pageSize, index);
     }
 
     public int nodeId() {
@@ -147,7 +153,7 @@ public final class ClusterService implements AutoCloseable {
             } catch (MemchanException e) {
                 if (e.kind() != Kind.TIMEOUT || attempt >= LOCK_ATTEMPTS) {
                     throw new MemchanException(Kind.TIMEOUT, "cluster lock of " + backend.location()
-                            + " not acquired: held by node " + BidLock.holder(rx, lockRow(), nodes), e);
+                            + " not acquired: held by node " + BidLock.holder(rx, clusterLockRow(), nodes), e);
                 }
                 clearBidsOfDeadBidders();
             }
@@ -158,8 +164,8 @@ public final class ClusterService implements AutoCloseable {
     private void clearBidsOfDeadBidders() {
         long now = System.nanoTime();
         for (int n = 0; n < nodes; n++) {
-            if (n != me && (long) LONG.getVolatile(rx, lockRow() + 8L * n) != 0 && isDead(n, now, true)) {
-                BidLock.clearBid(tx, lockRow(), n);
+            if (n != me && (long) LONG.getVolatile(rx, lockBid(n)) != 0 && isDead(n, now, true)) {
+                BidLock.clearBid(tx, clusterLockRow(), n);
             }
         }
     }
@@ -302,7 +308,7 @@ public final class ClusterService implements AutoCloseable {
             }
             if (isDead(n, now, false)) {
                 judgedDead[n] = true;
-                BidLock.clearBid(tx, lockRow(), n); // it may have died holding the cluster lock
+                BidLock.clearBid(tx, clusterLockRow(), n); // it may have died holding the cluster lock
                 int dead = n;
                 withClusterLock(() -> cleanupLocked(dead, inc));
             }
@@ -371,7 +377,7 @@ public final class ClusterService implements AutoCloseable {
         int bit = 1 << n;
         for (int i = 0; i < regionCount; i++) {
             RegionEntry e = readEntry(i);
-            if (e.state == 0 || e.isStatic() || ((e.users | e.txNodes | e.rxNodes) & bit) == 0) {
+            if (e.isFree() || e.isStatic() || ((e.users | e.txNodes | e.rxNodes) & bit) == 0) {
                 continue; // a static carve-out belongs to the operator's PCT entries, not to a member
             }
             if (e.isLockSet() && (e.users & bit) != 0) {
@@ -380,7 +386,7 @@ public final class ClusterService implements AutoCloseable {
             removeUser(e, bit);
         }
         if (n != me) {
-            BidLock.clearBid(tx, lockRow(), n); // our own bid is the lock we hold now
+            BidLock.clearBid(tx, clusterLockRow(), n); // our own bid is the lock we hold now
         }
         bumpGeneration();
         INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ABSENT);
@@ -444,20 +450,29 @@ public final class ClusterService implements AutoCloseable {
         public long generation;
 
         public boolean isLockSet() {
-            return (flags & SYS_REGION_FLAG_LOCKSET) != 0;
+            return SystemPagesDescriptor.regionFlagsLockset(flags);
         }
 
         /** A static carve-out: pages the operator routed with mcctl pct / apply; USERS = nodes holding such entries. */
         public boolean isStatic() {
-            return (flags & SYS_REGION_FLAG_STATIC) != 0;
+            return SystemPagesDescriptor.regionFlagsStatic(flags);
         }
 
         public int lockCount() {
-            return flags >>> 16;
+            return SystemPagesDescriptor.regionFlagsLockCount(flags);
         }
 
         public boolean routed() {
-            return (route & 1) != 0;
+            return SystemPagesDescriptor.regionRouteRouted(route);
+        }
+
+        /** The route's DEST_KIND and DEST bits, without ROUTED. */
+        public int routeBits() {
+            return route & ~SYS_REGION_ROUTE_ROUTED_MASK;
+        }
+
+        public boolean isFree() {
+            return state == SYS_REGION_STATE_FREE;
         }
     }
 
@@ -467,7 +482,7 @@ public final class ClusterService implements AutoCloseable {
 
     /** Directory entries that fit in the region pages (pages SYS_REGION_PAGES_FIRST..SYS_PAGES-1). */
     public static int regionCapacity(int pageSize) {
-        return (SYS_PAGES - SYS_REGION_PAGES_FIRST) * pageSize / SYS_REGION_ENTRY_SIZE;
+        return (int) SystemPagesDescriptor.regionCapacity(pageSize);
     }
 
     /**
@@ -475,7 +490,7 @@ public final class ClusterService implements AutoCloseable {
      * decoder of the region-entry layout, for the cluster service and for read-only views (mcctl).
      */
     public static RegionEntry decodeEntry(MemorySegment pages, int pageSize, int i) {
-        long o = (long) SYS_REGION_PAGES_FIRST * pageSize + (long) i * SYS_REGION_ENTRY_SIZE;
+        long o = SystemPagesDescriptor.regionEntry(pageSize, i);
         RegionEntry e = new RegionEntry();
         e.index = i;
         e.state = (int) INT.getVolatile(pages, o + SYS_REGION_STATE);
@@ -533,8 +548,8 @@ public final class ClusterService implements AutoCloseable {
     /** STATE first: from that store on the entry and its pages are free. */
     private void freeEntry(int i) {
         long o = entryOffset(i);
-        INT.setVolatile(tx, o + SYS_REGION_STATE, 0);
-        for (long b = 4; b < SYS_REGION_ENTRY_SIZE; b += 4) {
+        INT.setVolatile(tx, o + SYS_REGION_STATE, SYS_REGION_STATE_FREE);
+        for (long b = SYS_REGION_STATE + Integer.BYTES; b < SYS_REGION_ENTRY_SIZE; b += Integer.BYTES) {
             INT.setVolatile(tx, o + b, 0);
         }
     }
@@ -548,7 +563,7 @@ public final class ClusterService implements AutoCloseable {
         List<RegionEntry> out = new ArrayList<>();
         for (int i = 0; i < regionCount; i++) {
             RegionEntry e = readEntry(i);
-            if (e.state != 0) {
+            if (!e.isFree()) {
                 out.add(e);
             }
         }
@@ -558,7 +573,7 @@ public final class ClusterService implements AutoCloseable {
     private RegionEntry findLocked(long key) {
         for (int i = 0; i < regionCount; i++) {
             RegionEntry e = readEntry(i);
-            if (e.state != 0 && e.key == key) {
+            if (!e.isFree() && e.key == key) {
                 return e;
             }
         }
@@ -568,7 +583,7 @@ public final class ClusterService implements AutoCloseable {
     /** Entry of a region this node allocated; throws NOT_FOUND when it was freed or reused. */
     private RegionEntry current(int index, long generation) {
         RegionEntry e = readEntry(index);
-        if (e.state == 0 || e.generation != generation) {
+        if (e.isFree() || e.generation != generation) {
             throw new MemchanException(Kind.NOT_FOUND, "region (directory entry " + index + ") no longer exists");
         }
         return e;
@@ -593,11 +608,12 @@ public final class ClusterService implements AutoCloseable {
                         + "routed by mcctl pct or apply); choose another key", key, e.firstPage, e.firstPage + e.pageCount - 1));
             }
             if (e != null) {
-                if (e.pageCount != pages || (e.flags & 0xFFFF) != (flags & 0xFFFF) || e.lockCount() != (flags >>> 16)) {
+                if (e.pageCount != pages || e.flags != flags) {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, String.format(
                             "key 0x%x is allocated as %s of %d pages; asked for %s of %d pages", key,
                             e.isLockSet() ? "a lock set of " + e.lockCount() + " locks" : "a region", e.pageCount,
-                            (flags & SYS_REGION_FLAG_LOCKSET) != 0 ? "a lock set of " + (flags >>> 16) + " locks" : "a region", pages));
+                            SystemPagesDescriptor.regionFlagsLockset(flags)
+                                    ? "a lock set of " + SystemPagesDescriptor.regionFlagsLockCount(flags) + " locks" : "a region", pages));
                 }
                 if (!cred.permits(e, 4) && !cred.permits(e, 2)) {
                     throw new MemchanException(Kind.PERMISSION, String.format("key 0x%x (mode 0%o, uid %d, gid %d) "
@@ -615,7 +631,7 @@ public final class ClusterService implements AutoCloseable {
             zeroPages(first, pages);
             e = new RegionEntry();
             e.index = free;
-            e.state = 1;
+            e.state = SYS_REGION_STATE_ALLOCATED;
             e.mode = mode;
             e.key = key;
             e.uid = cred.uid();
@@ -678,12 +694,12 @@ public final class ClusterService implements AutoCloseable {
             }
             RegionEntry e = new RegionEntry();
             e.index = free;
-            e.state = 1;
+            e.state = SYS_REGION_STATE_ALLOCATED;
             e.key = SYS_STATIC_KEY | p;
             e.firstPage = p;
             e.pageCount = runEnd - p;
             e.users = 1 << node;
-            e.flags = SYS_REGION_FLAG_STATIC;
+            e.flags = SystemPagesDescriptor.regionFlags(false, true, 0);
             e.generation = bumpGeneration();
             writeEntry(e);
             p = runEnd;
@@ -723,7 +739,7 @@ public final class ClusterService implements AutoCloseable {
 
     private int freeEntryIndex() {
         for (int i = 0; i < regionCount; i++) {
-            if ((int) INT.getVolatile(rx, entryOffset(i) + SYS_REGION_STATE) == 0) {
+            if ((int) INT.getVolatile(rx, entryOffset(i) + SYS_REGION_STATE) == SYS_REGION_STATE_FREE) {
                 return i;
             }
         }
@@ -734,7 +750,7 @@ public final class ClusterService implements AutoCloseable {
         List<int[]> used = new ArrayList<>();
         for (int i = 0; i < regionCount; i++) {
             RegionEntry e = readEntry(i);
-            if (e.state != 0) {
+            if (!e.isFree()) {
                 used.add(new int[]{e.firstPage, e.firstPage + e.pageCount});
             }
         }
@@ -766,8 +782,8 @@ public final class ClusterService implements AutoCloseable {
 
     /** Destination node mask of a transmitter {@code t} on {@code route} (without its local copy). */
     private int destinations(int route, int t) {
-        int kind = (route & TX_PCT_DEST_KIND_MASK) >>> TX_PCT_DEST_KIND_SHIFT;
-        int dest = (route & TX_PCT_DEST_MASK) >>> TX_PCT_DEST_SHIFT;
+        int kind = SystemPagesDescriptor.regionRouteDestKind(route);
+        int dest = SystemPagesDescriptor.regionRouteDest(route);
         int all = nodes == 32 ? -1 : (1 << nodes) - 1;
         return switch (kind) {
             case DEST_KIND_NODE -> 1 << dest;
@@ -803,8 +819,8 @@ public final class ClusterService implements AutoCloseable {
                 throw new MemchanException(Kind.PERMISSION, String.format("region 0x%x (mode 0%o, uid %d, gid %d) "
                         + "is not writable by uid %d: no transmit", e.key, e.mode, e.uid, e.gid, cred.uid()));
             }
-            int routeBits = route.pctEntry(false, false) & (TX_PCT_DEST_KIND_MASK | TX_PCT_DEST_MASK);
-            if (e.routed() && (e.route & ~1) != routeBits) {
+            int routeBits = route.pctEntry(false, false) & (SYS_REGION_ROUTE_DEST_KIND_MASK | SYS_REGION_ROUTE_DEST_MASK);
+            if (e.routed() && e.routeBits() != routeBits) {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("region 0x%x is routed to %s by node(s) "
                         + "%s; one network page has one route, so it cannot also go to %s", e.key,
                         Route.fromPct(e.route), maskString(e.txNodes), route));
@@ -819,7 +835,7 @@ public final class ClusterService implements AutoCloseable {
             checkRouting(e, txNodes, txLoop, e.rxNodes, routeBits);
             e.txNodes = txNodes;
             e.txLoopback = txLoop;
-            e.route = routeBits | 1;
+            e.route = routeBits | SYS_REGION_ROUTE_ROUTED_MASK;
             writeEntry(e);
             return e;
         });
@@ -834,7 +850,7 @@ public final class ClusterService implements AutoCloseable {
                         + "is not readable by uid %d: no receive", e.key, e.mode, e.uid, e.gid, cred.uid()));
             }
             int rxNodes = e.rxNodes | (1 << me);
-            checkRouting(e, e.txNodes, e.txLoopback, rxNodes, e.route & ~1);
+            checkRouting(e, e.txNodes, e.txLoopback, rxNodes, e.routeBits());
             e.rxNodes = rxNodes;
             writeEntry(e);
             return e;
@@ -845,7 +861,7 @@ public final class ClusterService implements AutoCloseable {
     public void detach(int index, long generation, boolean transmit) {
         withClusterLock(() -> {
             RegionEntry e = readEntry(index);
-            if (e.state == 0 || e.generation != generation) {
+            if (e.isFree() || e.generation != generation) {
                 return null;
             }
             int bit = 1 << me;
@@ -867,7 +883,7 @@ public final class ClusterService implements AutoCloseable {
     public void release(int index, long generation) {
         withClusterLock(() -> {
             RegionEntry e = readEntry(index);
-            if (e.state == 0 || e.generation != generation) {
+            if (e.isFree() || e.generation != generation) {
                 return null;
             }
             removeUser(e, 1 << me);
@@ -877,13 +893,18 @@ public final class ClusterService implements AutoCloseable {
     }
 
     public int multicastGroup(int group) {
-        return (int) INT.getVolatile(rx, dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
+        checkGroup(group);
+        return (int) INT.getVolatile(rx, SystemPagesDescriptor.mcastGroup(pageSize, group));
     }
 
-    public void setMulticastGroup(int group, int nodeMask) {
+    private static void checkGroup(int group) {
         if (group < 0 || group >= MULTICAST_GROUPS) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
         }
+    }
+
+    public void setMulticastGroup(int group, int nodeMask) {
+        checkGroup(group);
         int all = nodes == 32 ? -1 : (1 << nodes) - 1;
         if ((nodeMask & ~all) != 0) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + ": nodes " + maskString(nodeMask & ~all)
@@ -891,14 +912,14 @@ public final class ClusterService implements AutoCloseable {
         }
         withClusterLock(() -> {
             for (RegionEntry e : regions()) {
-                int kind = (e.route & TX_PCT_DEST_KIND_MASK) >>> TX_PCT_DEST_KIND_SHIFT;
-                int dest = (e.route & TX_PCT_DEST_MASK) >>> TX_PCT_DEST_SHIFT;
+                int kind = SystemPagesDescriptor.regionRouteDestKind(e.route);
+                int dest = SystemPagesDescriptor.regionRouteDest(e.route);
                 if (e.routed() && kind == DEST_KIND_MULTICAST && dest == group) {
                     throw new MemchanException(Kind.IN_USE, String.format("multicast group %d is in use by region 0x%x; "
                             + "detach its transmitters first", group, e.key));
                 }
             }
-            INT.setVolatile(tx, dir() + SYS_DIR_MCAST_GROUPS + 4L * group, nodeMask);
+            INT.setVolatile(tx, SystemPagesDescriptor.mcastGroup(pageSize, group), nodeMask);
             bumpGeneration();
             return null;
         });

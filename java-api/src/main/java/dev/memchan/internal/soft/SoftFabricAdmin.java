@@ -7,7 +7,9 @@ import dev.memchan.internal.cluster.ClusterService;
 import dev.memchan.internal.cluster.ClusterService.RegionEntry;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.layout.TxPct;
 
 import java.lang.foreign.Arena;
@@ -110,7 +112,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
         return (int) INT.getVolatile(control, layout.nodeBlock(node) + offset);
     }
 
-    /** The OWNER word: 0 when free, else (incarnation << 32) | pid. */
+    /** The OWNER word: 0 when free, else SoftFabricGeometry.ownerWord(incarnation, pid). */
     public long owner(int node) {
         checkNode(node);
         return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_OWNER);
@@ -132,7 +134,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
         if (owner == 0) {
             return false;
         }
-        return !ownerOnThisHost(node) || Posix.processExists((int) (owner & 0xFFFF_FFFFL));
+        return !ownerOnThisHost(node) || Posix.processExists(SoftFabricGeometry.ownerPid(owner));
     }
 
     public int txPct(int node, int page) {
@@ -185,16 +187,21 @@ public final class SoftFabricAdmin implements AutoCloseable {
         }
 
         public boolean isLockSet() {
-            return (flags & SYS_REGION_FLAG_LOCKSET) != 0;
+            return SystemPagesDescriptor.regionFlagsLockset(flags);
         }
 
         /** A static carve-out (mcctl pct / apply), not a region programs allocated. */
         public boolean isStatic() {
-            return (flags & SYS_REGION_FLAG_STATIC) != 0;
+            return SystemPagesDescriptor.regionFlagsStatic(flags);
+        }
+
+        /** Locks of a lock set (0 for a region). */
+        public int lockCount() {
+            return SystemPagesDescriptor.regionFlagsLockCount(flags);
         }
 
         public boolean routed() {
-            return (route & 1) != 0;
+            return SystemPagesDescriptor.regionRouteRouted(route);
         }
 
         /**
@@ -228,11 +235,11 @@ public final class SoftFabricAdmin implements AutoCloseable {
         }
 
         private long slot(int node) {
-            return (long) SYS_MEMBERSHIP_PAGE * pageSize + (long) node * SYS_MEMBERSHIP_SLOT_SIZE;
+            return SystemPagesDescriptor.memberSlot(pageSize, node);
         }
 
         private long dir() {
-            return (long) SYS_DIRECTORY_PAGE * pageSize;
+            return SystemPagesDescriptor.directory(pageSize);
         }
 
         private int i32(long offset) {
@@ -257,14 +264,14 @@ public final class SoftFabricAdmin implements AutoCloseable {
             if (group < 0 || group >= MULTICAST_GROUPS) {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
             }
-            return i32(dir() + SYS_DIR_MCAST_GROUPS + 4L * group);
+            return i32(SystemPagesDescriptor.mcastGroup(pageSize, group));
         }
 
         public List<Region> regions() {
             List<Region> out = new ArrayList<>();
             for (int i = 0; i < ClusterService.regionCapacity(pageSize); i++) {
                 RegionEntry e = ClusterService.decodeEntry(pages, pageSize, i);
-                if (e.state != 0) {
+                if (!e.isFree()) {
                     out.add(Region.of(e));
                 }
             }
@@ -286,8 +293,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
      */
     public List<String> problems(List<PctWrite> batch) {
         List<String> out = new ArrayList<>();
-        Map<Long, Integer> pendingTx = new HashMap<>();
-        Map<Long, Long> pendingRx = new HashMap<>();
+        Map<NodePage, Integer> pendingTx = new HashMap<>();
+        Map<NodePage, Long> pendingRx = new HashMap<>();
         List<Region> regions = regions();
         for (PctWrite w : batch) {
             try {
@@ -312,7 +319,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
                 out.add(owned);
                 continue;
             }
-            long k = key(w.node(), w.page());
+            NodePage k = new NodePage(w.node(), w.page());
             if (w.tx() != null) {
                 Integer before = pendingTx.put(k, w.tx());
                 if (before != null && !before.equals(w.tx())) {
@@ -335,12 +342,12 @@ public final class SoftFabricAdmin implements AutoCloseable {
         if (!out.isEmpty()) {
             return out;
         }
-        for (Map.Entry<Long, Integer> e : pendingTx.entrySet()) {
-            int node = (int) (e.getKey() >>> 32);
-            int page = (int) (long) e.getKey();
+        for (Map.Entry<NodePage, Integer> e : pendingTx.entrySet()) {
+            int node = e.getKey().node();
+            int page = e.getKey().page();
             try {
                 SoftFabricBackend.checkTxEntry(page, e.getValue(), node, layout.maxNodes(),
-                        n -> pendingTx.getOrDefault(key(n, page), txPct(n, page)));
+                        n -> pendingTx.getOrDefault(new NodePage(n, page), txPct(n, page)));
             } catch (MemchanException ex) {
                 out.add(ex.getMessage());
             }
@@ -348,8 +355,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
         return out;
     }
 
-    private static long key(int node, int page) {
-        return ((long) node << 32) | (page & 0xFFFF_FFFFL);
+    /** A PCT entry's place in a batch of writes. */
+    private record NodePage(int node, int page) {
     }
 
     /** Validates the whole batch ({@link #problems}) and writes it; throws INVALID_ARGUMENT, writing nothing, on any problem. */

@@ -6,7 +6,9 @@ import dev.memchan.internal.HostIdentity;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
@@ -79,7 +81,7 @@ public final class SoftFabricBackend implements Backend {
         }
         this.node = claimedNode;
         this.ownerWord = claimed;
-        this.incarnation = claimed >>> 32;
+        this.incarnation = SoftFabricGeometry.ownerIncarnation(claimed);
         this.regs = layout.nodeBlock(node);
         control.set(JAVA_INT, regs + REG_NODE_ID, (int) (node | NODE_ID_VALID_MASK));
         control.set(JAVA_INT, regs + REG_IRQ_STATUS, 0);
@@ -102,7 +104,7 @@ public final class SoftFabricBackend implements Backend {
     }
 
     /**
-     * Claims the node block: CAS OWNER 0 -> (incarnation << 32 | pid). A stale owner (dead pid on this
+     * Claims the node block: CAS OWNER 0 -> SoftFabricGeometry.ownerWord(incarnation, pid). A stale owner (dead pid on this
      * host, or a silent heartbeat from another host) is taken over, after its PCT is cleared.
      * Returns the new OWNER word, or -1 when the node is in use and {@code mustHave} is false.
      */
@@ -112,17 +114,14 @@ public final class SoftFabricBackend implements Backend {
         int pid = Posix.getpid();
         for (int attempt = 0; attempt < 100; attempt++) {
             long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
-            long nextIncarnation = ((long) LONG.getVolatile(control, block + SF_NODE_INCARNATION) + 1) & 0xFFFF_FFFFL;
-            if (nextIncarnation == 0) {
-                nextIncarnation = 1;
-            }
-            long word = (nextIncarnation << 32) | (pid & 0xFFFF_FFFFL);
+            long nextIncarnation = SoftFabricGeometry.nextIncarnation((long) LONG.getVolatile(control, block + SF_NODE_INCARNATION));
+            long word = SoftFabricGeometry.ownerWord(nextIncarnation, pid);
             if (owner != 0 && !ownerIsStale(n, owner, myHost, staleTimeoutNanos)) {
                 if (!mustHave) {
                     return -1;
                 }
                 throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
-                        + (owner & 0xFFFF_FFFFL) + (((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID)) == myHost ? "" : " on another host")
+                        + SoftFabricGeometry.ownerPid(owner) + (((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID)) == myHost ? "" : " on another host")
                         + "; pick another node ID or leave that node first");
             }
             if (LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, word)) {
@@ -139,15 +138,14 @@ public final class SoftFabricBackend implements Backend {
 
     private boolean ownerIsStale(int n, long owner, long myHost, long staleTimeoutNanos) {
         long block = layout.nodeBlock(n);
-        int pid = (int) (owner & 0xFFFF_FFFFL);
+        int pid = SoftFabricGeometry.ownerPid(owner);
         if ((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID) == myHost) {
             return !Posix.processExists(pid);
         }
         // Another host (a VM sharing the file): dead only when its heartbeat has stopped.
-        long heartbeatAt = layout.dataPage(SYS_MEMBERSHIP_PAGE) + (long) n * SYS_MEMBERSHIP_SLOT_SIZE + SYS_MEMBER_HEARTBEAT;
+        long offset = SystemPagesDescriptor.memberSlot(layout.pageSize(), n) + SYS_MEMBER_HEARTBEAT;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment page = Posix.mmap(fd, layout.dataPage(SYS_MEMBERSHIP_PAGE), layout.pageSize(), false, arena);
-            long offset = heartbeatAt - layout.dataPage(SYS_MEMBERSHIP_PAGE);
+            MemorySegment page = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
             long first = (long) LONG.getVolatile(page, offset);
             long deadline = System.nanoTime() + staleTimeoutNanos;
             while (System.nanoTime() < deadline) {
@@ -432,7 +430,7 @@ public final class SoftFabricBackend implements Backend {
         }
         long block = layout.nodeBlock(n);
         long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
-        if (owner != 0 && (owner >>> 32) == deadIncarnation && LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, 0L)) {
+        if (owner != 0 && SoftFabricGeometry.ownerIncarnation(owner) == deadIncarnation && LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, 0L)) {
             clearPcts(n);
             INT.setVolatile(control, block + REG_NODE_ID, 0);
         }

@@ -111,14 +111,14 @@ public final class SoftFabricFile {
     /** The read-only identity registers of an emulated adapter (same values as a board's BAR0). */
     private static void writeIdentity(MemorySegment control, SoftFabricLayout l, int node) {
         long r = l.nodeBlock(node);
-        control.set(JAVA_INT, r + REG_ID, ID);
-        control.set(JAVA_INT, r + REG_VERSION, (VERSION_MAJOR << VERSION_MAJOR_SHIFT) | VERSION_MINOR);
+        control.set(JAVA_INT, r + REG_ID, REG_ID_RESET);
+        control.set(JAVA_INT, r + REG_VERSION, REG_VERSION_RESET);
         control.set(JAVA_INT, r + REG_PAGE_COUNT, l.pageCount());
         control.set(JAVA_INT, r + REG_PAGE_SIZE, l.pageSize());
         control.set(JAVA_INT, r + REG_MAX_NODES, l.maxNodes());
-        control.set(JAVA_INT, r + REG_CAPS, (int) (CAPS_SOFT_MASK | CAPS_MULTICAST_MASK));
-        control.set(JAVA_INT, r + REG_CTRL, CTRL_ENABLE_MASK | CTRL_RETRY_EN_MASK);
-        control.set(JAVA_INT, r + REG_LINK_STATUS, LINK_STATUS_UP_MASK);
+        control.set(JAVA_INT, r + REG_CAPS, (int) SF_INIT_CAPS);
+        control.set(JAVA_INT, r + REG_CTRL, SF_INIT_CTRL);
+        control.set(JAVA_INT, r + REG_LINK_STATUS, SF_INIT_LINK_STATUS);
     }
 
     /** An open, validated fabric file: descriptor plus its layout. */
@@ -213,7 +213,7 @@ public final class SoftFabricFile {
                     || h.get(JAVA_LONG, SF_HDR_DATA_OFFSET) != layout.dataOffset()) {
                 throw bad(where, "has section offsets that disagree with its page size, page count and node count");
             }
-            if (layout.dataPage(pageCount) > fileSize) {
+            if (!layout.fits()) {
                 throw bad(where, "states " + pageCount + " pages, more than fit in " + fileSize + " bytes");
             }
             return layout;

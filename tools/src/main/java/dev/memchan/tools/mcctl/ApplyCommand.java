@@ -88,7 +88,7 @@ final class ApplyCommand extends Base {
      * transaction ({@link PctTransaction}).
      */
     private static void write(Target t, ClusterConfig.Plan plan) {
-        try (Fabric member = Targets.join(t.location(), -1)) {
+        try (Fabric member = Targets.join(t.location())) {
             Map<Integer, Integer> before = new java.util.TreeMap<>();
             for (int g : plan.groups().keySet()) {
                 before.put(g, member.multicastGroup(g));

@@ -57,10 +57,10 @@ final class BenchCommand extends Base {
          */
         <T> T withTwoNodes(java.util.function.BiFunction<Fabric, Fabric, T> body) {
             String location = location();
-            try (Fabric a = Targets.join(location, -1)) {
+            try (Fabric a = Targets.join(location)) {
                 Fabric b;
                 try {
-                    b = Targets.join(location, -1);
+                    b = Targets.join(location);
                 } catch (MemchanException | McctlException e) {
                     if (Targets.isSoft(location)) {
                         throw e;
@@ -77,7 +77,7 @@ final class BenchCommand extends Base {
 
         /** One node of this process and a client of the benchmark server on node {@code peer}. */
         <T> T withPeer(int peer, java.util.function.BiFunction<Fabric, BenchService.Client, T> body) {
-            try (Fabric f = Targets.join(location(), -1)) {
+            try (Fabric f = Targets.join(location())) {
                 if (peer < 0 || peer >= f.maxNodes()) {
                     throw McctlException.usage("--peer " + peer + " is not a node of " + location() + " (0.." + (f.maxNodes() - 1) + ")");
                 }
@@ -300,7 +300,7 @@ final class BenchCommand extends Base {
         public Integer call() {
             checkPositive(iterations, "--iterations");
             double[] ns;
-            try (Fabric a = Targets.join(location(), -1)) { // uncontended: one node is enough
+            try (Fabric a = Targets.join(location())) { // uncontended: one node is enough
                 progress("lock", 0, 2);
                 double cluster = LockTiming.clusterLock(a, key(), iterations);
                 progress("lock", 1, 2);
@@ -342,7 +342,7 @@ final class BenchCommand extends Base {
             if (count < 0) {
                 throw McctlException.usage("--count must be 0 (no limit) or more, not " + count);
             }
-            try (Fabric f = Targets.join(location(), -1)) {
+            try (Fabric f = Targets.join(location())) {
                 if (json()) {
                     printJson(Json.obj("serving", true, "fabric", location(), "node", f.nodeId()));
                 } else {

@@ -405,15 +405,15 @@ final class ClusterConfig {
 
     /** Checks the expanded writes against each other and against the fabric, with the lines they came from. */
     private void crossCheck(Target t) {
-        Map<Long, Integer> firstLine = new HashMap<>();
-        Map<Long, PctWrite> byKey = new HashMap<>();
+        Map<List<Integer>, Integer> firstLine = new HashMap<>();
+        Map<List<Integer>, PctWrite> byKey = new HashMap<>();
         Map<Integer, Map<Integer, Integer>> finalTx = new TreeMap<>(); // page -> node -> entry, for the pages the file sets
         List<Region> allocated = t.regions();
         Set<String> reported = new LinkedHashSet<>();
         for (int i = 0; i < writes.size(); i++) {
             PctWrite w = writes.get(i);
             int line = writeLines.get(i);
-            long key = ((long) w.node() << 32) | w.page();
+            List<Integer> key = List.of(w.node(), w.page());
             PctWrite prev = byKey.putIfAbsent(key, w);
             if (prev != null && (!java.util.Objects.equals(prev.tx(), w.tx()) && prev.tx() != null && w.tx() != null
                     || !java.util.Objects.equals(prev.rx(), w.rx()) && prev.rx() != null && w.rx() != null)) {

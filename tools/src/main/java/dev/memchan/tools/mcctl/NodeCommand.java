@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 
 @Command(name = "node", mixinStandardHelpOptions = true,
@@ -92,7 +93,7 @@ final class NodeCommand extends Base {
                 }
                 return Exit.OK;
             }
-            return Join.hold(this, location, id, false);
+            return Join.hold(this, location, OptionalInt.of(Syntax.node(id, Regs.MAX_NODES)), false);
         }
     }
 
@@ -110,14 +111,15 @@ final class NodeCommand extends Base {
         @Option(names = "--nodes", defaultValue = "16", description = "Node IDs in the fabric, 2..32 (default ${DEFAULT-VALUE}).")
         int nodes;
 
-        @Option(names = "--group", defaultValue = "-1", description = "Group ID to give the file (default: yours).")
-        int group;
+        @Option(names = "--group", description = "Group ID to give the file (default: yours).")
+        Integer group;
 
         @Override
         public Integer call() {
             String name = Targets.softName(location(), "node create");
             long bytes = parseSize(size);
-            Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(bytes, pageSize, nodes).withGroup(group));
+            FabricOptions options = FabricOptions.defaults().withGeometry(bytes, pageSize, nodes);
+            Fabric.createSoftFabric(name, group == null ? options : options.withGroup(group));
             try (Target t = Targets.open(location())) {
                 if (json()) {
                     printJson(Json.obj("created", t.location(), "file_size", bytes, "page_size", t.pageSize(),
@@ -157,23 +159,22 @@ final class NodeCommand extends Base {
             footerHeading = "%nExamples:%n", footer = {"  mcctl node join --fabric shm:lab --node 0",
             "  mcctl node join --fabric shm:lab --create &   # any free ID, creating the fabric if missing"})
     static final class Join extends Base {
-        @Option(names = "--node", defaultValue = "-1", description = "Node ID to claim (default: the first free one).")
-        int node;
+        @Option(names = "--node", description = "Node ID to claim (default: the first free one).")
+        Integer node;
 
         @Option(names = "--create", description = "Create the soft fabric (default geometry) when it does not exist.")
         boolean create;
 
         @Override
         public Integer call() throws InterruptedException {
-            return hold(this, location(), node, create);
+            return hold(this, location(), Syntax.optionalNode(node), create);
         }
 
-        static int hold(Base cmd, String location, int node, boolean create) throws InterruptedException {
-            if (node < -1 || node >= Regs.MAX_NODES) {
-                throw McctlException.usage("node ID " + node + " out of range 0.." + (Regs.MAX_NODES - 1));
-            }
+        /** Joins as {@code node} (checked: 0..MAX_NODES-1), or as any free node when empty, and holds it. */
+        static int hold(Base cmd, String location, OptionalInt node, boolean create) throws InterruptedException {
             Targets.checkDevice(location);
-            Fabric fabric = Fabric.open(location, FabricOptions.defaults().withCreate(create && Targets.isSoft(location)).withNodeId(node));
+            FabricOptions options = FabricOptions.defaults().withCreate(create && Targets.isSoft(location));
+            Fabric fabric = Fabric.open(location, node.isPresent() ? options.withNodeId(node.getAsInt()) : options);
             CountDownLatch left = new CountDownLatch(1);
             // Fabric's own shutdown hook leaves the cluster on SIGINT/SIGTERM; this one waits for that and says so.
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -31,7 +31,7 @@ final class PctTransaction {
 
     /** Joins for the transaction, writes the batch, leaves. */
     static void write(Target t, List<PctWrite> batch) {
-        try (Fabric member = Targets.join(t.location(), -1)) {
+        try (Fabric member = Targets.join(t.location())) {
             write(member, t, batch);
         }
     }

@@ -36,8 +36,8 @@ final class SelftestCommand extends Base {
     @Option(names = "--pages", defaultValue = "4", description = "Test pages: the last N network pages (default ${DEFAULT-VALUE}, at least 3).")
     int testPages;
 
-    @Option(names = "--node", defaultValue = "-1", description = "Node ID to join as (soft fabric; default: the first free one).")
-    int node;
+    @Option(names = "--node", description = "Node ID to join as (soft fabric; default: the first free one).")
+    Integer node;
 
     record Stage(int number, String name, boolean passed, String detail, long micros) {
     }
@@ -51,7 +51,7 @@ final class SelftestCommand extends Base {
         List<Stage> stages;
         int nodeId;
         String location = location();
-        try (Fabric fabric = Targets.join(location, node)) {
+        try (Fabric fabric = Targets.join(location, Syntax.optionalNode(node))) {
             nodeId = fabric.nodeId();
             if (testPages >= fabric.pageCount() - SYS_PAGES) {
                 throw McctlException.usage("--pages " + testPages + " leaves no room: the window has " + (fabric.pageCount() - SYS_PAGES) + " user pages");
@@ -161,7 +161,7 @@ final class SelftestCommand extends Base {
         }
 
         private int txEntry(int i) {
-            return TxPct.encode(true, true, (i & 1) == 1, DEST_KIND_NODE, a.nodeId());
+            return TxPct.encode(true, true, i % 2 == 1, DEST_KIND_NODE, a.nodeId());
         }
 
         List<Stage> stages() {
@@ -177,13 +177,13 @@ final class SelftestCommand extends Base {
                 savedRx[i] = a.rxPct(first + i);
             }
             String[] rest = {"walking-ones", "address-in-data", "random", "ordering", "barrier"};
-            // A board loops its own transmit stream back into receive (LOOPBACK.MODE = 1), so every
+            // A board loops its own transmit stream back into receive (LOOPBACK.MODE INTERNAL), so every
             // packet crosses the transmit path, link framing, CRC and receive path; a soft fabric
             // has no link and runs through its local copy.
             boolean loop = (a.readRegister(REG_CAPS) & CAPS_LOOPBACK_INTERNAL_MASK) != 0;
             int savedLoopback = a.readRegister(REG_LOOPBACK) & LOOPBACK_MODE_MASK;
             if (loop) {
-                a.setLoopback(1);
+                a.setLoopback(LOOPBACK_MODE_INTERNAL);
             }
             try {
                 boolean ok = stage("identity", this::identity) && stage("pct", this::pct);

@@ -42,7 +42,7 @@ final class StatusCommand extends Base {
         int version = t.readRegister(first, REG_VERSION);
         Map<String, Object> adapter = Json.obj(
                 "id", String.format("0x%08X", t.readRegister(first, REG_ID)),
-                "register_map", ((version >>> VERSION_MAJOR_SHIFT) & 0xFFFF) + "." + (version & VERSION_MINOR_MASK),
+                "register_map", ((version & VERSION_MAJOR_MASK) >>> VERSION_MAJOR_SHIFT) + "." + (version & VERSION_MINOR_MASK),
                 "caps", Counters.caps(t.readRegister(first, REG_CAPS)),
                 "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
         List<Object> nodes = new ArrayList<>();

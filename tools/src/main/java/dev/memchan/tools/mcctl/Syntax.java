@@ -3,6 +3,8 @@ package dev.memchan.tools.mcctl;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.TxPct;
 
+import java.util.OptionalInt;
+
 /** Parsing of the small languages on mcctl's command line and in config files: page ranges and destinations. */
 public final class Syntax {
     private Syntax() {
@@ -94,6 +96,15 @@ public final class Syntax {
 
     private static McctlException unknownDestination(String text) {
         return McctlException.usage("unknown destination '" + text + "': use node:N, broadcast, group:G or off");
+    }
+
+    /**
+     * A {@code --node} option: empty when not given (any node), else the ID checked against the
+     * architectural limit. A typed -1 is out of range like any other negative: "any node" is the
+     * library's value for an absent option, never user input.
+     */
+    public static OptionalInt optionalNode(Integer option) {
+        return option == null ? OptionalInt.empty() : OptionalInt.of(node(option, Regs.MAX_NODES));
     }
 
     /** Parses a node ID and checks it against {@code maxNodes}. */

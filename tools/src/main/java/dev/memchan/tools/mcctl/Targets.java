@@ -8,6 +8,7 @@ import dev.memchan.internal.soft.SoftFabricAdmin;
 import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
 import dev.memchan.internal.soft.SoftFabricAdmin.Region;
 import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.ServiceLoader;
 
 import static dev.memchan.layout.Regs.*;
@@ -107,14 +109,19 @@ public final class Targets {
      * Joins the fabric as a (transient) node of this process, for commands that need a member. On an
      * adapter the node is the adapter's, and only while no other process is its member.
      */
-    public static Fabric join(String location, int nodeId) {
+    public static Fabric join(String location) {
+        return join(location, OptionalInt.empty());
+    }
+
+    /** {@link #join(String)} as node {@code nodeId} when present (soft fabric only). */
+    public static Fabric join(String location, OptionalInt nodeId) {
         if (!isSoft(location) && location.contains("*")) {
             // dev:/dev/memchan*: the library takes the first adapter no member holds (docs/java-api.md)
-            if (nodeId >= 0) {
+            if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says");
             }
         } else if (!isSoft(location)) {
-            if (nodeId >= 0) {
+            if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
                         + "(change it with: mcctl node set ID)");
             }
@@ -127,7 +134,8 @@ public final class Targets {
                 }
             }
         }
-        return Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
+        FabricOptions options = FabricOptions.defaults().withCreate(false);
+        return Fabric.open(location, nodeId.isPresent() ? options.withNodeId(nodeId.getAsInt()) : options);
     }
 
     static Map<String, Object> regionJson(Region r) {
@@ -136,7 +144,7 @@ public final class Targets {
                 "tx_nodes", ClusterService.maskString(r.txNodes()), "rx_nodes", ClusterService.maskString(r.rxNodes()),
                 "kind", r.isStatic() ? "static" : r.isLockSet() ? "lock set" : "region",
                 "route", r.routed() ? TxPct.describe(r.route() | TX_PCT_TX_EN_MASK) : "-",
-                "lock_set", r.isLockSet() ? (r.flags() >>> 16) : 0);
+                "lock_set", r.lockCount());
     }
 
     /** Multicast groups set by {@code groups}, restoring the earlier masks when one is refused. */
@@ -213,7 +221,8 @@ public final class Targets {
         public NodeInfo node(int node) {
             long owner = admin.owner(node);
             SoftFabricAdmin.Member m = admin.member(node);
-            return new NodeInfo(node, owner != 0, admin.joined(node), owner & 0xFFFF_FFFFL, owner >>> 32, m.state(), m.heartbeat());
+            return new NodeInfo(node, owner != 0, admin.joined(node), SoftFabricGeometry.ownerPid(owner),
+                    SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
         }
 
         @Override

@@ -119,6 +119,35 @@ class McctlIT {
         return r;
     }
 
+    /**
+     * Like {@link #refused} for a command that, accepted, would join and hold a node until stopped: it
+     * must exit with {@code code} within {@code seconds}; one still running then is stopped and fails.
+     */
+    static Run refusedWithin(int seconds, int code, String... args) throws Exception {
+        if (baseline == null) {
+            baseline = state();
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(LAUNCHER);
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(dir, "out", ".txt");
+        Path err = Files.createTempFile(dir, "err", ".txt");
+        Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        boolean exited = p.waitFor(seconds, TimeUnit.SECONDS);
+        String held = exited ? "" : "still running after " + seconds + " s (holding a node?): " + state();
+        if (!exited) {
+            p.destroy(); // SIGTERM: an agent leaves the fabric
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "mcctl " + cmd + " did not stop on SIGTERM");
+        }
+        Run r = new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        assertTrue(exited, String.join(" ", args) + " " + held + "\n" + r);
+        assertEquals(code, r.code(), String.join(" ", args) + "\n" + r);
+        assertTrue(r.err().startsWith("mcctl: "), r.toString());
+        assertEquals(baseline, state(), "state changed by the refused command " + String.join(" ", args));
+        return r;
+    }
+
     static Path config(String name, String text) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, text);
@@ -224,6 +253,23 @@ class McctlIT {
         refused(2, "node", "remove", "--fabric", FABRIC);                                               // nodes joined
         refused(2, "node", "create", "--fabric", "shm:" + NAME + "-bad", "--nodes", "40");
         assertFalse(Files.exists(Path.of("/dev/shm/memchan-" + NAME + "-bad")));
+    }
+
+    @Test
+    @Order(3)
+    void theLibrarysAnyNodeAndAnyGroupAreNotUserInput() throws Exception {
+        // -1 is the library's "any free node" / "the creator's group": typed by a user it is out of range
+        Run set = refusedWithin(20, 2, "node", "set", "-1", "--fabric", FABRIC);
+        assertTrue(set.err().contains("node ID -1 out of range"), set.toString());
+        Run join = refusedWithin(20, 2, "node", "join", "--fabric", FABRIC, "--node", "-1");
+        assertTrue(join.err().contains("node ID -1 out of range"), join.toString());
+        Run selftest = refusedWithin(60, 2, "selftest", "--fabric", FABRIC, "--node", "-1");
+        assertTrue(selftest.err().contains("node ID -1 out of range"), selftest.toString());
+        refusedWithin(20, 2, "node", "set", "6", "--fabric", FABRIC);   // MAX_NODES of this fabric is 6
+        refusedWithin(20, 2, "node", "set", "-2", "--fabric", FABRIC);
+        Run group = refused(2, "node", "create", "--fabric", "shm:" + NAME + "-gid", "--group", "-1");
+        assertTrue(group.err().contains("group ID -1 out of range"), group.toString());
+        assertFalse(Files.exists(Path.of("/dev/shm/memchan-" + NAME + "-gid")));
     }
 
     @Test
