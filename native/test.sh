@@ -11,12 +11,16 @@
 #   conformance  the Java conformance suite, unchanged, on 8 adapters of one guest
 #   board-loop   the RTL adapter (firmware/cosim) as the PCI device: hardware backend, polling
 #   board-bad    adapters with a wrong ID / VERSION major are refused
+#   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
+#                suite, mcctl, ordering under bit flips with and without retry
+#   board-duo    two guests, one RTL adapter each: the demo and mcctl bench serve/--peer
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
 # Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
-# work directory), MEMCHAN_ONLY="abi cluster host java conformance board-loop board-bad board-pair" (subset of the boots;
+# work directory), MEMCHAN_ONLY="abi cluster host java conformance board-loop board-bad board-java
+# board-duo board-pair" (subset of the boots;
 # default: all).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -239,7 +243,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-pair}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-duo board-pair}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -417,6 +421,11 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	else
 		notok "JUnit console launcher for the board-java guest"
 	fi
+fi
+if [[ " $ONLY " == *" board-duo "* ]]; then
+	# two guests, one RTL adapter each: node IDs from the link, the demo, bench serve / --peer
+	java_build
+	BOOT_MEM=1024 BOOT_TIMEOUT=900 board board-duo "board-duo-a:board-duo-a:0 board-duo-b:board-duo-b:1" --cable 0:1
 fi
 if [[ " $ONLY " == *" board-pair "* ]]; then
 	BOOT_TIMEOUT=600 board board-pair "board-pair-a:board-pair-a:0 board-pair-b:board-pair-b:1" --cable 0:1

@@ -148,6 +148,14 @@ board-java)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+board-duo-a | board-duo-b)
+	# two guests, one RTL adapter each, cabled: the demo and mcctl bench across the machines
+	load || exit 1
+	sh "$N/tests/board_duo.sh" "$R" "${T#board-duo-}"
+	rc=$?
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 board-bad)
 	# adapters whose ID register / VERSION major differ (launch.py --bad-id / --bad-version)
 	insmod "$N/memchan.ko" || { echo "not ok 1 insmod memchan.ko"; exit 1; }
