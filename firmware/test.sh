@@ -28,16 +28,8 @@ step() {   # step NAME COMMAND...: run, log to build/NAME.log, count
 }
 
 # ---- tools ----
-need=()
-for pkg in verilator iverilog yosys; do
-  dpkg -s "$pkg" > /dev/null 2>&1 || need+=("$pkg")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" > "$build/apt.log" 2>&1 \
-    || { echo "apt-get install failed"; echo "firmware: 0 passed, 1 failed"; exit 1; }
-fi
+"$root/scripts/need-packages" verilator iverilog yosys ||
+  { echo "firmware: 0 passed, 1 failed"; exit 1; }
 
 RTL="-f rtl/files.f"
 TBC="tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"

@@ -41,19 +41,10 @@ finish() {
 }
 
 # ---- packages ---------------------------------------------------------------
-need=()
-for p in qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static sparse kmod udev gcc make cpio dkms; do
-	dpkg -s "$p" > /dev/null 2>&1 || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	echo "# installing ${need[*]}"
-	if [ "$(id -u)" != 0 ]; then
-		echo "# need root to install packages"; notok "packages installed"; WORK=$(mktemp -d); finish
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q > /dev/null && apt-get install -y -q "${need[@]}" > /dev/null ||
-		{ notok "apt-get install ${need[*]}"; WORK=$(mktemp -d); finish; }
-fi
+# (verilator: the co-simulated board's device process; python3-clang: the uapi bindings check)
+"$ROOT/scripts/need-packages" qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static sparse \
+	kmod udev gcc make cpio dkms verilator python3-clang ||
+	{ notok "packages installed"; WORK=$(mktemp -d); finish; }
 
 # ---- kernel: newest version with both headers and an image ------------------
 KVER=${MEMCHAN_KVER:-}

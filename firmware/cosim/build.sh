@@ -18,11 +18,7 @@ done
 pages=1024   # memchan_top's default PCT size
 out="$here/build/a$adapters"
 bin="$out/memchan-cosim"
-dpkg -s verilator > /dev/null 2>&1 || {
-  echo "installing verilator" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq verilator >&2
-}
+"$root/scripts/need-packages" verilator g++ make || exit 3
 
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
