@@ -311,9 +311,7 @@ if [[ " $ONLY " == *" java "* ]]; then
 		# the soft-fabric layout: files made by the Java library and by mcfab-create agree
 		J=$(source "$ROOT/scripts/env.sh" && echo "$JAVA_HOME/bin/java")
 		mcctl() {
-			"$J" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-				--module-path "$WORK/mcctl/memchan-tools.jar:$WORK/mcctl/lib" \
-				--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
+			MCCTL_HOME=$WORK/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1 "$ROOT/scripts/mcctl" "$@"
 		}
 		# (every geometry class, host only, in java-api's SoftFabricCrossCheckTest; here mcctl's build)
 		for geo in "16777216 4096 16" "67108864 8192 32" "4194304 8192 5" "1048576 4096 2"; do

@@ -10,18 +10,13 @@ N=$R/native
 export HOME=/tmp
 rc=0
 cd /tmp || exit 1
-for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
-	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
-done
+. "$R/native/tests/guest_lib.sh"
 check() {	# check STATUS DESCRIPTION
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }
-tools() {	# tools MAIN-CLASS ARGS...: a main class of the tools module, as scripts/mcctl runs it
-	main=$1
-	shift
-	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
-		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
-		--module "dev.memchan.tools/$main" "$@"
+demo() {	# the two-process demo of scripts/demo (tools module), on the guests' snapshot of the build
+	"$JAVA" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
+		-cp "/run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib/*" dev.memchan.tools.demo.PingPongDemo "$@"
 }
 [ "$ROLE" = a ] && want=0 || want=1
 "$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto.out 2>&1
@@ -31,26 +26,26 @@ check $? "node auto across the guests: this guest's adapter is node $want"
 
 start=$(date +%s)
 if [ "$ROLE" = a ]; then
-	tools dev.memchan.tools.demo.PingPongDemo initiator dev:/dev/memchan0 200 > /tmp/demo.out 2>&1
+	demo initiator dev:/dev/memchan0 200 > /tmp/demo.out 2>&1
 	st=$?
 	sed 's/^/# demo: /' /tmp/demo.out
 	[ $st = 0 ] && grep -q "got 'pong 199'" /tmp/demo.out
 	check $? "demo across two guests: 200 ping-pong rounds through the RTL ($(( $(date +%s) - start )) s)"
 	start=$(date +%s)
-	tools dev.memchan.tools.mcctl.Mcctl bench pingpong --fabric dev:/dev/memchan0 --peer 1 --peer-timeout 300 \
+	mcctl bench pingpong --fabric dev:/dev/memchan0 --peer 1 --peer-timeout 300 \
 		--rounds 300 --batches 1 --json > /tmp/bench.out 2> /tmp/bench.err
 	st=$?
 	sed 's/^/# bench: /' /tmp/bench.out /tmp/bench.err | cut -c1-400
 	[ $st = 0 ] && grep -q '"p50"' /tmp/bench.out
 	check $? "mcctl bench pingpong --peer 1 across the guests ($(( $(date +%s) - start )) s)"
 else
-	tools dev.memchan.tools.demo.PingPongDemo responder dev:/dev/memchan0 > /tmp/demo.out 2>&1
+	demo responder dev:/dev/memchan0 > /tmp/demo.out 2>&1
 	st=$?
 	sed 's/^/# demo: /' /tmp/demo.out
 	[ $st = 0 ] && grep -q "initiator said bye" /tmp/demo.out
 	check $? "demo responder: answered the other guest until it said bye ($(( $(date +%s) - start )) s)"
 	start=$(date +%s)
-	tools dev.memchan.tools.mcctl.Mcctl bench serve --fabric dev:/dev/memchan0 --count 1 --json > /tmp/serve.out 2>&1
+	mcctl bench serve --fabric dev:/dev/memchan0 --count 1 --json > /tmp/serve.out 2>&1
 	st=$?
 	sed 's/^/# bench serve: /' /tmp/serve.out | cut -c1-400
 	[ $st = 0 ] && grep -q '"served":1,"kind":"pingpong","client":0,"ok":true' /tmp/serve.out

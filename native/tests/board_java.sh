@@ -18,9 +18,7 @@ CTL="sh $R/firmware/cosim/cosimctl.sh"
 export HOME=/tmp
 rc=0
 cd /tmp || exit 1
-for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
-	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
-done
+. "$R/native/tests/guest_lib.sh"
 check() {	# check STATUS DESCRIPTION
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }
@@ -59,7 +57,7 @@ props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan
 sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" --select-package dev.memchan.conformance || rc=1
 
 # ---- 3. mcctl ----
-sh "$N/tests/mcctl_guest.sh" "$R" "$JAVA" || rc=1
+sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
 
 # ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
 crc0=$(field /dev/memchan0 crc_errors)
@@ -105,12 +103,7 @@ $CTL flip 0 3000 > /dev/null	# the sender's cable: adapter 0 -> 1
 touch /tmp/lossy/go
 i=0
 until [ -e /tmp/lossy/result ]; do i=$((i + 1)); [ $i -gt 1200 ] && break; sleep 0.5; done
-mcctl_status() {
-	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
-		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
-		--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl status --fabric dev:/dev/memchan1 --json
-}
-mcctl_status > /tmp/lossy-status.out 2>&1
+mcctl status --fabric dev:/dev/memchan1 --json > /tmp/lossy-status.out 2>&1
 $CTL flip 0 0 > /dev/null
 for d in 0 1; do
 	MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl err-reset | sed "s/^/# memchan$d /"

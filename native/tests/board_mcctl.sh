@@ -10,14 +10,7 @@ D0=dev:/dev/memchan0
 export HOME=/tmp
 rc=0
 cd /tmp || exit 1
-for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
-	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
-done
-mcctl() {
-	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
-		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
-		--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
-}
+. "$R/native/tests/guest_lib.sh"
 check() {	# check STATUS DESCRIPTION: a TAP line, ok when STATUS is 0
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }

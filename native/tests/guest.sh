@@ -95,7 +95,7 @@ java)
 	rc=$?
 	echo "# java smoke took $(( $(date +%s) - start )) s"
 	# mcctl (tools/) on the adapter: native/tests/mcctl_guest.sh
-	sh "$N/tests/mcctl_guest.sh" "$R" "$JAVA" || rc=1
+	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
 	rmmod memchan || rc=1
 	exit $rc
 	;;

@@ -4,21 +4,13 @@
 # apply, monitor, and the benchmarks (two adapters of this guest in one process, and bench serve
 # with --peer across two processes). Every refused command must leave the adapter as it was.
 # Called by guest.sh's java test after the library smoke test; /dev/memchan0 is node 0.
-# Usage: mcctl_guest.sh ROOT JAVA. Prints TAP lines; exit 0 only if all pass.
+# Usage: mcctl_guest.sh ROOT. Prints TAP lines; exit 0 only if all pass.
 R=$1
-JAVA=$2
+. "$R/native/tests/guest_lib.sh"
 D0=dev:/dev/memchan0
 export HOME=/tmp
 rc=0
 cd /tmp || exit 1
-
-# as scripts/mcctl runs it, from the snapshot of tools/target (JVM start-up dominates under TCG:
-# a dynamic class-data archive does not cover module-path classes, and measured no gain)
-mcctl() {
-	"$JAVA" --enable-native-access=dev.memchan -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
-		--module-path /run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib \
-		--module dev.memchan.tools/dev.memchan.tools.mcctl.Mcctl "$@"
-}
 
 pass() { echo "ok 1 mcctl $*"; }
 fail() { echo "not ok 1 mcctl $*"; rc=1; }

@@ -1,0 +1,12 @@
+# Sourced by the guest test scripts (guest.sh runs them chrooted into the host's file system):
+# R must be set to the checkout. Defines JAVA (the JDK 25 the scripts use) and mcctl, which runs
+# scripts/mcctl (the one mcctl command line) on the snapshot of the build native/test.sh gives the
+# guests (/run/work/mcctl), with the JIT limited to C1: JVM start-up dominates under QEMU TCG (a
+# dynamic class-data archive does not cover module-path classes, and measured no gain).
+for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+done
+export JAVA_HOME=${JAVA%/bin/java}
+mcctl() {
+	MCCTL_HOME=/run/work/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1 "$R/scripts/mcctl" "$@"
+}
