@@ -371,7 +371,7 @@ class Geometry(Formulas):
                 "{", "\tunsigned long long page_count = mc_sf_page_count(file_size, page_size, max_nodes);", ""]
         for field, tree, _ in self.rules:
             out += [f"\tif {self.render(tree, 'c')}", f'\t\treturn "{field}";']
-        out += ["\treturn (void *)0;", "}", ""]
+        out += ["\treturn NULL;", "}", ""]
         out += ["/* The OWNER word of a node block (soft_fabric.owner fields) */",
                 "static inline unsigned long long mc_sf_owner_word(unsigned long long incarnation, unsigned int pid)",
                 "{", "\treturn ((incarnation << MC_SF_OWNER_INCARNATION_SHIFT) & MC_SF_OWNER_INCARNATION_MASK) |",
@@ -599,7 +599,9 @@ def fmt_hex(v):
 
 def render_c(c, geom, sysp):
     out = [f"/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */", f"/* {HEADER_NOTE} */",
-           "#ifndef MEMCHAN_REGS_H", "#define MEMCHAN_REGS_H", ""]
+           "#ifndef MEMCHAN_REGS_H", "#define MEMCHAN_REGS_H", "",
+           "/* NULL for the kernel, C and C++ (the co-simulation harness includes this header too) */",
+           "#ifdef __KERNEL__", "#include <linux/stddef.h>", "#else", "#include <stddef.h>", "#endif", ""]
     for title, items in c.sections:
         out.append(f"/* {title} */")
         for name, value, width, comment in items:

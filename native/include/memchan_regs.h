@@ -3,6 +3,13 @@
 #ifndef MEMCHAN_REGS_H
 #define MEMCHAN_REGS_H
 
+/* NULL for the kernel, C and C++ (the co-simulation harness includes this header too) */
+#ifdef __KERNEL__
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
+#endif
+
 /* Identity and limits */
 #define MC_ID 0x4D454D43U
 #define MC_VERSION_MAJOR 0x1U
@@ -344,7 +351,7 @@ static inline const char *mc_sf_geometry_problem(unsigned long long file_size, u
 		return "FILE_SIZE";
 	if (page_count <= MC_SYS_PAGES)
 		return "PAGE_COUNT";
-	return (void *)0;
+	return NULL;
 }
 
 /* The OWNER word of a node block (soft_fabric.owner fields) */
