@@ -186,14 +186,17 @@ verdict() {
 # the co-simulated RTL adapters (firmware/cosim/launch.py; ADAPTERS e.g. 0 or 0,1); each guest's
 # console in $WORK/NAME.log, the device process's log in $WORK/LABEL.cosim.log. The control
 # directory $WORK/ctl-LABEL is the guest's writable 9p export "cosimctl" (firmware/cosim/README.md).
-# BOOT_MEM, BOOT_TIMEOUT as for boot.
+# BOOT_MEM, BOOT_TIMEOUT as for boot. One vCPU per guest, always: QEMU 7.2's re-entrancy guard
+# refuses a second vCPU's access to a proxy device while the first waits for the device process
+# ("Blocked re-entrant IO on MemoryRegion: bar-region-0"), so with -smp 2 stores to the transmit
+# window were lost (a receiver saw flags ahead of their data).
 boot_board() {
 	local label=$1 spec=$2 g name test ads args=()
 	shift 2
 	mkdir -p "$WORK/ctl-$label"
 	for g in $spec; do
 		IFS=: read -r name test ads <<< "$g"
-		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" -m "${BOOT_MEM:-512}" \
+		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m "${BOOT_MEM:-512}" \
 			-no-reboot -display none -monitor none -serial "file:$WORK/$name.log" \
 			-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 			-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$test mcroot=$ROOT" \
@@ -406,7 +409,7 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
 	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh)
 	if console_jar; then
-		BOOT_MEM=2048 BOOT_SMP=2 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
+		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
 	else
 		notok "JUnit console launcher for the board-java guest"
 	fi
