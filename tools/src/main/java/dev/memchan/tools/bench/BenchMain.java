@@ -78,7 +78,7 @@ public final class BenchMain {
         String name = "bench-" + ProcessHandle.current().pid();
         Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(64L << 20, 4096, 4));
         String location = "shm:" + name;
-        StringBuilder md = new StringBuilder();
+        StringBuilder md = new StringBuilder(String.format(Locale.ROOT, "Load average (1, 5, 15 min) at the start: %s.%n%n", loadAverage()));
         try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(0))) {
             Site site = new Site(f, location, reference);
             if (only.contains("latency")) {
@@ -96,7 +96,17 @@ public final class BenchMain {
         } finally {
             Fabric.removeSoftFabric(name);
         }
-        return md.toString();
+        return md.append(String.format(Locale.ROOT, "%nLoad average at the end: %s.%n", loadAverage())).toString();
+    }
+
+    /** The machine's load average: other work on the same cores is the main source of noise here. */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + ", " + f[1] + ", " + f[2];
+        } catch (java.io.IOException | ArrayIndexOutOfBoundsException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
     }
 
     private static String locks(Fabric f, int reps, int iterations) {
