@@ -63,7 +63,10 @@ public class StoreOverhead {
         plainFile = Files.createTempFile(Path.of("/dev/shm"), "memchan-jmh-plain-", "");
         plainArena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(plainFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            plain = ch.map(FileChannel.MapMode.READ_WRITE, 0, PAGE, plainArena);
+            // The same kind of segment as the soft fabric's (Posix.mmap): a native segment over a MAP_SHARED
+            // mapping, reinterpreted into a shared arena (FileChannel.map itself returns another segment class).
+            plain = MemorySegment.ofAddress(ch.map(FileChannel.MapMode.READ_WRITE, 0, PAGE, plainArena).address())
+                    .reinterpret(PAGE, plainArena, null);
         }
         sourceArena = Arena.ofShared();
         source = sourceArena.allocate(64, 64);
