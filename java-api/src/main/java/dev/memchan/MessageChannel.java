@@ -205,7 +205,10 @@ public final class MessageChannel {
             claimIndex = NO_CLAIM;
         }
 
-        /** Gives up the open claim: nothing is sent, the ring is as before the claim. */
+        /**
+         * Gives up the open claim: no header is stored, so the receiver sees nothing of it (payload bytes
+         * already written stay in ring space no frame covers), and the next claim starts where this one did.
+         */
         public void abort() {
             if (claimIndex == NO_CLAIM) {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "abort without an open claim: call tryClaim first");
