@@ -197,6 +197,21 @@ static uint32_t next_seq(uint32_t s)
 	return s + 1 == 0 ? 1 : s + 1;
 }
 
+/*
+ * For the producer's waits: once it has been yielding, whether the consumer has exited with a failure
+ * (it found a message that does not hold its pattern), so that the producer does not wait forever for
+ * credit. A consumer that exits successfully has returned all credit first; its status is kept.
+ */
+static int consumer_failed(pid_t child, unsigned int spins, int *status)
+{
+	if (spins < 1000 || *status != -1 || waitpid(child, status, WNOHANG) != child)
+		return 0;
+	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 0)
+		return 0;
+	fprintf(stderr, "C ring: the consumer failed\n");
+	return 1;
+}
+
 static int ring_bench(size_t size, size_t ring, long count, const char *file)
 {
 	const size_t page = 4096;
@@ -252,6 +267,7 @@ static int ring_bench(size_t size, size_t ring, long count, const char *file)
 	}
 	uint64_t pos = 0, limit = ring;
 	uint32_t seq = 1;
+	int status = -1; /* the consumer's wait status once reaped */
 	uint64_t t0 = now_ns();
 	for (long i = 0; i < count; i++) {
 		size_t idx = pos & (ring - 1);
@@ -260,8 +276,11 @@ static int ring_bench(size_t size, size_t ring, long count, const char *file)
 		unsigned int spins = 0;
 		while (pos + need > limit) {
 			limit = __atomic_load_n(credit, __ATOMIC_ACQUIRE) + ring;
-			if (pos + need > limit)
+			if (pos + need > limit) {
 				idle(&spins);
+				if (consumer_failed(child, spins, &status))
+					return 1;
+			}
 		}
 		if (to_end < frame) {
 			__atomic_store_n((uint64_t *)(base + idx), ((uint64_t)seq << 32) | PAD, __ATOMIC_RELEASE);
@@ -275,11 +294,14 @@ static int ring_bench(size_t size, size_t ring, long count, const char *file)
 		pos += frame;
 	}
 	unsigned int spins = 0;
-	while (__atomic_load_n(credit, __ATOMIC_ACQUIRE) != pos)
+	while (__atomic_load_n(credit, __ATOMIC_ACQUIRE) != pos) {
 		idle(&spins);
+		if (consumer_failed(child, spins, &status))
+			return 1;
+	}
 	uint64_t t1 = now_ns();
-	int status;
-	waitpid(child, &status, 0);
+	if (status == -1)
+		waitpid(child, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "C ring: the consumer failed\n");
 		return 1;
