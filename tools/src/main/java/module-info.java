@@ -7,6 +7,8 @@ module dev.memchan.tools {
     requires info.picocli;
     requires org.snakeyaml.engine.v2;
     requires HdrHistogram;
+    requires org.agrona;
+    requires jmh.core;
 
     uses dev.memchan.spi.BackendProvider;
 

@@ -120,12 +120,27 @@ public final class MessageChannel {
         }
     }
 
-    /** Sending end. Single-threaded; no allocation per message. */
+    /**
+     * Sending end. Single-threaded; no allocation per message.
+     *
+     * <p>Two ways to send: {@link #offer} copies a message from a segment; {@link #tryClaim} /
+     * {@link #commit} let the caller write the payload in place in the ring (no copy), as Agrona's
+     * {@code tryClaim}/{@code commit}. Either way the payload is stored first and the frame's header
+     * last, after a store fence ({@link OutgoingMapping#putLongRelease}): a write-combining transmit
+     * window cannot deliver the header before the payload.
+     */
     public static final class Sender extends End {
+        private static final long NO_CLAIM = -1;
+
         private final OutgoingMapping ring;
         private final MemorySegment ringSegment;
         private final IncomingMapping credit;
         private long limit;
+        /** Ring offset of the open claim's frame, or NO_CLAIM. */
+        private long claimIndex = NO_CLAIM;
+        /** Ring offset of the padding frame the open claim needs first (it wraps), or NO_CLAIM. */
+        private long claimPadIndex = NO_CLAIM;
+        private int claimLength;
 
         Sender(Fabric fabric, Region ringRegion, Region creditRegion, OutgoingMapping ring, IncomingMapping credit, int capacity) {
             super(fabric, ringRegion, creditRegion, capacity);
@@ -140,32 +155,114 @@ public final class MessageChannel {
             return capacity / 2 - 8;
         }
 
-        /** Sends {@code length} bytes of {@code src} from {@code offset} if the ring has room; false otherwise. */
-        public boolean offer(MemorySegment src, long offset, int length) {
-            if (length < 0 || length > maxMessage()) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes: must be 0.." + maxMessage());
-            }
+        /**
+         * The ring's transmit pages, for writing a claimed payload in place: stores only, and only to
+         * {@code [offset, offset + length)} of the open claim.
+         */
+        public MemorySegment buffer() {
+            return ringSegment;
+        }
+
+        /**
+         * Claims room for a message of {@code length} bytes: returns the offset in {@link #buffer()} where
+         * its payload goes, or -1 if the ring has no room now (nothing changed). Write the payload there
+         * with plain stores, then {@link #commit()} (or {@link #abort()}). One claim at a time; {@link #offer}
+         * and {@link #send} are refused while a claim is open.
+         */
+        public long tryClaim(int length) {
+            checkNoClaim();
+            checkLength(length);
             int frame = frameLength(length);
             int index = (int) (position & mask);
             int toEnd = capacity - index;
-            long need = toEnd < frame ? toEnd + frame : frame;
-            if (position + need > limit) {
-                limit = credit.getLongAcquire(0) + capacity;
-                if (position + need > limit) {
-                    return false;
-                }
+            if (!hasRoom(toEnd < frame ? toEnd + frame : frame)) {
+                return -1;
             }
+            claimLength = length;
             if (toEnd < frame) {
-                ring.putLongRelease(index, ((long) seq << 32) | (PAD & 0xFFFF_FFFFL));
-                seq = nextSeq(seq);
-                position += toEnd;
-                index = 0;
+                claimPadIndex = index;
+                claimIndex = 0;
+            } else {
+                claimPadIndex = NO_CLAIM;
+                claimIndex = index;
             }
-            MemorySegment.copy(src, offset, ringSegment, index + 8, length);
-            ring.putLongRelease(index, ((long) seq << 32) | length); // payload first, then the header
-            seq = nextSeq(seq);
-            position += frame;
+            return claimIndex + 8;
+        }
+
+        /**
+         * Publishes the open claim: store fence, then the frame's header (after the padding frame's
+         * header if the claim wrapped). The receiver sees the payload as it was written before this call.
+         */
+        public void commit() {
+            if (claimIndex == NO_CLAIM) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "commit without an open claim: call tryClaim first");
+            }
+            if (claimPadIndex != NO_CLAIM) {
+                publish(claimPadIndex, PAD);
+                position += capacity - claimPadIndex;
+            }
+            publish(claimIndex, claimLength);
+            claimIndex = NO_CLAIM;
+        }
+
+        /**
+         * Gives up the open claim: no header is stored, so the receiver sees nothing of it (payload bytes
+         * already written stay in ring space no frame covers), and the next claim starts where this one did.
+         */
+        public void abort() {
+            if (claimIndex == NO_CLAIM) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "abort without an open claim: call tryClaim first");
+            }
+            claimIndex = NO_CLAIM;
+        }
+
+        /**
+         * Sends {@code length} bytes of {@code src} from {@code offset} if the ring has room; false otherwise.
+         * A claim, a copy into it and its commit; if the copy fails (a bad {@code src} range), nothing is sent.
+         */
+        public boolean offer(MemorySegment src, long offset, int length) {
+            long at = tryClaim(length);
+            if (at < 0) {
+                return false;
+            }
+            try {
+                MemorySegment.copy(src, offset, ringSegment, at, length);
+            } catch (RuntimeException e) {
+                abort();
+                throw e;
+            }
+            commit();
             return true;
+        }
+
+        private void checkLength(int length) {
+            if (length < 0 || length > maxMessage()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes: must be 0.." + maxMessage());
+            }
+        }
+
+        private void checkNoClaim() {
+            if (claimIndex != NO_CLAIM) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "a claim is open: commit or abort it first");
+            }
+        }
+
+        /** Whether {@code need} more bytes fit; reads the receiver's credit only when the cached limit says no. */
+        private boolean hasRoom(long need) {
+            if (position + need <= limit) {
+                return true;
+            }
+            limit = credit.getLongAcquire(0) + capacity;
+            return position + need <= limit;
+        }
+
+        /** The header of the frame at {@code index} (payload already stored), after a store fence; advances seq and, for a message, position. */
+        private void publish(long index, int length) {
+            ring.putLongRelease(index, ((long) seq << 32) | (length & 0xFFFF_FFFFL));
+            seq = nextSeq(seq);
+            if (length != PAD) {
+                position += frameLength(length);
+            }
         }
 
         /** Sends, waiting for room; throws TIMEOUT after {@code timeout}. */
@@ -223,8 +320,17 @@ public final class MessageChannel {
             this.creditBatch = capacity / 8;
         }
 
-        /** Hands up to {@code limit} waiting messages to {@code handler}, in order; returns how many. */
+        /**
+         * The batched receive: hands up to {@code limit} waiting messages to {@code handler}, in order and in
+         * place (no copy), and returns how many. The consumed room goes back to the sender at most once per
+         * call: when the ring is drained, or when an eighth of the ring has been consumed since the last
+         * time. If the handler throws, the messages before the one it threw on are consumed; that one is not,
+         * and the next call delivers it again.
+         */
         public int poll(Handler handler, int limit) {
+            if (limit < 1) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "poll limit " + limit + ": must be at least 1");
+            }
             int delivered = 0;
             while (delivered < limit) {
                 int index = (int) (position & mask);
@@ -232,13 +338,14 @@ public final class MessageChannel {
                 if ((int) (header >>> 32) != seq) {
                     break;
                 }
-                seq = nextSeq(seq);
                 int length = (int) header;
                 if (length == PAD) {
+                    seq = nextSeq(seq);
                     position += capacity - index;
                     continue;
                 }
                 handler.onMessage(ringSegment, index + 8, length);
+                seq = nextSeq(seq); // after the handler: a message it threw on is delivered again
                 position += frameLength(length);
                 delivered++;
             }

@@ -1,67 +1,86 @@
 package dev.memchan.tools.bench;
 
 import dev.memchan.Fabric;
+import dev.memchan.MemchanException;
 import dev.memchan.MessageChannel;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
 /**
- * Message-channel throughput: the sender sends {@code count} messages of {@code size} bytes; the
- * receiver reads each in place (first and last word, so the payload really crosses to its core).
- * Time runs from the first send until the receiver's credit shows every byte consumed.
+ * Message-channel throughput: the sender claims room for each of {@code count} messages of
+ * {@code size} bytes, writes message i's {@link MessagePattern} in place and commits; the receiver
+ * takes messages in batches ({@link MessageChannel.Receiver#poll}) and checks every byte of every
+ * message in place. Time runs from the first claim until the receiver's credit shows every byte consumed.
  */
 public final class ChannelThroughput {
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** Messages per poll: the consumer position goes back at most once per batch. */
+    static final int BATCH = 256;
 
     private ChannelThroughput() {
     }
 
     /** Bytes of payload per second. */
     public static double send(Fabric f, long key, int receiverNode, int capacity, int size, long count) {
-        try (MessageChannel.Sender tx = MessageChannel.sender(f, key, receiverNode, capacity);
-             Arena arena = Arena.ofConfined()) {
-            MemorySegment msg = arena.allocate(Math.max(size, 8), 64);
-            for (long i = 0; i < msg.byteSize(); i += 8) {
-                msg.set(JAVA_LONG, i, i * 31);
-            }
+        try (MessageChannel.Sender tx = MessageChannel.sender(f, key, receiverNode, capacity)) {
+            MemorySegment ring = tx.buffer();
             long t0 = System.nanoTime();
             for (long i = 0; i < count; i++) {
-                tx.send(msg, 0, size, SEND_TIMEOUT);
+                long at = tx.tryClaim(size);
+                if (at < 0) {
+                    at = awaitClaim(tx, size);
+                }
+                MessagePattern.fill(ring, at, size, i);
+                tx.commit();
             }
-            tx.awaitConsumed(Duration.ofSeconds(30));
+            tx.awaitConsumed(TIMEOUT);
             long t1 = System.nanoTime();
             return (double) size * count * 1e9 / (t1 - t0);
         }
     }
 
-    /** Receives {@code count} messages; returns a checksum so the reads cannot be optimized away. */
+    private static long awaitClaim(MessageChannel.Sender tx, int size) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        Idle idle = new Idle();
+        long at;
+        while ((at = tx.tryClaim(size)) < 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new MemchanException(MemchanException.Kind.TIMEOUT, "receiver made no room within " + TIMEOUT.toSeconds() + " s");
+            }
+            idle.idle();
+        }
+        return at;
+    }
+
+    /** Receives and checks {@code count} messages; returns the bytes received. */
     public static long receive(Fabric f, long key, int senderNode, int capacity, long count) {
         try (MessageChannel.Receiver rx = MessageChannel.receiver(f, key, senderNode, capacity)) {
-            long[] sum = new long[1];
-            long[] got = new long[1];
-            MessageChannel.Handler h = (buf, off, len) -> {
-                if (len >= 8) {
-                    sum[0] += buf.get(JAVA_LONG, off) + buf.get(JAVA_LONG, off + ((len - 8) & ~7L));
-                }
-                got[0]++;
-            };
-            int idle = 0;
-            while (got[0] < count) {
-                if (rx.poll(h, 256) == 0) {
-                    if (++idle > 1000) {
-                        Thread.yield();
-                    } else {
-                        Thread.onSpinWait();
-                    }
+            Checker checker = new Checker();
+            Idle idle = new Idle();
+            while (checker.next < count) {
+                if (rx.poll(checker, BATCH) == 0) {
+                    idle.idle();
                 } else {
-                    idle = 0;
+                    idle.reset();
                 }
             }
-            return sum[0];
+            return checker.bytes;
+        }
+    }
+
+    /** Checks each message against the pattern of the next sequence number. */
+    private static final class Checker implements MessageChannel.Handler {
+        long next;
+        long bytes;
+
+        @Override
+        public void onMessage(MemorySegment buffer, long offset, int length) {
+            if (!MessagePattern.matches(buffer, offset, length, next)) {
+                throw MessagePattern.mismatch("memchan channel", next, length);
+            }
+            next++;
+            bytes += length;
         }
     }
 }
