@@ -182,6 +182,16 @@ final class SelftestCommand extends Base {
             // has no link and runs through its local copy.
             boolean loop = (a.readRegister(REG_CAPS) & CAPS_LOOPBACK_INTERNAL_MASK) != 0;
             int savedLoopback = a.readRegister(REG_LOOPBACK) & LOOPBACK_MODE_MASK;
+            int link = a.readRegister(REG_LINK_STATUS);
+            int peer = (link & LINK_STATUS_PEER_NODE_MASK) >>> LINK_STATUS_PEER_NODE_SHIFT;
+            if (loop && savedLoopback == LOOPBACK_MODE_OFF && (link & LINK_STATUS_PEER_SEEN_MASK) != 0 && peer != a.nodeId()) {
+                // Switching a live link into internal loopback drains the peer's frames mid-stream: both
+                // ends lose sequence and go to discard-after-error (seen on the co-simulated board).
+                // A loopback plug (the peer is this adapter itself) or an unplugged link is fine.
+                throw McctlException.usage("the link is up with node " + peer + " as its peer: the self-test would"
+                        + " switch it into internal loopback under the peer's traffic; run it with the cable"
+                        + " unplugged or a loopback plug in its place");
+            }
             if (loop) {
                 a.setLoopback(LOOPBACK_MODE_INTERNAL);
             }
