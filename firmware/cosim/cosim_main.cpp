@@ -134,9 +134,11 @@ struct Adapter {
   std::deque<uint8_t> dma_bresp;  // responses owed, in order
   uint64_t dma_fail_next = 0;     // bursts still to fail (control request dma-error)
   bool dma_unmapped_burst = false;
+  uint32_t drop_first = 0, drop_pages = 0;  // window pages whose writes are lost (window-drop)
   // statistics
   uint64_t bar_reads = 0, bar_writes = 0, win_writes = 0, cfg_accesses = 0;
   uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, dma_failed = 0, resets = 0;
+  uint64_t win_dropped = 0;
   uint64_t sysmem_syncs = 0;
 };
 
@@ -352,6 +354,12 @@ void start_bar(Adapter &a, const BarMsg &m, bool write) {
       return;
     }
     a.win_writes++;
+    if (off / kPageSize - a.drop_first < a.drop_pages) {
+      // injected: the posted write is lost on its way to the adapter
+      a.win_dropped++;
+      reply(a, 0);
+      return;
+    }
     start_win_write(a, off, m.val, m.size);
     return;
   }
@@ -655,9 +663,9 @@ std::string stats_text() {
     snprintf(buf, sizeof(buf),
              "adapter %d bar_reads %" PRIu64 " bar_writes %" PRIu64 " window_writes %" PRIu64
              " dma_beats %" PRIu64 " dma_bytes %" PRIu64 " dma_unmapped %" PRIu64
-             " dma_failed %" PRIu64 " resets %" PRIu64 "\n",
+             " dma_failed %" PRIu64 " window_dropped %" PRIu64 " resets %" PRIu64 "\n",
              k, a.bar_reads, a.bar_writes, a.win_writes, a.dma_beats, a.dma_bytes,
-             a.dma_unmapped, a.dma_failed, a.resets);
+             a.dma_unmapped, a.dma_failed, a.win_dropped, a.resets);
     s += buf;
   }
   for (int k = 0; k < nadapters; k++) {
@@ -673,10 +681,17 @@ std::string stats_text() {
 
 std::string control(const std::string &req) {
   char cmd[32] = "";
-  unsigned cable = 0, value = 0;
-  int n = sscanf(req.c_str(), "%31s %u %u", cmd, &cable, &value);
+  unsigned cable = 0, value = 0, count = 0;
+  int n = sscanf(req.c_str(), "%31s %u %u %u", cmd, &cable, &value, &count);
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "window-drop" && n == 4) {
+    if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
+    if (value >= kPages || count > kPages - value) return "error: pages out of range\n";
+    adapters[cable].drop_first = value;
+    adapters[cable].drop_pages = count;
+    return "ok\n";
+  }
   if (c == "dma-error" && n == 3) {
     if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
     adapters[cable].dma_fail_next = value;
