@@ -17,6 +17,8 @@
 //   --ctl DIR          control directory (request/ack files, see README.md)
 //   --idle-cycles N    cycles the clock keeps running after the last write or DMA beat
 //   --seed N           Verilator random seed (cable stalls and bit flips)
+//   --speed N          measure: run N cycles with the adapters enabled and cabled, print the
+//                      rate and exit (no sockets needed; --fd -1 per adapter)
 // Statistics go to stderr at exit (SIGTERM, SIGINT, or every socket closed).
 
 #include <cerrno>
@@ -263,6 +265,7 @@ bool read_full(int fd, void *buf, size_t len) {
 }
 
 void reply(Adapter &a, uint64_t v) {
+  if (a.fd < 0) return;   // --speed: no QEMU
   struct {
     MsgHeader h;
     uint64_t v;
@@ -742,6 +745,25 @@ void control_poll() {
 
 void on_signal(int) { stop_requested = 1; }
 
+// Simulation speed alone: every adapter enabled (manual node ID k, retry on) and cabled as
+// given, heartbeats on the links, no host traffic.
+int speed(uint64_t cycles) {
+  for (int k = 0; k < nadapters; k++) {
+    uint32_t regs[][2] = {{MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | uint32_t(k)},
+                          {MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK}};
+    for (auto &r : regs) {
+      start_reg_write(adapters[k], r[0], r[1], 0xf);
+      while (adapters[k].op != Op::kNone) tick();
+    }
+  }
+  double t0 = now_s();
+  for (uint64_t i = 0; i < cycles; i++) tick();
+  double t = now_s() - t0;
+  printf("%d adapters: %" PRIu64 " cycles in %.2f s: %.0f cycles/s\n", nadapters, cycles, t,
+         cycles / t);
+  return 0;
+}
+
 unsigned parse_uint(const char *s, const char *what) {
   char *end;
   unsigned long v = strtoul(s, &end, 0);
@@ -757,6 +779,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<unsigned, unsigned>> cables;
   std::vector<unsigned> bad_id, bad_version;
   int seed = 1;
+  uint64_t speed_cycles = 0;
   for (int i = 1; i < argc; i++) {
     std::string o = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -765,7 +788,7 @@ int main(int argc, char **argv) {
     i++;
     if (o == "--fd") {
       if (nadapters == kAdapters) die("built for %d adapters (build.sh --adapters)", kAdapters);
-      fds[nadapters++] = int(parse_uint(v, "fd"));
+      fds[nadapters++] = std::string(v) == "-1" ? -1 : int(parse_uint(v, "fd"));
     } else if (o == "--cable") {
       unsigned x, y;
       if (sscanf(v, "%u:%u", &x, &y) != 2) die("bad --cable '%s' (A:B)", v);
@@ -780,6 +803,8 @@ int main(int argc, char **argv) {
       idle_cycles = parse_uint(v, "cycle count");
     } else if (o == "--seed") {
       seed = int(parse_uint(v, "seed"));
+    } else if (o == "--speed") {
+      speed_cycles = parse_uint(v, "cycle count");
     } else {
       die("unknown option %s", o.c_str());
     }
@@ -827,6 +852,7 @@ int main(int argc, char **argv) {
   // power-on reset of every adapter
   for (int i = 0; i < 16; i++) tick();
   for (int k = 0; k < kAdapters; k++) top->rst_ni[k] = 1;
+  if (speed_cycles) return speed(speed_cycles);
   note("%d adapters (%u pages of %u bytes), serving", nadapters, kPages, kPageSize);
 
   t_start = now_s();
