@@ -894,8 +894,8 @@ int main(int argc, char **argv) {
     if (burst) busy_s += now_s() - t0;
   }
   double t = now_s() - t_start;
-  fprintf(stderr, "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s while "
-          "running, clock running %.1f%% of the time), %" PRIu64 " idle waits\n", t, cycle,
+  fprintf(stderr, "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s of wall time "
+          "with the clock running, which ran %.1f%% of the time), %" PRIu64 " idle waits\n", t, cycle,
           busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0, idle_waits);
   fputs(stats_text().c_str(), stderr);
   for (int k = 0; k < nadapters; k++) ram_unmap(adapters[k]);
