@@ -581,10 +581,12 @@ void handle_message(Adapter &a) {
   for (cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
       int cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (int i = 0; i < cnt && nfds < kMaxFds; i++) memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      for (int i = 0; i < cnt && nfds < kMaxFds; i++)
+        memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
     }
   }
-  if (n < (ssize_t)sizeof(h) && !read_full(a.fd, reinterpret_cast<uint8_t *>(&h) + n, sizeof(h) - n)) {
+  if (n < ssize_t(sizeof(h)) &&
+      !read_full(a.fd, reinterpret_cast<uint8_t *>(&h) + n, sizeof(h) - n)) {
     a.open = false;
     return;
   }
@@ -673,7 +675,8 @@ std::string stats_text() {
   }
   for (int k = 0; k < nadapters; k++) {
     snprintf(buf, sizeof(buf),
-             "cable %d peer %d words %" PRIu64 " flips %" PRIu64 " flip_ppm %u stall_pct %u cut %d\n",
+             "cable %d peer %d words %" PRIu64 " flips %" PRIu64
+             " flip_ppm %u stall_pct %u cut %d\n",
              k, top->peer_i[k] == kNoPeer ? -1 : int(top->peer_i[k]), uint64_t(top->words_o[k]),
              uint64_t(top->flips_o[k]), top->flip_ppm_i[k], top->stall_pct_i[k],
              int(top->cut_i[k]));
@@ -894,9 +897,11 @@ int main(int argc, char **argv) {
     if (burst) busy_s += now_s() - t0;
   }
   double t = now_s() - t_start;
-  fprintf(stderr, "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s of wall time "
-          "with the clock running, which ran %.1f%% of the time), %" PRIu64 " idle waits\n", t, cycle,
-          busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0, idle_waits);
+  fprintf(stderr,
+          "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s of wall time "
+          "with the clock running, which ran %.1f%% of the time), %" PRIu64 " idle waits\n",
+          t, cycle, busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0,
+          idle_waits);
   fputs(stats_text().c_str(), stderr);
   for (int k = 0; k < nadapters; k++) ram_unmap(adapters[k]);
   top->final();
