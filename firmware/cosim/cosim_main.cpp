@@ -151,6 +151,12 @@ uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
 uint64_t busy_cycles = 0, idle_waits = 0;
+// latency: transmit-window data handshake (BAR2 W) -> the next host-memory data beat (any
+// adapter); exact while one store at a time is in flight, as in a ping-pong
+struct Latency {
+  bool pending = false;
+  uint64_t since = 0, n = 0, min = 0, max = 0, sum = 0;
+} lat;
 double t_start;
 volatile sig_atomic_t stop_requested = 0;
 std::string ctl_dir;
@@ -469,8 +475,21 @@ void tick() {
       }
       a.dma_aw.push_back({top->dma_awaddr[k], uint32_t(top->dma_awlen[k]) + 1, fail});
     }
-    if (f[k].dma_w)
+    if (f[k].dma_w) {
       dma_beat(adapters[k], top->dma_wdata[k], top->dma_wstrb[k], top->dma_wlast[k]);
+      if (lat.pending) {
+        uint64_t d = cycle - lat.since;
+        lat.min = lat.n ? std::min(lat.min, d) : d;
+        lat.max = std::max(lat.max, d);
+        lat.sum += d;
+        lat.n++;
+        lat.pending = false;
+      }
+    }
+    if (f[k].win_w) {
+      lat.pending = true;
+      lat.since = cycle;
+    }
     if (f[k].win_b && top->win_bresp[k] != 0)
       note("adapter %d: BAR2 write error response %d", k, top->win_bresp[k]);
   }
@@ -673,6 +692,10 @@ std::string stats_text() {
              a.dma_unmapped, a.dma_failed, a.win_dropped, a.resets);
     s += buf;
   }
+  snprintf(buf, sizeof(buf),
+           "latency window_write_to_dma n %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64
+           " cycles\n", lat.n, lat.min, lat.n ? double(lat.sum) / lat.n : 0.0, lat.max);
+  s += buf;
   for (int k = 0; k < nadapters; k++) {
     snprintf(buf, sizeof(buf),
              "cable %d peer %d words %" PRIu64 " flips %" PRIu64
@@ -691,6 +714,10 @@ std::string control(const std::string &req) {
   int n = sscanf(req.c_str(), "%31s %u %u %u", cmd, &cable, &value, &count);
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "latency-reset" && n == 1) {
+    lat = Latency();
+    return "ok\n";
+  }
   if (c == "window-drop" && n == 4) {
     if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
     if (value >= kPages || count > kPages - value) return "error: pages out of range\n";
