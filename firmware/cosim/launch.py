@@ -157,6 +157,14 @@ def main():
     for p in pairs:
         p[1].close()
 
+    # stopped from outside (e.g. an outer timeout): take the guests and the device process along
+    def on_term(signum, frame):
+        stop(qemus, 5)
+        stop([cosim], 10)
+        sys.exit(124)
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+
     deadline = time.monotonic() + opts["timeout"]
     rc = 0
     while any(q.poll() is None for q in qemus):
