@@ -191,14 +191,14 @@ verdict() {
 # the co-simulated RTL adapters (firmware/cosim/launch.py; ADAPTERS e.g. 0 or 0,1); each guest's
 # console in $WORK/NAME.log, the device process's log in $WORK/LABEL.cosim.log. The control
 # directory $WORK/ctl-LABEL is the guest's writable 9p export "cosimctl" (firmware/cosim/README.md).
-# BOOT_MEM, BOOT_TIMEOUT as for boot.
+# BOOT_MEM, BOOT_SMP, BOOT_TIMEOUT as for boot.
 boot_board() {
 	local label=$1 spec=$2 g name test ads args=()
 	shift 2
 	mkdir -p "$WORK/ctl-$label"
 	for g in $spec; do
 		IFS=: read -r name test ads <<< "$g"
-		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m "${BOOT_MEM:-512}" \
+		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" -m "${BOOT_MEM:-512}" \
 			-no-reboot -display none -monitor none -serial "file:$WORK/$name.log" \
 			-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 			-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$test mcroot=$ROOT" \
@@ -397,6 +397,13 @@ if [[ " $ONLY " == *" board-loop "* ]]; then
 	java_build	# mcctl for the guest
 	# a loopback plug in the adapter's cage (a lone board's link has no partner otherwise)
 	board board-loop "board-loop:board-loop:0" --cable 0:0
+fi
+# board-mcctl: native/tests/mcctl_guest.sh on two cabled RTL adapters of one guest. Not in the
+# default set: it fails (mcctl selftest switches LOOPBACK.MODE under a live peer, see the note
+# in firmware/cosim/README.md); run it with MEMCHAN_ONLY=board-mcctl
+if [[ " $ONLY " == *" board-mcctl "* ]]; then
+	java_build	# mcctl for the guest
+	BOOT_MEM=1024 BOOT_SMP=2 BOOT_TIMEOUT=900 board board-mcctl "board-mcctl:board-mcctl:0,1" --cable 0:1
 fi
 if [[ " $ONLY " == *" board-bad "* ]]; then
 	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1

@@ -205,6 +205,23 @@ board-bad)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+board-mcctl)
+	# mcctl on two RTL adapters of this guest cabled back to back (native/tests/mcctl_guest.sh,
+	# as the java boot runs it on ivshmem): /dev/memchan0 node 0, the script makes memchan1 node 1
+	load || exit 1
+	i=0
+	while [ ! -e /dev/memchan1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	"$N/tools/memchan-setnode" /dev/memchan0 0 || exit 1
+	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
+		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
+	done
+	start=$(date +%s)
+	sh "$N/tests/mcctl_guest.sh" "$R" "$JAVA"
+	rc=$?
+	echo "# mcctl on the RTL took $(( $(date +%s) - start )) s"
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 board-pair-a | board-pair-b)
 	# two guests, one RTL adapter each, cabled; guest a injects bit flips on both cable directions
 	# (control channel of the device process) and link retry, on by default, must hide them
