@@ -286,14 +286,15 @@ static int mc_hw_setup_irq(struct memchan_dev *md)
 			return ret;
 		}
 		if (ret > 0) {
+			unsigned long irqf = IRQF_ONESHOT;
+
 			md->irq_kind = pdev->msix_enabled ? MEMCHAN_IRQ_MSIX :
 				       pdev->msi_enabled ? MEMCHAN_IRQ_MSI : MEMCHAN_IRQ_INTX;
+			if (md->irq_kind == MEMCHAN_IRQ_INTX)
+				irqf |= IRQF_SHARED;
 			/* threaded: the handler reads registers, which may be slow */
 			return devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0), NULL,
-							 mc_hw_irq,
-							 IRQF_ONESHOT | (md->irq_kind ==
-							 MEMCHAN_IRQ_INTX ? IRQF_SHARED : 0),
-							 md->name, md);
+							 mc_hw_irq, irqf, md->name, md);
 		}
 	}
 	md->irq_kind = MEMCHAN_IRQ_POLL;

@@ -23,10 +23,11 @@ bin="$out/memchan-cosim"
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
 cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages"
-vflags="--cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH -Wno-UNUSED
-  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -MAKEFLAGS OPT_FAST=-O2"
+vflags="--cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH
+  -Wno-UNUSED  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -MAKEFLAGS OPT_FAST=-O2"
 stamp=$( (verilator --version; echo "$vflags $cflags";
-          cat $srcs "$here/cosim_main.cpp" "$root/native/include/memchan_regs.h") | sha256sum | cut -c1-16)
+          cat $srcs "$here/cosim_main.cpp" "$root/native/include/memchan_regs.h") |
+        sha256sum | cut -c1-16)
 if [ -x "$bin" ] && [ "$(cat "$out/stamp" 2> /dev/null)" = "$stamp" ]; then
   echo "$bin"
   exit 0

@@ -17,6 +17,8 @@
 //   --ctl DIR          control directory (request/ack files, see README.md)
 //   --idle-cycles N    cycles the clock keeps running after the last write or DMA beat
 //   --seed N           Verilator random seed (cable stalls and bit flips)
+//   --speed N          measure: run N cycles with the adapters enabled and cabled, print the
+//                      rate and exit (no sockets needed; --fd -1 per adapter)
 // Statistics go to stderr at exit (SIGTERM, SIGINT, or every socket closed).
 
 #include <cerrno>
@@ -134,9 +136,11 @@ struct Adapter {
   std::deque<uint8_t> dma_bresp;  // responses owed, in order
   uint64_t dma_fail_next = 0;     // bursts still to fail (control request dma-error)
   bool dma_unmapped_burst = false;
+  uint32_t drop_first = 0, drop_pages = 0;  // window pages whose writes are lost (window-drop)
   // statistics
   uint64_t bar_reads = 0, bar_writes = 0, win_writes = 0, cfg_accesses = 0;
   uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, dma_failed = 0, resets = 0;
+  uint64_t win_dropped = 0;
   uint64_t sysmem_syncs = 0;
 };
 
@@ -147,6 +151,12 @@ uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
 uint64_t busy_cycles = 0, idle_waits = 0;
+// latency: transmit-window data handshake (BAR2 W) -> the next host-memory data beat (any
+// adapter); exact while one store at a time is in flight, as in a ping-pong
+struct Latency {
+  bool pending = false;
+  uint64_t since = 0, n = 0, min = 0, max = 0, sum = 0;
+} lat;
 double t_start;
 volatile sig_atomic_t stop_requested = 0;
 std::string ctl_dir;
@@ -261,6 +271,7 @@ bool read_full(int fd, void *buf, size_t len) {
 }
 
 void reply(Adapter &a, uint64_t v) {
+  if (a.fd < 0) return;   // --speed: no QEMU
   struct {
     MsgHeader h;
     uint64_t v;
@@ -352,6 +363,12 @@ void start_bar(Adapter &a, const BarMsg &m, bool write) {
       return;
     }
     a.win_writes++;
+    if (off / kPageSize - a.drop_first < a.drop_pages) {
+      // injected: the posted write is lost on its way to the adapter
+      a.win_dropped++;
+      reply(a, 0);
+      return;
+    }
     start_win_write(a, off, m.val, m.size);
     return;
   }
@@ -458,8 +475,21 @@ void tick() {
       }
       a.dma_aw.push_back({top->dma_awaddr[k], uint32_t(top->dma_awlen[k]) + 1, fail});
     }
-    if (f[k].dma_w)
+    if (f[k].dma_w) {
       dma_beat(adapters[k], top->dma_wdata[k], top->dma_wstrb[k], top->dma_wlast[k]);
+      if (lat.pending) {
+        uint64_t d = cycle - lat.since;
+        lat.min = lat.n ? std::min(lat.min, d) : d;
+        lat.max = std::max(lat.max, d);
+        lat.sum += d;
+        lat.n++;
+        lat.pending = false;
+      }
+    }
+    if (f[k].win_w) {
+      lat.pending = true;
+      lat.since = cycle;
+    }
     if (f[k].win_b && top->win_bresp[k] != 0)
       note("adapter %d: BAR2 write error response %d", k, top->win_bresp[k]);
   }
@@ -570,10 +600,12 @@ void handle_message(Adapter &a) {
   for (cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
       int cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-      for (int i = 0; i < cnt && nfds < kMaxFds; i++) memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      for (int i = 0; i < cnt && nfds < kMaxFds; i++)
+        memcpy(&fds[nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
     }
   }
-  if (n < (ssize_t)sizeof(h) && !read_full(a.fd, reinterpret_cast<uint8_t *>(&h) + n, sizeof(h) - n)) {
+  if (n < ssize_t(sizeof(h)) &&
+      !read_full(a.fd, reinterpret_cast<uint8_t *>(&h) + n, sizeof(h) - n)) {
     a.open = false;
     return;
   }
@@ -655,14 +687,19 @@ std::string stats_text() {
     snprintf(buf, sizeof(buf),
              "adapter %d bar_reads %" PRIu64 " bar_writes %" PRIu64 " window_writes %" PRIu64
              " dma_beats %" PRIu64 " dma_bytes %" PRIu64 " dma_unmapped %" PRIu64
-             " dma_failed %" PRIu64 " resets %" PRIu64 "\n",
+             " dma_failed %" PRIu64 " window_dropped %" PRIu64 " resets %" PRIu64 "\n",
              k, a.bar_reads, a.bar_writes, a.win_writes, a.dma_beats, a.dma_bytes,
-             a.dma_unmapped, a.dma_failed, a.resets);
+             a.dma_unmapped, a.dma_failed, a.win_dropped, a.resets);
     s += buf;
   }
+  snprintf(buf, sizeof(buf),
+           "latency window_write_to_dma n %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64
+           " cycles\n", lat.n, lat.min, lat.n ? double(lat.sum) / lat.n : 0.0, lat.max);
+  s += buf;
   for (int k = 0; k < nadapters; k++) {
     snprintf(buf, sizeof(buf),
-             "cable %d peer %d words %" PRIu64 " flips %" PRIu64 " flip_ppm %u stall_pct %u cut %d\n",
+             "cable %d peer %d words %" PRIu64 " flips %" PRIu64
+             " flip_ppm %u stall_pct %u cut %d\n",
              k, top->peer_i[k] == kNoPeer ? -1 : int(top->peer_i[k]), uint64_t(top->words_o[k]),
              uint64_t(top->flips_o[k]), top->flip_ppm_i[k], top->stall_pct_i[k],
              int(top->cut_i[k]));
@@ -673,10 +710,21 @@ std::string stats_text() {
 
 std::string control(const std::string &req) {
   char cmd[32] = "";
-  unsigned cable = 0, value = 0;
-  int n = sscanf(req.c_str(), "%31s %u %u", cmd, &cable, &value);
+  unsigned cable = 0, value = 0, count = 0;
+  int n = sscanf(req.c_str(), "%31s %u %u %u", cmd, &cable, &value, &count);
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "latency-reset" && n == 1) {
+    lat = Latency();
+    return "ok\n";
+  }
+  if (c == "window-drop" && n == 4) {
+    if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
+    if (value >= kPages || count > kPages - value) return "error: pages out of range\n";
+    adapters[cable].drop_first = value;
+    adapters[cable].drop_pages = count;
+    return "ok\n";
+  }
   if (c == "dma-error" && n == 3) {
     if (cable >= unsigned(nadapters)) return "error: no adapter " + std::to_string(cable) + "\n";
     adapters[cable].dma_fail_next = value;
@@ -727,6 +775,25 @@ void control_poll() {
 
 void on_signal(int) { stop_requested = 1; }
 
+// Simulation speed alone: every adapter enabled (manual node ID k, retry on) and cabled as
+// given, heartbeats on the links, no host traffic.
+int speed(uint64_t cycles) {
+  for (int k = 0; k < nadapters; k++) {
+    uint32_t regs[][2] = {{MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | uint32_t(k)},
+                          {MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK}};
+    for (auto &r : regs) {
+      start_reg_write(adapters[k], r[0], r[1], 0xf);
+      while (adapters[k].op != Op::kNone) tick();
+    }
+  }
+  double t0 = now_s();
+  for (uint64_t i = 0; i < cycles; i++) tick();
+  double t = now_s() - t0;
+  printf("%d adapters: %" PRIu64 " cycles in %.2f s: %.0f cycles/s\n", nadapters, cycles, t,
+         cycles / t);
+  return 0;
+}
+
 unsigned parse_uint(const char *s, const char *what) {
   char *end;
   unsigned long v = strtoul(s, &end, 0);
@@ -742,6 +809,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<unsigned, unsigned>> cables;
   std::vector<unsigned> bad_id, bad_version;
   int seed = 1;
+  uint64_t speed_cycles = 0;
   for (int i = 1; i < argc; i++) {
     std::string o = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -750,7 +818,7 @@ int main(int argc, char **argv) {
     i++;
     if (o == "--fd") {
       if (nadapters == kAdapters) die("built for %d adapters (build.sh --adapters)", kAdapters);
-      fds[nadapters++] = int(parse_uint(v, "fd"));
+      fds[nadapters++] = std::string(v) == "-1" ? -1 : int(parse_uint(v, "fd"));
     } else if (o == "--cable") {
       unsigned x, y;
       if (sscanf(v, "%u:%u", &x, &y) != 2) die("bad --cable '%s' (A:B)", v);
@@ -765,6 +833,8 @@ int main(int argc, char **argv) {
       idle_cycles = parse_uint(v, "cycle count");
     } else if (o == "--seed") {
       seed = int(parse_uint(v, "seed"));
+    } else if (o == "--speed") {
+      speed_cycles = parse_uint(v, "cycle count");
     } else {
       die("unknown option %s", o.c_str());
     }
@@ -812,6 +882,7 @@ int main(int argc, char **argv) {
   // power-on reset of every adapter
   for (int i = 0; i < 16; i++) tick();
   for (int k = 0; k < kAdapters; k++) top->rst_ni[k] = 1;
+  if (speed_cycles) return speed(speed_cycles);
   note("%d adapters (%u pages of %u bytes), serving", nadapters, kPages, kPageSize);
 
   t_start = now_s();
@@ -853,9 +924,11 @@ int main(int argc, char **argv) {
     if (burst) busy_s += now_s() - t0;
   }
   double t = now_s() - t_start;
-  fprintf(stderr, "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s while "
-          "running, clock running %.1f%% of the time), %" PRIu64 " idle waits\n", t, cycle,
-          busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0, idle_waits);
+  fprintf(stderr,
+          "memchan-cosim: exit after %.1f s, %" PRIu64 " cycles (%.0f cycles/s of wall time "
+          "with the clock running, which ran %.1f%% of the time), %" PRIu64 " idle waits\n",
+          t, cycle, busy_s > 0 ? busy_cycles / busy_s : 0.0, t > 0 ? 100.0 * busy_s / t : 0.0,
+          idle_waits);
   fputs(stats_text().c_str(), stderr);
   for (int k = 0; k < nadapters; k++) ram_unmap(adapters[k]);
   top->final();

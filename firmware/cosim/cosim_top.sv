@@ -75,6 +75,10 @@ module cosim_top #(
   logic [63:0] rx_tdata  [ADAPTERS];
   logic        c_tvalid  [ADAPTERS], c_tlast  [ADAPTERS], c_tready  [ADAPTERS];
   logic [63:0] c_tdata   [ADAPTERS];
+  // one window write at a time: the response ID is not needed
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [3:0]  win_bid   [ADAPTERS];
+  /* verilator lint_on UNUSEDSIGNAL */
 
   for (genvar k = 0; k < ADAPTERS; k++) begin : g_adapter
     memchan_top #(.PAGES(PAGES)) u_adapter (
@@ -91,7 +95,7 @@ module cosim_top #(
       .s_axi_awid('0), .s_axi_awaddr(win_awaddr[k]), .s_axi_awlen(win_awlen[k]),
       .s_axi_awvalid(win_awvalid[k]), .s_axi_awready(win_awready[k]),
       .s_axi_wdata(win_wdata[k]), .s_axi_wstrb(win_wstrb[k]), .s_axi_wlast(win_wlast[k]),
-      .s_axi_wvalid(win_wvalid[k]), .s_axi_wready(win_wready[k]), .s_axi_bid(),
+      .s_axi_wvalid(win_wvalid[k]), .s_axi_wready(win_wready[k]), .s_axi_bid(win_bid[k]),
       .s_axi_bresp(win_bresp[k]), .s_axi_bvalid(win_bvalid[k]), .s_axi_bready(win_bready[k]),
       .m_axi_awaddr(dma_awaddr[k]), .m_axi_awlen(dma_awlen[k]), .m_axi_awsize(dma_awsize[k]),
       .m_axi_awburst(dma_awburst[k]), .m_axi_awvalid(dma_awvalid[k]),
@@ -114,15 +118,23 @@ module cosim_top #(
 
     // the fault knobs are the cable's own variables (as the benches set them)
     always @(posedge clk_i) begin
-      u_cable.flip_ppm  = int'(flip_ppm_i[k]);
-      u_cable.stall_pct = int'(stall_pct_i[k]);
-      u_cable.cut       = cut_i[k];
+      u_cable.flip_ppm  <= int'(flip_ppm_i[k]);
+      u_cable.stall_pct <= int'(stall_pct_i[k]);
+      u_cable.cut       <= cut_i[k];
     end
     assign flips_o[k] = 64'(u_cable.flips);
     assign words_o[k] = 64'(u_cable.words);
 
-    // an unplugged cable end drops what arrives (a transceiver without a partner)
-    assign c_tready[k] = (32'(peer_i[k]) < ADAPTERS) ? rx_tready[peer_i[k]] : 1'b1;
+  end
+
+  // an unplugged cable end drops what arrives (a transceiver without a partner)
+  always_comb begin
+    for (int k = 0; k < ADAPTERS; k++) begin
+      c_tready[k] = 1'b1;
+      for (int j = 0; j < ADAPTERS; j++) begin
+        if (32'(peer_i[k]) == j) c_tready[k] = rx_tready[j];
+      end
+    end
   end
 
   // each receiver takes the cable whose far end is plugged into it (at most one: the

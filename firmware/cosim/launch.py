@@ -68,6 +68,7 @@ def parse(argv):
         ads = [] if spec == "-" else [int(x) for x in spec.split(",")]
         if not qargs:
             usage("guest %s: no QEMU command" % spec)
+        check_qemu_args(qargs)
         guests.append((ads, qargs))
     if not guests:
         usage("no --guest")
@@ -75,16 +76,25 @@ def parse(argv):
     return opts, guests
 
 
+def check_qemu_args(qargs):
+    """Refuse, before anything starts, QEMU arguments the launcher cannot serve."""
+    if "-m" not in qargs:
+        usage("QEMU arguments need -m SIZE (the shared RAM is made that size)")
+    if "-machine" in qargs or "-M" in qargs:
+        usage("QEMU arguments must not choose -machine (q35 with shared RAM is added)")
+    # QEMU 7.2's re-entrancy guard refuses a second vCPU's access to a proxy device while the
+    # first waits for the device process: stores to the transmit window would be lost
+    if "-smp" in qargs and qargs[qargs.index("-smp") + 1].split(",")[0] not in ("1", "cpus=1"):
+        usage("QEMU arguments must give the guest one vCPU (-smp 1): with more, QEMU drops "
+              "concurrent accesses to the proxy device (Blocked re-entrant IO)")
+
+
 def qemu_argv(qargs, fds):
     """Add shared (memfd) guest RAM and one proxy device per adapter socket."""
     out = list(qargs)
-    if "-m" not in out:
-        usage("QEMU arguments need -m SIZE (the shared RAM is made that size)")
     size = out[out.index("-m") + 1]
     if size.isdigit():
         size += "M"
-    if "-machine" in out or "-M" in out:
-        usage("QEMU arguments must not choose -machine (q35 with shared RAM is added)")
     out += ["-machine", "q35,memory-backend=mcram",
             "-object", "memory-backend-memfd,id=mcram,size=%s,share=on" % size]
     for n, fd in enumerate(fds):
@@ -156,6 +166,14 @@ def main():
         qemus.append(subprocess.Popen(qemu_argv(qargs, fds), pass_fds=fds, preexec_fn=pin))
     for p in pairs:
         p[1].close()
+
+    # stopped from outside (e.g. an outer timeout): take the guests and the device process along
+    def on_term(signum, frame):
+        stop(qemus, 5)
+        stop([cosim], 10)
+        sys.exit(124)
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
 
     deadline = time.monotonic() + opts["timeout"]
     rc = 0

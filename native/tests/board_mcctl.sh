@@ -1,7 +1,7 @@
 #!/bin/sh
 # mcctl (tools/) on one co-simulated RTL adapter (firmware/cosim), /dev/memchan0 as node 0:
 # status, the loopback self-test through the RTL's internal loopback (8/8), and the self-test
-# with host bus errors injected by the device process (control channel, cosimctl.sh): it exits 1
+# with its stores lost on the way to the adapter (control channel, cosimctl.sh): it exits 1
 # naming the failing stage and leaves the test pages' PCT entries and LOOPBACK.MODE as they were.
 # Called by guest.sh board-loop. Usage: board_mcctl.sh ROOT. TAP lines; exit 0 only if all pass.
 R=$1
@@ -37,29 +37,24 @@ quote selftest
 [ $st = 0 ] && [ "$(grep -c ' PASS$' /tmp/selftest.out)" = 8 ]
 check $? "mcctl selftest through the RTL's internal loopback: exit 0, 8/8 stages PASS ($(( $(date +%s) - t0 )) s)"
 
-# a fault: the host bridge refuses the adapter's next 200 DMA writes (SLVERR), as a host whose
-# IOMMU or bridge faults the adapter's writes would. Injected once the self-test has joined and
-# starts its stages (its first line), so that the stages, not the join, meet it. Cable faults
-# cannot reach the self-test: it runs in internal loopback, which never leaves the adapter.
+# a fault: the host's posted writes into the self-test's pages (the last 4 of the transmit window)
+# are lost on the way to the adapter (device process control channel: window-drop), so the stores
+# never become packets; the join and the cluster directory (system pages) are not touched. Cable
+# faults cannot reach the self-test: it runs in internal loopback, which never leaves the adapter.
 before=$(adapter_state)
-mcctl selftest --fabric "$D0" > /tmp/selftest-fault.out 2>&1 &
-pid=$!
-i=0
-while ! grep -q "^selftest of" /tmp/selftest-fault.out && kill -0 $pid 2> /dev/null && [ $i -lt 600 ]; do
-	sleep 0.1; i=$((i + 1))
-done
-sh "$R/firmware/cosim/cosimctl.sh" dma-error 0 200 > /tmp/ctl.out 2>&1
-check $? "control channel: dma-error 0 200 accepted ($(head -n 1 /tmp/ctl.out))"
-wait $pid
+sh "$R/firmware/cosim/cosimctl.sh" window-drop 0 1020 4 > /tmp/ctl.out 2>&1
+check $? "control channel: window-drop 0 1020 4 accepted ($(head -n 1 /tmp/ctl.out))"
+mcctl selftest --fabric "$D0" > /tmp/selftest-fault.out 2>&1
 st=$?
 quote selftest-fault
+sh "$R/firmware/cosim/cosimctl.sh" window-drop 0 0 0 > /dev/null 2>&1
 sh "$R/firmware/cosim/cosimctl.sh" stats > /tmp/stats.out 2>&1
 quote stats
 failed=$(grep -o '[0-9] [a-z-]* *FAIL' /tmp/selftest-fault.out | head -n 1 | awk '{ print $2 }')
 [ $st = 1 ] && [ -n "$failed" ]
-check $? "mcctl selftest with injected host bus errors exits 1 ($st) naming the failing stage (${failed:-none})"
-grep -q "adapter 0 .*dma_failed [1-9]" /tmp/stats.out
-check $? "the device process refused DMA writes (dma_failed > 0 in its statistics)"
+check $? "mcctl selftest with the test pages' stores lost exits 1 ($st) naming the failing stage (${failed:-none})"
+grep -q "adapter 0 .*window_dropped [1-9]" /tmp/stats.out
+check $? "the device process dropped the stores (window_dropped > 0 in its statistics)"
 after=$(adapter_state)
 echo "$before" | sed 's/^/# before: /' | cut -c1-300
 [ -n "$before" ] && [ "$before" = "$after" ]

@@ -137,6 +137,18 @@ board-loop)
 	"$N/tests/memchan_test" hw || rc=1
 	echo "# hw tests took $(( $(date +%s) - start )) s"
 	sh "$N/tests/board_mcctl.sh" "$R" || rc=1
+	# clock policy: while the guest idles (the driver still polls IRQ_STATUS every poll_ms) the
+	# device process must not burn a core (cpu_seconds / wall_seconds of its statistics)
+	ctl="$R/firmware/cosim/cosimctl.sh"
+	s1=$(sh "$ctl" stats | sed -n 's/^cycles \([0-9]*\) cpu_seconds \([0-9.]*\) wall_seconds \([0-9.]*\)/\1 \2 \3/p')
+	sleep 5
+	s2=$(sh "$ctl" stats | sed -n 's/^cycles \([0-9]*\) cpu_seconds \([0-9.]*\) wall_seconds \([0-9.]*\)/\1 \2 \3/p')
+	idle=$(echo "$s1 $s2" | awk 'NF == 6 { printf "%.1f %d", 100 * ($5 - $2) / ($6 - $3), $4 - $1 }')
+	if [ -n "$idle" ] && [ "${idle%%.*}" -lt 20 ]; then
+		echo "ok 3 the device process idles: ${idle% *} % of a CPU, ${idle#* } cycles in 5 s of guest idle"
+	else
+		echo "not ok 3 the device process idles (${idle:-no statistics} % of a CPU, cycles)"; rc=1
+	fi
 	rmmod memchan || rc=1
 	exit $rc
 	;;

@@ -2,11 +2,15 @@
 /*
  * memchan_test: ABI tests of /dev/memchanN on the ivshmem backend, in the
  * style of kselftest (one test per case, TAP output, each test in its own
- * child process so a crash fails that test only).
+ * child process so a crash fails that test only), and the tests that fit the
+ * hardware backend (the co-simulated RTL adapter of firmware/cosim).
  *
  *   memchan_test [abi]     every ABI test (needs root, a fresh fabric)
  *   memchan_test unbind    live mappings survive device removal: SIGBUS,
  *                          ENODEV, no oops; the module is then removable
+ *   memchan_test hw        hardware backend: identity, internal-loopback data,
+ *                          notification on arrival, BAR round-trip cost
+ *   memchan_test info      the adapter's state as shell-readable lines
  *
  * Environment: MEMCHAN_DEV (default /dev/memchan0), MEMCHAN_FUZZ (ioctl fuzz
  * iterations, default 20000).
@@ -846,6 +850,7 @@ static void sysfs_attributes(void)
 	      (uint32_t)atoi(buf) == info(fd).page_count);
 	CHECK(read_sysfs("version", buf, sizeof(buf)) == 0 && !strncmp(buf, "1.0 api=1", 9));
 	CHECK(read_sysfs("link_state", buf, sizeof(buf)) == 0 && !strcmp(buf, "soft\n"));
+	CHECK(read_sysfs("irq_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "none\n"));
 	CHECK(read_sysfs("counters/notify_count", buf, sizeof(buf)) == 0 &&
 	      (uint32_t)atoi(buf) == info(fd).notify_count);
 	CHECK(read_sysfs("counters/error_count", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
