@@ -403,6 +403,7 @@ if [[ " $ONLY " == *" board-loop "* ]]; then
 	board board-loop "board-loop:board-loop:0" --cable 0:0
 fi
 if [[ " $ONLY " == *" board-bad "* ]]; then
+	java_build	# mcctl for the guest
 	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1
 fi
 if [[ " $ONLY " == *" board-java "* ]]; then

@@ -189,6 +189,17 @@ board-bad)
 	else
 		echo "ok 3 no /dev/memchanN appeared"
 	fi
+	# mcctl has no adapter to talk to: exit 3 (NO_DEVICE) with its one-line message
+	. "$N/tests/guest_lib.sh"
+	cd /tmp || exit 1
+	HOME=/tmp mcctl status --fabric 'dev:/dev/memchan*' > /tmp/bad-mcctl.out 2> /tmp/bad-mcctl.err
+	st=$?
+	sed 's/^/# mcctl status: /' /tmp/bad-mcctl.out /tmp/bad-mcctl.err
+	if [ $st = 3 ] && grep -q "^mcctl: no device /dev/memchan*: load the memchan driver" /tmp/bad-mcctl.err; then
+		echo "ok 4 mcctl status exits 3: no adapter"
+	else
+		echo "not ok 4 mcctl status exits 3: no adapter (exit $st)"; rc=1
+	fi
 	rmmod memchan || rc=1
 	exit $rc
 	;;
