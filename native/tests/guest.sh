@@ -195,7 +195,7 @@ board-bad)
 	HOME=/tmp mcctl status --fabric 'dev:/dev/memchan*' > /tmp/bad-mcctl.out 2> /tmp/bad-mcctl.err
 	st=$?
 	sed 's/^/# mcctl status: /' /tmp/bad-mcctl.out /tmp/bad-mcctl.err
-	if [ $st = 3 ] && grep -q "^mcctl: no device /dev/memchan*: load the memchan driver" /tmp/bad-mcctl.err; then
+	if [ $st = 3 ] && grep -q "^mcctl: no device /dev/memchan[*]: load the memchan driver" /tmp/bad-mcctl.err; then
 		echo "ok 4 mcctl status exits 3: no adapter"
 	else
 		echo "not ok 4 mcctl status exits 3: no adapter (exit $st)"; rc=1
