@@ -11,9 +11,6 @@ export HOME=/tmp
 rc=0
 cd /tmp || exit 1
 . "$R/native/tests/guest_lib.sh"
-check() {	# check STATUS DESCRIPTION
-	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
-}
 demo() {	# the two-process demo of scripts/demo (tools module), on the guests' snapshot of the build
 	"$JAVA" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 \
 		-cp "/run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib/*" dev.memchan.tools.demo.PingPongDemo "$@"

@@ -19,9 +19,6 @@ export HOME=/tmp
 rc=0
 cd /tmp || exit 1
 . "$R/native/tests/guest_lib.sh"
-check() {	# check STATUS DESCRIPTION
-	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
-}
 field() {	# field DEVICE NAME: one value of memchan_test info
 	MEMCHAN_DEV=$1 "$N/tests/memchan_test" info | sed -n "s/^$2=//p"
 }

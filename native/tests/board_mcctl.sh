@@ -11,9 +11,6 @@ export HOME=/tmp
 rc=0
 cd /tmp || exit 1
 . "$R/native/tests/guest_lib.sh"
-check() {	# check STATUS DESCRIPTION: a TAP line, ok when STATUS is 0
-	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
-}
 quote() { sed "s/^/# $1: /" "/tmp/$1.out" | cut -c1-300; }
 # what the self-test must leave as it was: LOOPBACK.MODE and the PCT entries of its pages
 # (the last 4 of the window)

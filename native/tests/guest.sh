@@ -152,18 +152,14 @@ board-loop)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
-board-java)
-	# the Java library, mcctl and the conformance suite on two RTL adapters cabled back to back
+board-java | board-duo-a | board-duo-b)
+	# board-java: the Java library, mcctl and the conformance suite on two RTL adapters cabled back
+	# to back; board-duo: two guests, one RTL adapter each, the demo and mcctl bench across them
 	load || exit 1
-	sh "$N/tests/board_java.sh" "$R"
-	rc=$?
-	rmmod memchan || rc=1
-	exit $rc
-	;;
-board-duo-a | board-duo-b)
-	# two guests, one RTL adapter each, cabled: the demo and mcctl bench across the machines
-	load || exit 1
-	sh "$N/tests/board_duo.sh" "$R" "${T#board-duo-}"
+	case "$T" in
+	board-java) sh "$N/tests/board_java.sh" "$R" ;;
+	*) sh "$N/tests/board_duo.sh" "$R" "${T#board-duo-}" ;;
+	esac
 	rc=$?
 	rmmod memchan || rc=1
 	exit $rc

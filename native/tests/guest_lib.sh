@@ -7,6 +7,10 @@ for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
 	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
 done
 export JAVA_HOME=${JAVA%/bin/java}
+# check STATUS DESCRIPTION: a TAP line, ok when STATUS is 0 (else rc=1)
+check() {
+	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
+}
 mcctl() {
 	MCCTL_HOME=/run/work/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1 "$R/scripts/mcctl" "$@"
 }
