@@ -17,11 +17,18 @@ set -f
 "$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
 	$OPTS -jar /run/work/java/console-standalone.jar execute \
 	--disable-banner --disable-ansi-colors --details=tree \
-	--class-path /run/work/java/classes:/run/work/java/test-classes "$@" > "$log" 2>&1
-rc=$?
+	--class-path /run/work/java/classes:/run/work/java/test-classes "$@" > "$log" 2>&1 &
+launcher=$!
 set +f
-# the launcher's whole output (test tree, failures with stack traces, summary)
-sed "s/^/# $LABEL: /" "$log"
+# the launcher's output on the console as it comes (test tree, failures with stack traces,
+# summary), with the guest's uptime: a slow test shows which it is while it runs
+tail -n +1 --pid=$launcher -f "$log" | while IFS= read -r line; do
+	echo "# $LABEL $(cut -d' ' -f1 /proc/uptime): $line"
+done &
+follower=$!
+wait $launcher
+rc=$?
+wait $follower	# tail --pid ends with the launcher
 # what the kernel saw of the node processes (OOM kills, fatal signals), and the memory left
 dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" |
 	grep -v "module verification failed" | sed 's/^/# dmesg: /'
