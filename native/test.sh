@@ -12,7 +12,7 @@
 #   board-loop   the RTL adapter (firmware/cosim) as the PCI device: hardware backend, polling
 #   board-bad    adapters with a wrong ID / VERSION major are refused
 #   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
-#                suite, mcctl, ordering under bit flips with and without retry
+#                suite, mcctl, ordering under bit flips with and without retry (opt-in: slow)
 #   board-duo    two guests, one RTL adapter each: the demo and mcctl bench serve/--peer
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
@@ -237,7 +237,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-duo board-pair}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-duo board-pair}
 
 if [[ " $ONLY " == *" abi "* ]]; then
 	fab=$(newfab abi) && {
@@ -408,7 +408,9 @@ if [[ " $ONLY " == *" board-bad "* ]]; then
 fi
 if [[ " $ONLY " == *" board-java "* ]]; then
 	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
-	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh)
+	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
+	# Opt-in (MEMCHAN_ONLY=board-java): it has not yet run to its end here; the conformance suite
+	# through the RTL took more than 25 minutes of the 40-minute bound on this 2-core machine.
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
 	else
