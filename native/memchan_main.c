@@ -167,11 +167,25 @@ static int memchan_check_rx_entry(u64 e)
 	return 0;
 }
 
+/*
+ * Hardware: the system pages (cluster lock, membership, region directory; docs/soft-fabric.md)
+ * are received for as long as the node has an ID, whether or not a process has joined. A
+ * node's copy of them is only what its adapter received, so a program that joins later must
+ * find every store made since the adapter got its ID; without this, a node whose program
+ * started after the others never saw their membership (found on the co-simulated board). On
+ * ivshmem the pages are the shared file anyway.
+ */
+static bool memchan_rx_always(struct memchan_dev *md, u32 page)
+{
+	return md->be->kind == MEMCHAN_BACKEND_HW && page < MC_SYS_PAGES &&
+	       md->node_id != MEMCHAN_NODE_NONE;
+}
+
 static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
 {
 	u64 e = 0;
 
-	if (md->rx_users[page]) {
+	if (md->rx_users[page] || memchan_rx_always(md, page)) {
 		e = MC_RX_PCT_RX_EN_MASK;
 		if (md->rx_irq_users[page])
 			e |= MC_RX_PCT_IRQ_ON_RX_MASK;
@@ -371,9 +385,26 @@ static int memchan_ioc_release_node(struct memchan_dev *md, struct memchan_file 
 	return 0;
 }
 
+/* the receive entries of the system pages after a node-ID change (memchan_rx_always) */
+static int memchan_sync_sys_rx(struct memchan_dev *md)
+{
+	u32 p;
+	int ret;
+
+	if (md->be->kind != MEMCHAN_BACKEND_HW)
+		return 0;
+	for (p = 0; p < MC_SYS_PAGES && p < md->page_count; p++) {
+		ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, void *arg)
 {
 	struct memchan_node *n = arg;
+	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -391,7 +422,10 @@ static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, 
 	}
 	if (md->grants)
 		return -EBUSY;
-	return md->be->set_node(md, n->node_id, n->flags);
+	ret = md->be->set_node(md, n->node_id, n->flags);
+	if (ret)
+		return ret;
+	return memchan_sync_sys_rx(md);
 }
 
 static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void *arg)
@@ -1097,6 +1131,9 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		ret = -ENOMEM;
 		goto err_backend;
 	}
+	ret = memchan_sync_sys_rx(md);	/* an adapter that kept its node ID */
+	if (ret)
+		goto err_backend;
 	pci_set_drvdata(pdev, md);
 
 	md->misc.minor = MISC_DYNAMIC_MINOR;
