@@ -5,6 +5,10 @@ import dev.memchan.MemchanException.Kind;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
 /**
  * A point-to-point channel of variable-length messages, written payload first and then a
  * header/sequence word, as in seed 000's "8-byte message plus 8-byte flag".
@@ -165,8 +169,10 @@ public final class MessageChannel {
 
         /**
          * Claims room for a message of {@code length} bytes: returns the offset in {@link #buffer()} where
-         * its payload goes, or -1 if the ring has no room now (nothing changed). Write the payload there
-         * with plain stores, then {@link #commit()} (or {@link #abort()}). One claim at a time; {@link #offer}
+         * its payload goes (8-byte aligned), or -1 if the ring has no room now (nothing changed). Write the
+         * payload there with whole 4- or 8-byte aligned stores (a board's transmit window drops byte and
+         * 16-bit stores; the frame is padded to 8 bytes, so the last word may overhang the payload), then
+         * {@link #commit()} (or {@link #abort()}). One claim at a time; {@link #offer}
          * and {@link #send} are refused while a claim is open.
          */
         public long tryClaim(int length) {
@@ -226,13 +232,34 @@ public final class MessageChannel {
                 return false;
             }
             try {
-                MemorySegment.copy(src, offset, ringSegment, at, length);
+                copyWords(src, offset, ringSegment, at, length);
             } catch (RuntimeException e) {
                 abort();
                 throw e;
             }
             commit();
             return true;
+        }
+
+        /**
+         * Copies {@code length} bytes into the ring at {@code at} (8-byte aligned: a frame's payload) with
+         * whole 8-byte stores only, the last one padded with zeros inside the frame. A board's transmit
+         * window takes whole 32-bit lanes: a byte or 16-bit store (what a bulk copy does at an unaligned
+         * head or tail) is dropped by the adapter, which on the co-simulated board cut messages short.
+         */
+        static void copyWords(MemorySegment src, long offset, MemorySegment ring, long at, int length) {
+            src.asSlice(offset, length); // bounds first: a bad range is refused before any store
+            int whole = length & ~7;
+            for (int i = 0; i < whole; i += 8) {
+                ring.set(JAVA_LONG, at + i, src.get(JAVA_LONG_UNALIGNED, offset + i));
+            }
+            if (whole < length) {
+                long tail = 0;
+                for (int i = length - 1; i >= whole; i--) {
+                    tail = tail << 8 | (src.get(JAVA_BYTE, offset + i) & 0xFF);
+                }
+                ring.set(JAVA_LONG, at + whole, tail);
+            }
         }
 
         private void checkLength(int length) {
