@@ -124,6 +124,11 @@ class BadInputConformanceTest {
         FabricOptions options = TestBackend.joinOptions();
         try (Fabric probe = Fabric.open(location, options)) {
             int members = probe.members();
+            // as found: a device fabric outlives a test, and other tests may leave groups set
+            int[] groups = new int[dev.memchan.layout.Regs.MULTICAST_GROUPS];
+            for (int group = 0; group < groups.length; group++) {
+                groups[group] = probe.multicastGroup(group);
+            }
             refused(Kind.INVALID_ARGUMENT, "node ID -1 out of range", () -> Fabric.open(location, options.withNodeId(-1)));
             refused(Kind.INVALID_ARGUMENT, "node ID -2 out of range", () -> options.withNodeId(-2));
             refused(Kind.INVALID_ARGUMENT, "node ID -5 out of range", () -> new FabricOptions(-5, false, options.fabricSize(),
@@ -134,8 +139,8 @@ class BadInputConformanceTest {
                 refused(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range", () -> probe.multicastGroup(group));
                 refused(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range", () -> probe.setMulticastGroup(group, 1));
             }
-            for (int group = 0; group < dev.memchan.layout.Regs.MULTICAST_GROUPS; group++) {
-                assertEquals(0, probe.multicastGroup(group), "group " + group + " changed by a refused call");
+            for (int group = 0; group < groups.length; group++) {
+                assertEquals(groups[group], probe.multicastGroup(group), "group " + group + " changed by a refused call");
             }
             assertEquals(members, probe.members(), "a refused option joined a node");
             assertEquals(FabricOptions.ANY_NODE, options.nodeId());
