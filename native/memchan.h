@@ -47,6 +47,11 @@ enum memchan_irq_kind {
  */
 struct memchan_backend {
 	u32 kind;				/* MEMCHAN_BACKEND_* */
+	/*
+	 * Receive pages are this node's own copy, holding only what the adapter delivered while
+	 * their RX PCT entry was on (hardware); not a view of shared memory (ivshmem).
+	 */
+	bool rx_private;
 	/* BAR0 register (hardware) or own node block register (ivshmem); 0 if none */
 	u32 (*reg_read)(struct memchan_dev *md, u32 off);
 	u32 (*tx_pct_read)(struct memchan_dev *md, u32 page);

@@ -426,6 +426,7 @@ void memchan_hw_remove(struct memchan_dev *md)
 
 const struct memchan_backend memchan_hw_backend = {
 	.kind = MEMCHAN_BACKEND_HW,
+	.rx_private = true,
 	.reg_read = mc_hw_reg_read,
 	.tx_pct_read = mc_hw_tx_pct_read,
 	.rx_pct_read = mc_hw_rx_pct_read,

@@ -168,7 +168,7 @@ static int memchan_check_rx_entry(u64 e)
 }
 
 /*
- * Hardware: the system pages (cluster lock, membership, region directory; docs/soft-fabric.md)
+ * Private receive pages (hardware): the system pages (cluster lock, membership, region directory; docs/soft-fabric.md)
  * are received for as long as the node has an ID, whether or not a process has joined. A
  * node's copy of them is only what its adapter received, so a program that joins later must
  * find every store made since the adapter got its ID; without this, a node whose program
@@ -177,8 +177,7 @@ static int memchan_check_rx_entry(u64 e)
  */
 static bool memchan_rx_always(struct memchan_dev *md, u32 page)
 {
-	return md->be->kind == MEMCHAN_BACKEND_HW && page < MC_SYS_PAGES &&
-	       md->node_id != MEMCHAN_NODE_NONE;
+	return md->be->rx_private && page < MC_SYS_PAGES && md->node_id != MEMCHAN_NODE_NONE;
 }
 
 static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
@@ -391,7 +390,7 @@ static int memchan_sync_sys_rx(struct memchan_dev *md)
 	u32 p;
 	int ret;
 
-	if (md->be->kind != MEMCHAN_BACKEND_HW)
+	if (!md->be->rx_private)
 		return 0;
 	for (p = 0; p < MC_SYS_PAGES && p < md->page_count; p++) {
 		ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));

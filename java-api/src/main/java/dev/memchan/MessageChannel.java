@@ -4,6 +4,7 @@ import dev.memchan.MemchanException.Kind;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -248,7 +249,8 @@ public final class MessageChannel {
          * head or tail) is dropped by the adapter, which on the co-simulated board cut messages short.
          */
         static void copyWords(MemorySegment src, long offset, MemorySegment ring, long at, int length) {
-            src.asSlice(offset, length); // bounds first: a bad range is refused before any store
+            // bounds first (no slice: this is the send path): a bad range is refused before any store
+            Objects.checkFromIndexSize(offset, length, src.byteSize());
             int whole = length & ~7;
             for (int i = 0; i < whole; i += 8) {
                 ring.set(JAVA_LONG, at + i, src.get(JAVA_LONG_UNALIGNED, offset + i));
