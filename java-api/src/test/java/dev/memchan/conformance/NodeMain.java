@@ -114,7 +114,7 @@ public final class NodeMain {
         await("GO");
         int flag = f.pageSize();
         for (int i = 1; i <= n; i++) {
-            out.putLong(8L * (i % 512), i);
+            out.putLong(8L * (i % SingleSenderCheck.WORDS), i);
             out.putLongRelease(flag, i);
         }
         f.ackBarrier();
@@ -137,11 +137,9 @@ public final class NodeMain {
             }
             if (seen > last) {
                 observations++;
-                for (long j = Math.max(last + 1, seen - 511); j <= seen; j++) { // every store before the flag
-                    long v = in.getLong(8L * (j % 512));
-                    if (v < j) {
-                        fail("flag " + seen + " visible but data word " + (j % 512) + " = " + v + " < " + j);
-                    }
+                String violation = SingleSenderCheck.violation(in, last, seen); // every store before the flag
+                if (violation != null) {
+                    fail(violation);
                 }
                 last = seen;
             }

@@ -6,6 +6,7 @@ import dev.memchan.IncomingMapping;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
+import dev.memchan.conformance.SingleSenderCheck;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +74,7 @@ public final class BoardLinkErrors {
         say("READY node=" + f.nodeId());
         awaitFile(dir.resolve("go"), Duration.ofMinutes(10));
         for (int i = 1; i <= n; i++) {
-            out.putLong(8L * (i % 512), i);
+            out.putLong(8L * (i % SingleSenderCheck.WORDS), i);
             out.putLongRelease(flag, i);
         }
         say("DONE sent=" + n);
@@ -100,12 +101,10 @@ public final class BoardLinkErrors {
                 example = "flag went back from " + last + " to " + seen;
             } else if (seen > last) {
                 observations++;
-                for (long j = Math.max(last + 1, seen - 511); j <= seen; j++) { // every store before the flag
-                    long v = in.getLong(8L * (j % 512));
-                    if (v < j) {
-                        violations++;
-                        example = "flag " + seen + " visible but data word " + (j % 512) + " = " + v + " < " + j;
-                    }
+                String violation = SingleSenderCheck.violation(in, last, seen); // every store before the flag
+                if (violation != null) {
+                    violations++;
+                    example = violation;
                 }
                 last = seen;
                 progressAt = now;
