@@ -68,6 +68,11 @@ public final class NodeMain {
         System.exit(0); // the test went away
     }
 
+    /** A SIGSEGV in the JVM, as HotSpot reports its own crashes (fatal-error banner, exit 134). */
+    private static void crashTheJvm() {
+        java.lang.foreign.MemorySegment.NULL.reinterpret(8).get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+    }
+
     static void fail(String why) {
         say("FAIL " + why);
         System.exit(1);
@@ -76,6 +81,19 @@ public final class NodeMain {
     private static void run(String[] a) throws Exception {
         String scenario = a[0];
         String location = a[1];
+        if (scenario.equals("jvm-crash")) { // NodeProcess's restart rule, tested: a JVM crash before start
+            // MARKER: crash only if it does not exist yet (creating it); "always": crash every time
+            Path marker = Path.of(a[1]);
+            if (a[1].equals("always") || java.nio.file.Files.notExists(marker)) {
+                if (!a[1].equals("always")) {
+                    java.nio.file.Files.createFile(marker);
+                }
+                crashTheJvm();
+            }
+            say("READY restarted");
+            await("QUIT");
+            return;
+        }
         if (scenario.equals("native-check")) { // run without --enable-native-access
             try (Fabric f = Fabric.open(location, TestBackend.joinOptions())) {
                 say("OK opened without native access?!");

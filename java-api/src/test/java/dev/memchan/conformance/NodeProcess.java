@@ -21,20 +21,37 @@ import java.util.concurrent.TimeUnit;
  * The test talks to it over stdin/stdout lines; stderr goes to a log file quoted on failure.
  */
 public final class NodeProcess implements AutoCloseable {
-    private final Process process;
+    /** HotSpot's first line when the JVM itself dies (SIGSEGV in compiled code, ...). */
+    static final String JVM_FATAL_ERROR = "A fatal error has been detected by the Java Runtime Environment";
+
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final Writer stdin;
+    private final List<String> command;
     private final Path log;
+    private final Path errorFile;
     private final String name;
+    private Process process;
+    private Writer stdin;
+    /** Set once the node has said anything of its own or been sent a line: from then on it is never restarted. */
+    private boolean engaged;
+    private boolean restarted;
 
     private NodeProcess(String name, List<String> command) throws IOException {
         this.name = name;
         this.log = Files.createTempFile("memchan-" + name + "-", ".log");
+        this.errorFile = Path.of(log.toString().replace(".log", "-hs_err.log"));
+        List<String> withErrorFile = new ArrayList<>(command);
+        withErrorFile.add(withErrorFile.indexOf("-cp"), "-XX:ErrorFile=" + errorFile);
+        this.command = List.copyOf(withErrorFile);
+        launch();
+    }
+
+    private void launch() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
-        this.process = pb.start();
-        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        Process started = pb.start();
+        this.process = started;
+        this.stdin = new OutputStreamWriter(started.getOutputStream(), StandardCharsets.UTF_8);
         Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     lines.add(line);
@@ -94,12 +111,53 @@ public final class NodeProcess implements AutoCloseable {
                 throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms" + skipped + logTail());
             }
             if (line.startsWith(prefix)) {
+                engaged = true;
                 return line;
+            }
+            if (line.equals("<EOF>") && !engaged && !restarted && skipped.indexOf(JVM_FATAL_ERROR) >= 0) {
+                restartAfterJvmCrash(skipped);
+                skipped.setLength(0);
+                continue;
+            }
+            if (!line.startsWith("#") && !line.startsWith("[")) {
+                engaged = true; // the node's own output (HotSpot's crash banner lines start with '#' or '[')
             }
             if (line.startsWith("FAIL") || line.startsWith("ERROR") || line.equals("<EOF>")) {
                 throw new AssertionError(name + ": expected '" + prefix + "' but got: " + line + exitStatus() + skipped + logTail());
             }
             skipped.append("\n  stdout: ").append(line);
+        }
+    }
+
+    /**
+     * The JVM died in its own code before the node printed or was sent anything: the test has not
+     * started, so one restart is safe. Seen only under QEMU TCG guests (SIGSEGV at the entry of a
+     * freshly C1-compiled JDK method, about once in a few hundred node starts); said loudly on stderr
+     * with HotSpot's diagnosis so it stays visible, and never more than once per node.
+     */
+    private void restartAfterJvmCrash(CharSequence banner) throws InterruptedException {
+        String status = exitStatus();
+        System.err.println("memchan-test: WARNING: node " + name + ": the JVM crashed before the node started" + status
+                + "; restarting it once" + banner.toString().replace("\n  stdout: ", "\n  ") + hsErrSummary());
+        restarted = true;
+        try {
+            launch();
+        } catch (IOException e) {
+            throw new AssertionError(name + ": restart after a JVM crash failed: " + e, e);
+        }
+    }
+
+    /** The lines of HotSpot's error file that say what happened where. */
+    private String hsErrSummary() {
+        try {
+            List<String> keep = Files.readAllLines(errorFile, StandardCharsets.ISO_8859_1).stream()
+                    .filter(l -> l.startsWith("siginfo:") || l.startsWith("CPU:") || l.startsWith("Host:")
+                            || l.startsWith("Current CompileTask") || l.startsWith("C1 ")
+                            || l.startsWith("Instructions:") || l.startsWith("RIP="))
+                    .limit(12).toList();
+            return keep.isEmpty() ? "" : "\n  " + String.join("\n  ", keep);
+        } catch (IOException e) {
+            return "\n  (no HotSpot error file: " + e.getMessage() + ")";
         }
     }
 
@@ -122,6 +180,7 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     public void send(String line) throws IOException {
+        engaged = true;
         stdin.write(line + "\n");
         stdin.flush();
     }
@@ -168,6 +227,7 @@ public final class NodeProcess implements AutoCloseable {
         }
         try {
             Files.deleteIfExists(log);
+            Files.deleteIfExists(errorFile);
         } catch (IOException ignored) {
             // temp file
         }
