@@ -25,7 +25,9 @@
 #include "memchan.h"
 
 #define MEMCHAN_IVSHMEM_BAR	2
-#define MEMCHAN_STALE_MS	1000	/* longer than the 800 ms failure timeout */
+/* The liveness rule for another host (docs/architecture.md, "Liveness"): the failure timeout
+ * plus two heartbeat periods, from the defaults the library uses too. */
+#define MEMCHAN_STALE_MS	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
 
 static void *sf_node(struct memchan_dev *md, u32 node)
 {

@@ -36,7 +36,7 @@ module_param_named(poll_ms, memchan_poll_ms, uint, 0644);
 MODULE_PARM_DESC(poll_ms,
 		 "period in ms of the poll that wakes waiters: ivshmem NOTIFY_COUNT, hardware IRQ_STATUS in irq_mode poll (default 1, at least one jiffy)");
 
-unsigned int memchan_heartbeat_ms = 100;
+unsigned int memchan_heartbeat_ms = MC_SYS_DEFAULT_HEARTBEAT_MS;
 module_param_named(heartbeat_ms, memchan_heartbeat_ms, uint, 0644);
 MODULE_PARM_DESC(heartbeat_ms,
 		 "ivshmem backend: period in ms of the membership HEARTBEAT increment while a node ID is set (default 100)");

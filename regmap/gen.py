@@ -155,7 +155,8 @@ def build(rm):
     c.section("System pages (cluster service state in reserved network pages)")
     for key in ("pages", "lock_page", "membership_page", "directory_page", "region_pages_first",
                 "region_entry_size", "membership_slot_size", "node_state_absent", "node_state_alive",
-                "node_state_leaving", "static_key", "lock_bid_size", "mcast_group_entry_size"):
+                "node_state_leaving", "static_key", "lock_bid_size", "mcast_group_entry_size",
+                "default_heartbeat_ms", "default_failure_timeout_ms"):
         c.add(f"SYS_{key.upper()}", sysm[key], 64 if sysm[key] >= 1 << 31 else 32)
     for name, value in sysm["region_state"].items():
         c.add(f"SYS_REGION_STATE_{name}", value, 32, "region entry STATE" if value == 0 else "")

@@ -233,6 +233,8 @@ package memchan_regs_pkg;
   localparam logic [63:0] MC_SYS_STATIC_KEY = 64'h7374617400000000;
   localparam logic [31:0] MC_SYS_LOCK_BID_SIZE = 32'h8;
   localparam logic [31:0] MC_SYS_MCAST_GROUP_ENTRY_SIZE = 32'h4;
+  localparam logic [31:0] MC_SYS_DEFAULT_HEARTBEAT_MS = 32'h64;
+  localparam logic [31:0] MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS = 32'h320;
   localparam logic [31:0] MC_SYS_REGION_STATE_FREE = 32'h0;  // region entry STATE
   localparam logic [31:0] MC_SYS_REGION_STATE_ALLOCATED = 32'h1;
   localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCKSET_SHIFT = 32'h0;

@@ -43,7 +43,7 @@ public record FabricOptions(int nodeId, boolean create, long fabricSize, int pag
     /** Join as any free node; create a 16 MiB fabric with 4 KiB pages and 16 nodes when missing. */
     public static FabricOptions defaults() {
         return new FabricOptions(ANY_NODE, true, Regs.SF_DEFAULT_FILE_SIZE, Regs.SF_DEFAULT_PAGE_SIZE, Regs.SF_DEFAULT_MAX_NODES,
-                CREATOR_GROUP, Duration.ofMillis(100), Duration.ofMillis(800));
+                CREATOR_GROUP, Duration.ofMillis(Regs.SYS_DEFAULT_HEARTBEAT_MS), Duration.ofMillis(Regs.SYS_DEFAULT_FAILURE_TIMEOUT_MS));
     }
 
     /**

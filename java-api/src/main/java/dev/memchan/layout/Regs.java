@@ -341,6 +341,8 @@ public final class Regs {
     public static final long SYS_STATIC_KEY = 0x7374617400000000L;
     public static final int SYS_LOCK_BID_SIZE = 0x8;
     public static final int SYS_MCAST_GROUP_ENTRY_SIZE = 0x4;
+    public static final int SYS_DEFAULT_HEARTBEAT_MS = 0x64;
+    public static final int SYS_DEFAULT_FAILURE_TIMEOUT_MS = 0x320;
     /** region entry STATE */
     public static final int SYS_REGION_STATE_FREE = 0x0;
     public static final int SYS_REGION_STATE_ALLOCATED = 0x1;
