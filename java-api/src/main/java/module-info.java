@@ -1,17 +1,20 @@
 /**
  * memchan: kernel-bypass remote stores and loads on MemorySegments.
  *
- * <p>Exports the programming model ({@code dev.memchan}), the generated register map and layout
- * descriptors ({@code dev.memchan.layout}) and the backend SPI ({@code dev.memchan.spi}). Native calls
- * live in {@code dev.memchan.internal.nativeio}; run with {@code --enable-native-access=dev.memchan}.
+ * <p>Exports the programming model ({@code dev.memchan}), the operator's admin surface
+ * ({@code dev.memchan.admin}: a read-only cluster view, static carve-out transactions, the soft
+ * fabric's administrator view), the generated register map and layout descriptors
+ * ({@code dev.memchan.layout}) and the backend SPI ({@code dev.memchan.spi}). No internal package is
+ * exported. Native calls live in {@code dev.memchan.internal.nativeio}; run with
+ * {@code --enable-native-access=dev.memchan}.
  */
 module dev.memchan {
     exports dev.memchan;
+    exports dev.memchan.admin;
     exports dev.memchan.layout;
     exports dev.memchan.spi;
-    exports dev.memchan.internal.cluster to dev.memchan.tools;
-    exports dev.memchan.internal.soft to dev.memchan.tools;
 
     uses dev.memchan.spi.BackendProvider;
-    provides dev.memchan.spi.BackendProvider with dev.memchan.internal.dev.DevBackendProvider;
+    provides dev.memchan.spi.BackendProvider with dev.memchan.internal.soft.SoftBackendProvider,
+            dev.memchan.internal.dev.DevBackendProvider;
 }

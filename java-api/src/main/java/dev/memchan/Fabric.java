@@ -1,13 +1,15 @@
 package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
+import dev.memchan.admin.ClusterAdmin;
+import dev.memchan.admin.ClusterView;
 import dev.memchan.internal.cluster.ClusterService;
+import dev.memchan.internal.cluster.Membership;
+import dev.memchan.internal.cluster.RegionDirectory;
 import dev.memchan.internal.cluster.Credentials;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.NativeAccess;
 import dev.memchan.internal.nativeio.Posix;
-import dev.memchan.internal.soft.SoftFabricAdmin;
-import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.RxPct;
@@ -93,17 +95,8 @@ public final class Fabric implements AutoCloseable {
      */
     private static Fabric openFirstFree(String scheme, String pattern, FabricOptions options) {
         NativeAccess.require();
-        BackendProvider provider = null;
-        for (BackendProvider p : ServiceLoader.load(BackendProvider.class, Fabric.class.getClassLoader())) {
-            if (p.scheme().equals(scheme)) {
-                provider = p;
-            }
-        }
         String location = scheme + ":" + pattern;
-        if (provider == null) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "unknown fabric location '" + location
-                    + "': use shm:NAME (soft fabric) or dev:/dev/memchanN (kernel driver)");
-        }
+        BackendProvider provider = provider(scheme, location);
         Path glob = Path.of(pattern.substring(0, pattern.length() - 1));
         Path dir = glob.getParent() == null ? Path.of(".") : glob.getParent();
         String prefix = glob.getFileName() == null ? "" : glob.getFileName().toString();
@@ -155,9 +148,9 @@ public final class Fabric implements AutoCloseable {
                     // (shared with the member, as mcctl reads them): nothing is transmitted in its name
                     long holder;
                     try (Backend.Grant g = backend.grantReceive(0, Regs.SYS_PAGES, RxPct.encode(true, false))) {
-                        holder = new SoftFabricAdmin.SystemPages(g.segment(), backend.pageSize()).member(backend.nodeId()).pid();
+                        holder = ClusterView.of(g.segment(), backend.pageSize(), backend.maxNodes()).member(backend.nodeId()).pid();
                     }
-                    inUse = ClusterService.nodeInUse(backend.nodeId(), backend.location(), holder);
+                    inUse = Membership.nodeInUse(backend.nodeId(), backend.location(), holder);
                     skipped.add(path + " (node " + backend.nodeId() + ": a member process, pid " + holder + ")");
                     continue;
                 }
@@ -192,27 +185,19 @@ public final class Fabric implements AutoCloseable {
                 + (skipped.isEmpty() ? "" : ": " + String.join("; ", skipped)));
     }
 
+    /** Opens {@code location}'s backend: one ServiceLoader lookup of its scheme ({@code shm}, {@code dev}). */
     static Backend openBackend(String location, FabricOptions options) {
         NativeAccess.require();
         int colon = location.indexOf(':');
-        String scheme = colon < 0 ? "" : location.substring(0, colon);
-        String rest = colon < 0 ? location : location.substring(colon + 1);
-        if (scheme.equals("shm")) {
-            Path path = SoftFabricFile.pathOf(rest);
-            if (options.create() && !path.toFile().exists()) {
-                try {
-                    SoftFabricFile.create(path, options.fabricSize(), options.pageSize(), options.maxNodes(), options.group());
-                } catch (MemchanException e) {
-                    if (e.kind() != Kind.IN_USE) { // another process created it first: join theirs
-                        throw e;
-                    }
-                }
-            }
-            return SoftFabricBackend.join(location, path, options.nodeId(), options.failureTimeout());
-        }
+        return provider(colon < 0 ? "" : location.substring(0, colon), location)
+                .open(colon < 0 ? location : location.substring(colon + 1), options);
+    }
+
+    /** The BackendProvider of {@code scheme}; INVALID_ARGUMENT naming {@code location} when there is none. */
+    private static BackendProvider provider(String scheme, String location) {
         for (BackendProvider p : ServiceLoader.load(BackendProvider.class, Fabric.class.getClassLoader())) {
             if (p.scheme().equals(scheme)) {
-                return p.open(rest, options.nodeId());
+                return p;
             }
         }
         throw new MemchanException(Kind.INVALID_ARGUMENT, "unknown fabric location '" + location
@@ -257,9 +242,17 @@ public final class Fabric implements AutoCloseable {
         return backend;
     }
 
-    /** The cluster service (directory, membership): for tools. */
-    public ClusterService cluster() {
+    /**
+     * The operator's view of the cluster and its static carve-out transactions (mcctl): see
+     * {@link ClusterAdmin}. Valid while this fabric is open.
+     */
+    public ClusterAdmin admin() {
+        ensureOpen();
         return cluster;
+    }
+
+    RegionDirectory directory() {
+        return cluster.directory();
     }
 
     // ---- regions ----------------------------------------------------------------------------
@@ -278,7 +271,7 @@ public final class Fabric implements AutoCloseable {
         if (pages > Integer.MAX_VALUE) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "region of " + sizeBytes + " bytes is larger than any window");
         }
-        return track(new Region(this, cluster.allocate(key, (int) pages, mode, 0, credentials)));
+        return track(new Region(this, cluster.directory().allocate(key, (int) pages, mode, 0, credentials)));
     }
 
     /** imc_lkalloc: a set of {@code locks} cluster locks under {@code key} (created or joined). */
@@ -293,17 +286,17 @@ public final class Fabric implements AutoCloseable {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a lock set has 1.." + maxLocks + " locks, not " + locks);
         }
         int pages = (int) ((bytes + pageSize() - 1) / pageSize());
-        return new Region(this, cluster.allocate(key, pages, 0660, SystemPagesDescriptor.regionFlags(true, false, locks), credentials));
+        return new Region(this, cluster.directory().allocate(key, pages, 0660, SystemPagesDescriptor.regionFlags(true, false, locks), credentials));
     }
 
     /** Sets multicast group {@code group}'s members (a node mask); refused while a region uses the group. */
     public void setMulticastGroup(int group, int nodeMask) {
         ensureOpen();
-        cluster.setMulticastGroup(group, nodeMask);
+        cluster.directory().setMulticastGroup(group, nodeMask);
     }
 
     public int multicastGroup(int group) {
-        return cluster.multicastGroup(group);
+        return cluster.directory().multicastGroup(group);
     }
 
     Credentials credentials() {

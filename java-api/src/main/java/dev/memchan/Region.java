@@ -1,7 +1,7 @@
 package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
-import dev.memchan.internal.cluster.ClusterService.RegionEntry;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.RxPct;
 import dev.memchan.spi.Backend;
 
@@ -27,13 +27,13 @@ public final class Region implements AutoCloseable {
     private final List<AutoCloseable> mappings = new ArrayList<>();
     private boolean closed;
 
-    Region(Fabric fabric, RegionEntry e) {
+    Region(Fabric fabric, DirectoryEntry e) {
         this.fabric = fabric;
-        this.index = e.index;
-        this.generation = e.generation;
-        this.key = e.key;
-        this.firstPage = e.firstPage;
-        this.pageCount = e.pageCount;
+        this.index = e.index();
+        this.generation = e.generation();
+        this.key = e.key();
+        this.firstPage = e.firstPage();
+        this.pageCount = e.pageCount();
     }
 
     public long key() {
@@ -55,12 +55,12 @@ public final class Region implements AutoCloseable {
 
     /** Node mask of the nodes attached for receive, from the directory. */
     public int receivers() {
-        return fabric.cluster().readEntry(index).rxNodes;
+        return fabric.directory().readEntry(index).rxNodes();
     }
 
     /** Node mask of the nodes attached for transmit, from the directory. */
     public int transmitters() {
-        return fabric.cluster().readEntry(index).txNodes;
+        return fabric.directory().readEntry(index).txNodes();
     }
 
     Fabric fabric() {
@@ -86,11 +86,11 @@ public final class Region implements AutoCloseable {
         boolean first = fabric.firstAttachment(index, TX);
         try {
             if (first) {
-                fabric.cluster().attachTransmit(index, generation, route, localCopy, fabric.credentials());
+                fabric.directory().attachTransmit(index, generation, route, localCopy, fabric.credentials());
             } else {
-                RegionEntry e = fabric.cluster().readEntry(index);
-                Route current = Route.fromPct(e.route);
-                boolean loop = (e.txLoopback & (1 << fabric.nodeId())) != 0;
+                DirectoryEntry e = fabric.directory().readEntry(index);
+                Route current = Route.fromPct(e.route());
+                boolean loop = (e.txLoopback() & (1 << fabric.nodeId())) != 0;
                 if (!current.equals(route) || loop != localCopy) {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("region 0x%x is attached for transmit by "
                             + "this process to %s%s; a second attachment must use the same route and local copy", key,
@@ -125,7 +125,7 @@ public final class Region implements AutoCloseable {
         boolean first = fabric.firstAttachment(index, RX);
         try {
             if (first) {
-                fabric.cluster().attachReceive(index, generation, fabric.credentials());
+                fabric.directory().attachReceive(index, generation, fabric.credentials());
             }
         } catch (RuntimeException ex) {
             fabric.lastAttachment(index, RX);
@@ -166,7 +166,7 @@ public final class Region implements AutoCloseable {
 
     private void detached(int kind) {
         if (fabric.lastAttachment(index, kind)) {
-            fabric.cluster().detach(index, generation, kind == TX);
+            fabric.directory().detach(index, generation, kind == TX);
         }
     }
 
@@ -194,7 +194,7 @@ public final class Region implements AutoCloseable {
                 // the release below clears this node's directory state anyway
             }
         }
-        fabric.cluster().release(index, generation);
+        fabric.directory().release(index, generation);
         fabric.untrack(this);
     }
 }

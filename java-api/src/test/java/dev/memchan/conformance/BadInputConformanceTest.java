@@ -8,7 +8,7 @@ import dev.memchan.MemchanException.Kind;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
-import dev.memchan.internal.cluster.ClusterService.RegionEntry;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.internal.nativeio.Posix;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -187,8 +187,8 @@ class BadInputConformanceTest {
     /** Directory entries plus every node's view of its PCT for the region: the state a refusal must not change. */
     private static List<String> snapshot(Fabric f, Region r) {
         List<String> s = new ArrayList<>();
-        for (RegionEntry e : f.cluster().regions()) {
-            s.add(e.key + " " + e.users + " " + e.txNodes + " " + e.rxNodes + " " + e.txLoopback + " " + e.route);
+        for (DirectoryEntry e : f.admin().view().regions()) {
+            s.add(e.key() + " " + e.users() + " " + e.txNodes() + " " + e.rxNodes() + " " + e.txLoopback() + " " + e.route());
         }
         for (int p = r.firstPage(); p < r.firstPage() + r.pageCount(); p++) {
             s.add(p + ":" + f.adapter().txPct(p) + "/" + f.adapter().rxPct(p));
@@ -304,7 +304,7 @@ class BadInputConformanceTest {
                     assertTrue(line.startsWith("ERROR PERMISSION") && line.contains("uid 65534"), line);
                 }
             }
-            assertEquals(1 << owner.nodeId(), owner.cluster().regions().get(0).users, "refused users left no trace");
+            assertEquals(1 << owner.nodeId(), owner.admin().view().regions().get(0).users(), "refused users left no trace");
         } finally {
             Fabric.removeSoftFabric(name);
         }

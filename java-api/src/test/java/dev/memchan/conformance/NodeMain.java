@@ -11,7 +11,7 @@ import dev.memchan.Notifier;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
-import dev.memchan.internal.cluster.ClusterService;
+import dev.memchan.admin.DirectoryEntry;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -327,9 +327,9 @@ public final class NodeMain {
         say("ACQUIRED at=" + System.currentTimeMillis());
         locks.release(0);
         int bit = 1 << victim;
-        for (ClusterService.RegionEntry e : f.cluster().regions()) {
-            if (((e.users | e.txNodes | e.rxNodes | e.txLoopback) & bit) != 0) {
-                fail(String.format("region 0x%x still lists dead node %d", e.key, victim));
+        for (DirectoryEntry e : f.admin().view().regions()) {
+            if (((e.users() | e.txNodes() | e.rxNodes() | e.txLoopback()) & bit) != 0) {
+                fail(String.format("region 0x%x still lists dead node %d", e.key(), victim));
             }
         }
         if ((f.members() & bit) != 0) {

@@ -1,5 +1,6 @@
 package dev.memchan.internal.cluster;
 
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.internal.nativeio.Posix;
 
 /** The calling process's uid, gid and groups, for UNIX-style checks of region modes. */
@@ -10,17 +11,17 @@ public record Credentials(int uid, int gid, int[] groups) {
     }
 
     /** {@code bit}: 4 read (receive), 2 write (transmit). Root may do anything, as with files. */
-    public boolean permits(ClusterService.RegionEntry e, int bit) {
+    public boolean permits(DirectoryEntry e, int bit) {
         if (uid == 0) {
             return true;
         }
-        if (uid == e.uid) {
-            return (e.mode & (bit << 6)) != 0;
+        if (uid == e.uid()) {
+            return (e.mode() & (bit << 6)) != 0;
         }
-        boolean inGroup = gid == e.gid;
+        boolean inGroup = gid == e.gid();
         for (int g : groups) {
-            inGroup |= g == e.gid;
+            inGroup |= g == e.gid();
         }
-        return inGroup ? (e.mode & (bit << 3)) != 0 : (e.mode & bit) != 0;
+        return inGroup ? (e.mode() & (bit << 3)) != 0 : (e.mode() & bit) != 0;
     }
 }

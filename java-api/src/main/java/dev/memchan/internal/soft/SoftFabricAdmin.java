@@ -3,13 +3,16 @@ package dev.memchan.internal.soft;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.HostIdentity;
-import dev.memchan.internal.cluster.ClusterService;
-import dev.memchan.internal.cluster.ClusterService.RegionEntry;
+import dev.memchan.admin.ClusterView;
+import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.SoftFabricView;
+import dev.memchan.internal.cluster.Liveness;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
-import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.layout.TxPct;
 
 import java.lang.foreign.Arena;
@@ -31,7 +34,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A batch of writes is validated as a whole (against the fabric and against itself) before the first
  * entry is written, so a refused batch leaves every PCT as it was.
  */
-public final class SoftFabricAdmin implements AutoCloseable {
+public final class SoftFabricAdmin implements SoftFabricView {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
@@ -41,7 +44,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
     private final SoftFabricLayout layout;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment control;
-    private final SystemPages systemPages;
+    private final ClusterView systemPages;
     private boolean closed;
 
     private SoftFabricAdmin(String location, SoftFabricFile.Opened opened) {
@@ -51,8 +54,8 @@ public final class SoftFabricAdmin implements AutoCloseable {
         this.fabricId = opened.fabricId();
         try {
             this.control = Posix.mmap(fd, 0, layout.dataOffset(), true, arena);
-            this.systemPages = new SystemPages(Posix.mmap(fd, layout.dataPage(0), (long) SYS_PAGES * layout.pageSize(), false, arena),
-                    layout.pageSize());
+            this.systemPages = ClusterView.of(Posix.mmap(fd, layout.dataPage(0), (long) SYS_PAGES * layout.pageSize(), false, arena),
+                    layout.pageSize(), layout.maxNodes());
         } catch (ErrnoException e) {
             arena.close();
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map the fabric: " + e.getMessage(), e);
@@ -71,18 +74,22 @@ public final class SoftFabricAdmin implements AutoCloseable {
         }
     }
 
+    @Override
     public String location() {
         return location;
     }
 
+    @Override
     public SoftFabricLayout layout() {
         return layout;
     }
 
+    @Override
     public long fabricId() {
         return fabricId;
     }
 
+    @Override
     public long createdNanos() {
         return (long) LONG.getVolatile(control, (long) SF_HDR_CREATED_NS);
     }
@@ -104,6 +111,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
     }
 
     /** A 32-bit register of node {@code node}'s emulated adapter, at its BAR0 offset. */
+    @Override
     public int readRegister(int node, int offset) {
         checkNode(node);
         if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {
@@ -113,6 +121,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
     }
 
     /** The OWNER word: 0 when free, else SoftFabricGeometry.ownerWord(incarnation, pid). */
+    @Override
     public long owner(int node) {
         checkNode(node);
         return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_OWNER);
@@ -128,21 +137,24 @@ public final class SoftFabricAdmin implements AutoCloseable {
         return ownerHostId(node) == HostIdentity.hostId();
     }
 
-    /** True when node {@code node} is claimed by a process that is still alive (or on another host). */
+    /**
+     * True when node {@code node} is claimed by a process not proven dead ({@link Liveness#mayBeAlive}:
+     * the admin view does not wait to observe a heartbeat).
+     */
+    @Override
     public boolean joined(int node) {
         long owner = owner(node);
-        if (owner == 0) {
-            return false;
-        }
-        return !ownerOnThisHost(node) || Posix.processExists(SoftFabricGeometry.ownerPid(owner));
+        return owner != 0 && Liveness.mayBeAlive(ownerHostId(node), SoftFabricGeometry.ownerPid(owner));
     }
 
+    @Override
     public int txPct(int node, int page) {
         checkNode(node);
         checkPage(page);
         return (int) INT.getVolatile(control, layout.txPct(node, page));
     }
 
+    @Override
     public long rxPct(int node, int page) {
         checkNode(node);
         checkPage(page);
@@ -151,12 +163,12 @@ public final class SoftFabricAdmin implements AutoCloseable {
 
     // ---- system pages (read-only) --------------------------------------------------------------
 
-    /** The membership and directory pages of this fabric. */
-    public SystemPages systemPages() {
+    @Override
+    public ClusterView cluster() {
         return systemPages;
     }
 
-    public Member member(int node) {
+    public MemberSlot member(int node) {
         checkNode(node);
         return systemPages.member(node);
     }
@@ -170,120 +182,11 @@ public final class SoftFabricAdmin implements AutoCloseable {
         return systemPages.multicastGroup(group);
     }
 
-    public List<Region> regions() {
+    public List<DirectoryEntry> regions() {
         return systemPages.regions();
     }
 
-    /** One membership slot (docs/soft-fabric.md, page 1). */
-    public record Member(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
-    }
-
-    /** An allocated directory entry (docs/soft-fabric.md, pages 3..7): a snapshot of {@link RegionEntry}. */
-    public record Region(int index, int mode, long key, int uid, int gid, int firstPage, int pageCount, int users,
-                         int txNodes, int rxNodes, int txLoopback, int route, int flags, long generation) {
-        static Region of(RegionEntry e) {
-            return new Region(e.index, e.mode, e.key, e.uid, e.gid, e.firstPage, e.pageCount, e.users, e.txNodes, e.rxNodes,
-                    e.txLoopback, e.route, e.flags, e.generation);
-        }
-
-        public boolean isLockSet() {
-            return SystemPagesDescriptor.regionFlagsLockset(flags);
-        }
-
-        /** A static carve-out (mcctl pct / apply), not a region programs allocated. */
-        public boolean isStatic() {
-            return SystemPagesDescriptor.regionFlagsStatic(flags);
-        }
-
-        /** Locks of a lock set (0 for a region). */
-        public int lockCount() {
-            return SystemPagesDescriptor.regionFlagsLockCount(flags);
-        }
-
-        public boolean routed() {
-            return SystemPagesDescriptor.regionRouteRouted(route);
-        }
-
-        /**
-         * Why an operator may not write the PCT entry of {@code page}: the region programs allocated
-         * that owns it, or null (static carve-outs are the operator's own).
-         */
-        public static String ownerProblem(List<Region> regions, int page) {
-            for (Region r : regions) {
-                if (!r.isStatic() && page >= r.firstPage() && page < r.firstPage() + r.pageCount()) {
-                    return String.format("page %d belongs to region 0x%x (pages %d..%d, allocated in the directory); "
-                            + "its PCT entries follow the region's attachments", page, r.key(), r.firstPage(),
-                            r.firstPage() + r.pageCount() - 1);
-                }
-            }
-            return null;
-        }
-    }
-
-    /**
-     * A read-only decoder of the cluster service's system pages (network pages 0..SYS_PAGES-1) from any
-     * mapping of them: the soft fabric file here, a receive grant of an adapter for mcctl on {@code dev:}.
-     */
-    public static final class SystemPages {
-        private final MemorySegment pages;
-        private final int pageSize;
-
-        /** {@code pages}: the system pages, page 0 at offset 0. */
-        public SystemPages(MemorySegment pages, int pageSize) {
-            this.pages = pages;
-            this.pageSize = pageSize;
-        }
-
-        private long slot(int node) {
-            return SystemPagesDescriptor.memberSlot(pageSize, node);
-        }
-
-        private long dir() {
-            return SystemPagesDescriptor.directory(pageSize);
-        }
-
-        private int i32(long offset) {
-            return (int) INT.getVolatile(pages, offset);
-        }
-
-        private long i64(long offset) {
-            return (long) LONG.getVolatile(pages, offset);
-        }
-
-        public Member member(int node) {
-            long s = slot(node);
-            return new Member(i32(s + SYS_MEMBER_STATE), i64(s + SYS_MEMBER_INCARNATION), i64(s + SYS_MEMBER_HEARTBEAT),
-                    i64(s + SYS_MEMBER_PID), i64(s + SYS_MEMBER_HOST_ID), i64(s + SYS_MEMBER_JOIN_SEQ));
-        }
-
-        public long generation() {
-            return i64(dir() + SYS_DIR_GENERATION);
-        }
-
-        public int multicastGroup(int group) {
-            if (group < 0 || group >= MULTICAST_GROUPS) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
-            }
-            return i32(SystemPagesDescriptor.mcastGroup(pageSize, group));
-        }
-
-        public List<Region> regions() {
-            List<Region> out = new ArrayList<>();
-            for (int i = 0; i < ClusterService.regionCapacity(pageSize); i++) {
-                RegionEntry e = ClusterService.decodeEntry(pages, pageSize, i);
-                if (!e.isFree()) {
-                    out.add(Region.of(e));
-                }
-            }
-            return out;
-        }
-    }
-
     // ---- PCT writes -----------------------------------------------------------------------------
-
-    /** One PCT write: {@code tx} / {@code rx} null leaves that table's entry as it is. */
-    public record PctWrite(int node, int page, Integer tx, Long rx) {
-    }
 
     /**
      * Why this batch cannot be written, or null. Checks, for every write: node in range and joined, page
@@ -291,11 +194,12 @@ public final class SoftFabricAdmin implements AutoCloseable {
      * directory's attach path owns those entries), the entry's encoding ({@link SoftFabricBackend}'s
      * checks), and one route per network page over the state the whole batch would leave.
      */
+    @Override
     public List<String> problems(List<PctWrite> batch) {
         List<String> out = new ArrayList<>();
         Map<NodePage, Integer> pendingTx = new HashMap<>();
         Map<NodePage, Long> pendingRx = new HashMap<>();
-        List<Region> regions = regions();
+        List<DirectoryEntry> regions = regions();
         for (PctWrite w : batch) {
             try {
                 checkNode(w.node());
@@ -314,7 +218,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
                         + "the cluster service owns its PCT entries");
                 continue;
             }
-            String owned = Region.ownerProblem(regions, w.page());
+            String owned = DirectoryEntry.ownerProblem(regions, w.page());
             if (owned != null) {
                 out.add(owned);
                 continue;
@@ -360,6 +264,7 @@ public final class SoftFabricAdmin implements AutoCloseable {
     }
 
     /** Validates the whole batch ({@link #problems}) and writes it; throws INVALID_ARGUMENT, writing nothing, on any problem. */
+    @Override
     public synchronized void write(List<PctWrite> batch) {
         ensureOpen();
         List<String> problems = problems(batch);

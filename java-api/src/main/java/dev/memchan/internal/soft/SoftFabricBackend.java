@@ -3,12 +3,13 @@ package dev.memchan.internal.soft;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.cluster.Liveness;
+import dev.memchan.internal.cluster.SystemPagesCodec;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
-import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
@@ -34,6 +35,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class SoftFabricBackend implements Backend {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
+    /** How often a claim polls another host's heartbeat while judging its owner. */
+    private static final long STALE_POLL_NANOS = 20_000_000L;
 
     private final String location;
     private final int fd;
@@ -116,7 +119,7 @@ public final class SoftFabricBackend implements Backend {
             long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
             long nextIncarnation = SoftFabricGeometry.nextIncarnation((long) LONG.getVolatile(control, block + SF_NODE_INCARNATION));
             long word = SoftFabricGeometry.ownerWord(nextIncarnation, pid);
-            if (owner != 0 && !ownerIsStale(n, owner, myHost, staleTimeoutNanos)) {
+            if (owner != 0 && !ownerIsStale(n, owner, staleTimeoutNanos)) {
                 if (!mustHave) {
                     return -1;
                 }
@@ -136,30 +139,13 @@ public final class SoftFabricBackend implements Backend {
         throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " keeps changing owner; try again");
     }
 
-    private boolean ownerIsStale(int n, long owner, long myHost, long staleTimeoutNanos) {
-        long block = layout.nodeBlock(n);
-        int pid = SoftFabricGeometry.ownerPid(owner);
-        if ((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID) == myHost) {
-            return !Posix.processExists(pid);
-        }
-        // Another host (a VM sharing the file): dead only when its heartbeat has stopped.
-        long offset = SystemPagesDescriptor.memberSlot(layout.pageSize(), n) + SYS_MEMBER_HEARTBEAT;
+    /** The {@link Liveness} rule on the OWNER of node {@code n}'s block: its pid here, its heartbeat elsewhere. */
+    private boolean ownerIsStale(int n, long owner, long staleTimeoutNanos) {
+        long hostId = (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_HOST_ID);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment page = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
-            long first = (long) LONG.getVolatile(page, offset);
-            long deadline = System.nanoTime() + staleTimeoutNanos;
-            while (System.nanoTime() < deadline) {
-                if ((long) LONG.getVolatile(page, offset) != first) {
-                    return false;
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
+            MemorySegment pages = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
+            return new Liveness(STALE_POLL_NANOS * 2, staleTimeoutNanos).isDeadObserving(hostId, SoftFabricGeometry.ownerPid(owner),
+                    () -> SystemPagesCodec.heartbeat(pages, layout.pageSize(), n));
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);
         }

@@ -3,6 +3,8 @@ package dev.memchan.internal.cluster;
 import dev.memchan.Fabric;
 import dev.memchan.MemchanException;
 import dev.memchan.Region;
+import dev.memchan.admin.ClusterAdmin;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.conformance.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -25,8 +27,8 @@ class StaticCarveOutTest {
         TestBackend.cleanup();
     }
 
-    private static ClusterService.RegionEntry entryAt(ClusterService c, int firstPage) {
-        return c.regions().stream().filter(e -> e.firstPage == firstPage).findFirst().orElse(null);
+    private static DirectoryEntry entryAt(ClusterAdmin c, int firstPage) {
+        return c.view().regions().stream().filter(e -> e.firstPage() == firstPage).findFirst().orElse(null);
     }
 
     @Test
@@ -34,48 +36,48 @@ class StaticCarveOutTest {
         String location = TestBackend.newFabric("static");
         int first = SYS_PAGES; // where the first-fit allocator would start
         try (Fabric admin = Fabric.open(location, TestBackend.joinOptions())) {
-            ClusterService c = admin.cluster();
+            ClusterAdmin c = admin.admin();
             int node = admin.nodeId();
-            c.withClusterLock(() -> {
-                c.reserveStaticLocked(node, first, 4);
-                c.reserveStaticLocked(node, first + 2, 4); // overlaps the first: only pages first+4.. are new
+            c.transaction(carve -> {
+                carve.reserve(node, first, 4);
+                carve.reserve(node, first + 2, 4); // overlaps the first: only pages first+4.. are new
                 return null;
             });
-            assertEquals(4, entryAt(c, first).pageCount);
+            assertEquals(4, entryAt(c, first).pageCount());
             assertTrue(entryAt(c, first).isStatic());
-            assertEquals(2, entryAt(c, first + 4).pageCount);
+            assertEquals(2, entryAt(c, first + 4).pageCount());
             try (Fabric program = Fabric.open(location, TestBackend.joinOptions());
                  Region r = program.allocate(TestBackend.key(), 2L * program.pageSize(), 0600)) {
-                ClusterService.RegionEntry e = c.regions().stream().filter(x -> !x.isStatic()).findFirst().orElseThrow();
-                assertTrue(e.firstPage >= first + 6, "region at page " + e.firstPage + " overlaps the carve-outs " + first + ".." + (first + 5));
+                DirectoryEntry e = c.view().regions().stream().filter(x -> !x.isStatic()).findFirst().orElseThrow();
+                assertTrue(e.firstPage() >= first + 6, "region at page " + e.firstPage() + " overlaps the carve-outs " + first + ".." + (first + 5));
                 MemchanException refused = assertThrows(MemchanException.class,
                         () -> program.allocate(SYS_STATIC_KEY | first, program.pageSize(), 0600));
                 assertEquals(MemchanException.Kind.IN_USE, refused.kind());
-                assertThrows(MemchanException.class, () -> c.withClusterLock(() -> {
-                    c.reserveStaticLocked(node, e.firstPage, 1); // a region's page is never static
+                assertThrows(MemchanException.class, () -> c.transaction(carve -> {
+                    carve.reserve(node, e.firstPage(), 1); // a region's page is never static
                     return null;
                 }));
             }
             // the program node left: its cleanup did not touch the carve-outs
             assertTrue(entryAt(c, first).isStatic());
             // node holds entries on the first carve-out only: the second goes, the first stays
-            c.withClusterLock(() -> {
-                c.releaseStaticLocked(1 << node, (n, p) -> p == first);
+            c.transaction(carve -> {
+                carve.release(1 << node, (n, p) -> p == first);
                 return null;
             });
             assertTrue(entryAt(c, first).isStatic());
             assertEquals(null, entryAt(c, first + 4));
             // another node's bits are not judged when that node is not visible
-            c.withClusterLock(() -> {
-                c.releaseStaticLocked(0, (n, p) -> false);
+            c.transaction(carve -> {
+                carve.release(0, (n, p) -> false);
                 return null;
             });
             assertTrue(entryAt(c, first).isStatic());
-            c.withClusterLock(() -> {
-                c.releaseStaticLocked(1 << node, (n, p) -> false);
+            c.transaction(carve -> {
+                carve.release(1 << node, (n, p) -> false);
                 return null;
             });
-            assertFalse(c.regions().stream().anyMatch(ClusterService.RegionEntry::isStatic));
+            assertFalse(c.view().regions().stream().anyMatch(DirectoryEntry::isStatic));
         }
     }
 }

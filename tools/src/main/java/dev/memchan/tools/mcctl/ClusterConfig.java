@@ -1,7 +1,7 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
-import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
@@ -408,7 +408,7 @@ final class ClusterConfig {
         Map<List<Integer>, Integer> firstLine = new HashMap<>();
         Map<List<Integer>, PctWrite> byKey = new HashMap<>();
         Map<Integer, Map<Integer, Integer>> finalTx = new TreeMap<>(); // page -> node -> entry, for the pages the file sets
-        List<Region> allocated = t.regions();
+        List<DirectoryEntry> allocated = t.regions();
         Set<String> reported = new LinkedHashSet<>();
         for (int i = 0; i < writes.size(); i++) {
             PctWrite w = writes.get(i);
@@ -420,7 +420,7 @@ final class ClusterConfig {
                 report(reported, line, "page " + w.page() + " of node " + w.node() + " is also set, differently, at line " + firstLine.get(key));
             }
             firstLine.putIfAbsent(key, line);
-            for (Region r : allocated) { // static carve-outs are the operator's own: setting them again is fine
+            for (DirectoryEntry r : allocated) { // static carve-outs are the operator's own: setting them again is fine
                 if (!r.isStatic() && w.page() >= r.firstPage() && w.page() < r.firstPage() + r.pageCount()) {
                     report(reported, line, String.format("page %d belongs to region 0x%x allocated in the directory (pages %d..%d)",
                             w.page(), r.key(), r.firstPage(), r.firstPage() + r.pageCount() - 1));
@@ -434,7 +434,7 @@ final class ClusterConfig {
             if (t.multicastGroup(g.getKey()) == g.getValue()) {
                 continue;
             }
-            for (Region r : allocated) {
+            for (DirectoryEntry r : allocated) {
                 if (r.routed() && TxPct.destKind(r.route()) == Regs.DEST_KIND_MULTICAST && TxPct.dest(r.route()) == g.getKey()) {
                     report(reported, groupLines.get(g.getKey()), String.format("multicast group %d is in use by region 0x%x "
                             + "(allocated in the directory); its members cannot change while it transmits", g.getKey(), r.key()));

@@ -1,6 +1,6 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
+import dev.memchan.admin.PctWrite;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;

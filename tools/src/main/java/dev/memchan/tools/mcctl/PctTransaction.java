@@ -2,8 +2,7 @@ package dev.memchan.tools.mcctl;
 
 import dev.memchan.Fabric;
 import dev.memchan.MemchanException;
-import dev.memchan.internal.cluster.ClusterService;
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
+import dev.memchan.admin.PctWrite;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,8 +37,7 @@ final class PctTransaction {
 
     /** The transaction with {@code member} (a node of this process on {@code t}'s fabric) taking the lock. */
     static void write(Fabric member, Target t, List<PctWrite> batch) {
-        ClusterService cluster = member.cluster();
-        cluster.withClusterLock(() -> {
+        member.admin().transaction(carveOuts -> {
             List<String> problems = t.pctProblems(batch);
             if (!problems.isEmpty()) {
                 throw McctlException.usage(problems.getFirst() + (problems.size() > 1 ? " (and " + (problems.size() - 1)
@@ -53,10 +51,10 @@ final class PctTransaction {
             try {
                 for (Map.Entry<Integer, List<int[]>> e : heldRuns(t, batch).entrySet()) {
                     for (int[] run : e.getValue()) {
-                        cluster.reserveStaticLocked(e.getKey(), run[0], run[1] - run[0]);
+                        carveOuts.reserve(e.getKey(), run[0], run[1] - run[0]);
                     }
                 }
-                cluster.releaseStaticLocked(visibleMask(t), (n, p) -> holds(t, n, p));
+                carveOuts.release(visibleMask(t), (n, p) -> holds(t, n, p));
             } catch (MemchanException e) { // the directory refused (full): the PCT goes back as it was
                 t.writePct(before.reversed());
                 throw e;

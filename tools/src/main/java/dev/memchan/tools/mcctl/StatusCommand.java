@@ -1,7 +1,6 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.internal.cluster.ClusterService;
-import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.admin.DirectoryEntry;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -79,11 +78,11 @@ final class StatusCommand extends Base {
         for (int g = 0; g < MULTICAST_GROUPS; g++) {
             int mask = t.multicastGroup(g);
             if (mask != 0) {
-                groups.add(Json.obj("group", g, "nodes", ClusterService.maskString(mask)));
+                groups.add(Json.obj("group", g, "nodes", DirectoryEntry.nodes(mask)));
             }
         }
         List<Object> regions = new ArrayList<>();
-        for (Region r : t.regions()) {
+        for (DirectoryEntry r : t.regions()) {
             regions.add(Targets.regionJson(r));
         }
         Map<String, Object> doc = Json.obj("fabric", t.location(), "kind", t.kind());

@@ -1,7 +1,7 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
-import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.DirectoryEntry;
 
 import java.util.List;
 import java.util.Map;
@@ -49,7 +49,7 @@ public interface Target extends AutoCloseable {
 
     long generation();
 
-    List<Region> regions();
+    List<DirectoryEntry> regions();
 
     /** Every reason the batch would be refused (empty when it is valid); writes nothing. */
     List<String> pctProblems(List<PctWrite> batch);

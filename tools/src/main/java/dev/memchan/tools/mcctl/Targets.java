@@ -3,10 +3,11 @@ package dev.memchan.tools.mcctl;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
-import dev.memchan.internal.cluster.ClusterService;
-import dev.memchan.internal.soft.SoftFabricAdmin;
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
-import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.admin.ClusterView;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.admin.SoftFabricView;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
@@ -69,7 +70,7 @@ public final class Targets {
     /** Opens the target at {@code location} (already {@link #resolve}d). */
     public static Target open(String location) {
         if (isSoft(location)) {
-            return new Soft(SoftFabricAdmin.open(location.substring(4)));
+            return new Soft(SoftFabricView.open(location.substring(4)));
         }
         return new Device(location);
     }
@@ -138,10 +139,10 @@ public final class Targets {
         return Fabric.open(location, nodeId.isPresent() ? options.withNodeId(nodeId.getAsInt()) : options);
     }
 
-    static Map<String, Object> regionJson(Region r) {
+    static Map<String, Object> regionJson(DirectoryEntry r) {
         return Json.obj("key", String.format("0x%x", r.key()), "first_page", r.firstPage(), "pages", r.pageCount(),
-                "mode", String.format("0%o", r.mode()), "uid", r.uid(), "gid", r.gid(), "users", ClusterService.maskString(r.users()),
-                "tx_nodes", ClusterService.maskString(r.txNodes()), "rx_nodes", ClusterService.maskString(r.rxNodes()),
+                "mode", String.format("0%o", r.mode()), "uid", r.uid(), "gid", r.gid(), "users", DirectoryEntry.nodes(r.users()),
+                "tx_nodes", DirectoryEntry.nodes(r.txNodes()), "rx_nodes", DirectoryEntry.nodes(r.rxNodes()),
                 "kind", r.isStatic() ? "static" : r.isLockSet() ? "lock set" : "region",
                 "route", r.routed() ? TxPct.describe(r.route() | TX_PCT_TX_EN_MASK) : "-",
                 "lock_set", r.lockCount());
@@ -166,9 +167,9 @@ public final class Targets {
 
     /** The soft fabric: an admin view of the file, claiming no node. */
     static final class Soft implements Target {
-        private final SoftFabricAdmin admin;
+        private final SoftFabricView admin;
 
-        Soft(SoftFabricAdmin admin) {
+        Soft(SoftFabricView admin) {
             this.admin = admin;
         }
 
@@ -220,24 +221,24 @@ public final class Targets {
         @Override
         public NodeInfo node(int node) {
             long owner = admin.owner(node);
-            SoftFabricAdmin.Member m = admin.member(node);
+            MemberSlot m = admin.cluster().member(node);
             return new NodeInfo(node, owner != 0, admin.joined(node), SoftFabricGeometry.ownerPid(owner),
                     SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
         }
 
         @Override
         public int multicastGroup(int group) {
-            return admin.multicastGroup(group);
+            return admin.cluster().multicastGroup(group);
         }
 
         @Override
         public long generation() {
-            return admin.generation();
+            return admin.cluster().generation();
         }
 
         @Override
-        public List<Region> regions() {
-            return admin.regions();
+        public List<DirectoryEntry> regions() {
+            return admin.cluster().regions();
         }
 
         @Override
@@ -274,7 +275,7 @@ public final class Targets {
         private final String location;
         private final Backend adapter;
         private final Backend.Grant systemGrant;
-        private final SoftFabricAdmin.SystemPages system;
+        private final ClusterView system;
 
         Device(String location) {
             this.location = location;
@@ -285,7 +286,7 @@ public final class Targets {
                 adapter.close();
                 throw e;
             }
-            this.system = new SoftFabricAdmin.SystemPages(systemGrant.segment(), adapter.pageSize());
+            this.system = ClusterView.of(systemGrant.segment(), adapter.pageSize(), adapter.maxNodes());
         }
 
         @Override
@@ -345,7 +346,7 @@ public final class Targets {
 
         @Override
         public NodeInfo node(int node) {
-            SoftFabricAdmin.Member m = system.member(node);
+            MemberSlot m = system.member(node);
             boolean alive = m.state() == SYS_NODE_STATE_ALIVE;
             return new NodeInfo(node, alive, alive, m.pid(), m.incarnation(), m.state(), m.heartbeat());
         }
@@ -361,21 +362,21 @@ public final class Targets {
         }
 
         @Override
-        public List<Region> regions() {
+        public List<DirectoryEntry> regions() {
             return system.regions();
         }
 
         @Override
         public List<String> pctProblems(List<PctWrite> batch) {
             List<String> out = new ArrayList<>();
-            List<Region> regions = system.regions();
+            List<DirectoryEntry> regions = system.regions();
             for (PctWrite w : batch) {
                 if (w.node() != adapter.nodeId()) {
                     out.add("node " + w.node() + " is another host's adapter (this one is node " + adapter.nodeId() + ")");
                 } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
                     out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
-                } else if (Region.ownerProblem(regions, w.page()) != null) {
-                    out.add(Region.ownerProblem(regions, w.page()));
+                } else if (DirectoryEntry.ownerProblem(regions, w.page()) != null) {
+                    out.add(DirectoryEntry.ownerProblem(regions, w.page()));
                 } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
                     out.add("transmit PCT entry for page " + w.page() + ": " + TxPct.problem(w.tx(), maxNodes()));
                 } else if (w.rx() != null && RxPct.problem(w.rx()) != null) {

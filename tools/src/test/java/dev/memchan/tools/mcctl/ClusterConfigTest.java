@@ -1,7 +1,7 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.internal.soft.SoftFabricAdmin.PctWrite;
-import dev.memchan.internal.soft.SoftFabricAdmin.Region;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class ClusterConfigTest {
         final int[][] tx = new int[4][100];
         final long[][] rx = new long[4][100];
         final int[] groups = new int[MULTICAST_GROUPS];
-        final List<Region> regions = new ArrayList<>();
+        final List<DirectoryEntry> regions = new ArrayList<>();
 
         @Override
         public String location() {
@@ -93,7 +93,7 @@ class ClusterConfigTest {
         }
 
         @Override
-        public List<Region> regions() {
+        public List<DirectoryEntry> regions() {
             return regions;
         }
 
@@ -218,7 +218,7 @@ class ClusterConfigTest {
     @Test
     void groupsAndDirectoryRegionsAreRespected() {
         fabric.groups[5] = 0b10;
-        fabric.regions.add(new Region(0, 0660, 0x42, 0, 0, 70, 4, 0b1, 0b1, 0, 0,
+        fabric.regions.add(new DirectoryEntry(0, SYS_REGION_STATE_ALLOCATED, 0660, 0x42, 0, 0, 70, 4, 0b1, 0b1, 0, 0,
                 TxPct.encode(true, false, false, DEST_KIND_MULTICAST, 5), 0, 1));
         Map<Integer, String> p = problems("""
                 nodes: [0, 1]

@@ -1,0 +1,102 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.layout.SystemPagesDescriptor;
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntPredicate;
+import java.util.function.Supplier;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The cluster lock: the Memory Channel bid lock ({@link BidLock}) on the lock page's row, which guards
+ * the directory and the membership slots. A node-local mutex lets one thread of the process bid in the
+ * node's slot at a time; a bidder that stays in the way is cleared when the membership's liveness rule
+ * says its node is dead.
+ */
+public final class ClusterLock {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final long ATTEMPT_NANOS = 2_000_000_000L;
+    private static final int ATTEMPTS = 15;
+
+    private final Backend backend;
+    private final MemorySegment tx;
+    private final MemorySegment rx;
+    private final int pageSize;
+    private final int nodes;
+    private final int me;
+    private final BidLock bids;
+    private final IntPredicate deadNow;
+    private final ReentrantLock localMutex = new ReentrantLock();
+
+    /** @param deadNow whether node n is dead, observed now (it may wait up to the failure timeout) */
+    public ClusterLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, IntPredicate deadNow) {
+        this.backend = backend;
+        this.tx = tx;
+        this.rx = rx;
+        this.pageSize = backend.pageSize();
+        this.nodes = backend.maxNodes();
+        this.me = backend.nodeId();
+        this.deadNow = deadNow;
+        this.bids = new BidLock(tx, rx, row(), nodes, me, backend.incarnation(), writeCombining);
+    }
+
+    private long row() {
+        return SystemPagesDescriptor.lockBid(pageSize, 0);
+    }
+
+    /** Runs {@code body} holding the cluster lock; its writes are swept out before the lock is released. */
+    public <T> T with(Supplier<T> body) {
+        localMutex.lock(); // one bidder per node: our bid slot is the node's
+        try {
+            acquire();
+            try {
+                return body.get();
+            } finally {
+                backend.ackBarrier(Duration.ofSeconds(1));
+                bids.release();
+            }
+        } finally {
+            localMutex.unlock();
+        }
+    }
+
+    public boolean heldByThisThread() {
+        return localMutex.isHeldByCurrentThread();
+    }
+
+    private void acquire() {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                bids.acquire(ATTEMPT_NANOS);
+                return;
+            } catch (MemchanException e) {
+                if (e.kind() != Kind.TIMEOUT || attempt >= ATTEMPTS) {
+                    throw new MemchanException(Kind.TIMEOUT, "cluster lock of " + backend.location()
+                            + " not acquired: held by node " + BidLock.holder(rx, row(), nodes), e);
+                }
+                clearBidsOfDeadBidders();
+            }
+        }
+    }
+
+    /** A node that died holding (or bidding for) the cluster lock must not block everyone. */
+    public void clearBidsOfDeadBidders() {
+        for (int n = 0; n < nodes; n++) {
+            if (n != me && (long) LONG.getVolatile(rx, SystemPagesDescriptor.lockBid(pageSize, n)) != 0 && deadNow.test(n)) {
+                clearBid(n);
+            }
+        }
+    }
+
+    /** Clears node {@code n}'s bid (it is dead). */
+    public void clearBid(int n) {
+        BidLock.clearBid(tx, row(), n);
+    }
+}

@@ -1,0 +1,258 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.ClusterEvent;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.SystemPagesDescriptor;
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Membership of one node (system page 1): join and leave, the heartbeat agent, failure detection with
+ * the {@link Liveness} rule, join/leave events, and the cleanup of a dead node's share of the cluster
+ * (its directory entries, its bids) under the cluster lock.
+ */
+public final class Membership implements AutoCloseable {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final Backend backend;
+    private final MemorySegment tx;
+    private final MemorySegment rx;
+    private final ClusterLock lock;
+    private final RegionDirectory directory;
+    private final Liveness liveness;
+    private final int pageSize;
+    private final int nodes;
+    private final int me;
+    private final long hostId = HostIdentity.hostId();
+    private final int pid = Posix.getpid();
+    private final long heartbeatPeriodNanos;
+    private final BlockingQueue<ClusterEvent> events = new LinkedBlockingQueue<>(4096);
+    private final List<Consumer<ClusterEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final int[] seenState;
+    private final long[] seenIncarnation;
+    private final long[] lastHeartbeat;
+    private final long[] lastChange;
+    private final boolean[] judgedDead;
+    private long heartbeat;
+    private volatile boolean running;
+    private Thread agent;
+
+    public Membership(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock, RegionDirectory directory,
+                      Liveness liveness, long heartbeatPeriodNanos) {
+        this.backend = backend;
+        this.tx = tx;
+        this.rx = rx;
+        this.lock = lock;
+        this.directory = directory;
+        this.liveness = liveness;
+        this.pageSize = backend.pageSize();
+        this.nodes = backend.maxNodes();
+        this.me = backend.nodeId();
+        this.heartbeatPeriodNanos = heartbeatPeriodNanos;
+        this.seenState = new int[nodes];
+        this.seenIncarnation = new long[nodes];
+        this.lastHeartbeat = new long[nodes];
+        this.lastChange = new long[nodes];
+        this.judgedDead = new boolean[nodes];
+    }
+
+    private long slot(int n) {
+        return SystemPagesDescriptor.memberSlot(pageSize, n);
+    }
+
+    public MemberSlot member(int n) {
+        return SystemPagesCodec.readMember(rx, pageSize, n);
+    }
+
+    /** The liveness rule on node {@code n}'s slot, observing its heartbeat now if it is on another host. */
+    public boolean isDeadNow(int n) {
+        MemberSlot m = member(n);
+        return m.state() == SYS_NODE_STATE_ABSENT
+                || liveness.isDeadObserving(m.hostId(), m.pid(), () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
+    }
+
+    private boolean isDeadWatched(int n, long now) {
+        MemberSlot m = member(n);
+        return m.state() == SYS_NODE_STATE_ABSENT || liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], now);
+    }
+
+    /** Joins the membership, cleaning up after dead nodes found on the way, and starts the agent. */
+    public void join() {
+        // Checked before bidding too: a second process on this node must not bid in the member's slot.
+        refuseSecondMember();
+        lock.clearBidsOfDeadBidders();
+        lock.with(() -> {
+            refuseSecondMember(); // again under the lock: two joiners may have raced past the first check
+            for (int n = 0; n < nodes; n++) {
+                MemberSlot m = member(n);
+                if (m.state() != SYS_NODE_STATE_ABSENT && (n == me || isDeadNow(n))) { // my node's previous life, or a dead peer
+                    cleanupLocked(n, m.incarnation());
+                }
+            }
+            long s = slot(me);
+            LONG.setVolatile(tx, s + SYS_MEMBER_INCARNATION, backend.incarnation());
+            LONG.setVolatile(tx, s + SYS_MEMBER_PID, (long) pid);
+            LONG.setVolatile(tx, s + SYS_MEMBER_HOST_ID, hostId);
+            LONG.setVolatile(tx, s + SYS_MEMBER_HEARTBEAT, 0L);
+            LONG.setVolatile(tx, s + SYS_MEMBER_JOIN_SEQ, directory.generation());
+            directory.bumpGenerationLocked();
+            INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ALIVE);
+            return null;
+        });
+        running = true;
+        agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
+    }
+
+    /**
+     * The directory and the lock bids are kept per node: a second member process on the same node
+     * would share (and corrupt) the first one's bids and attachments.
+     */
+    private void refuseSecondMember() {
+        MemberSlot m = member(me);
+        if (m.state() == SYS_NODE_STATE_ALIVE && m.pid() != pid
+                && Liveness.ofProcess(m.hostId(), m.pid()) == Liveness.Verdict.ALIVE) {
+            throw nodeInUse(me, backend.location(), m.pid());
+        }
+    }
+
+    /** The refusal of a second member process on node {@code n}, held by {@code pid}. */
+    public static MemchanException nodeInUse(int n, String location, long pid) {
+        return new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
+                + pid + " (a member process); one process per node joins the cluster");
+    }
+
+    private void agentLoop() {
+        while (running) {
+            try {
+                LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
+                watch();
+            } catch (MemchanException e) {
+                if (!running) {
+                    return;
+                }
+                // A failed cleanup is retried at the next tick; the error is not lost silently.
+                System.err.println("memchan: node " + me + " cluster agent: " + e.getMessage());
+            } catch (IllegalStateException e) {
+                return; // mappings closed under us: the fabric is closing
+            }
+            Liveness.sleepNanos(heartbeatPeriodNanos);
+        }
+    }
+
+    private void watch() {
+        long now = System.nanoTime();
+        for (int n = 0; n < nodes; n++) {
+            MemberSlot m = member(n);
+            long inc = m.incarnation();
+            boolean alive = m.alive();
+            boolean wasAlive = seenState[n] == SYS_NODE_STATE_ALIVE;
+            if (wasAlive && (!alive || inc != seenIncarnation[n])) {
+                publish(new ClusterEvent(ClusterEvent.Type.LEAVE, n, seenIncarnation[n], judgedDead[n]));
+                judgedDead[n] = false;
+            }
+            if (alive && (!wasAlive || inc != seenIncarnation[n])) {
+                publish(new ClusterEvent(ClusterEvent.Type.JOIN, n, inc, false));
+                lastHeartbeat[n] = m.heartbeat();
+                lastChange[n] = now;
+            }
+            seenState[n] = alive ? SYS_NODE_STATE_ALIVE : m.state();
+            seenIncarnation[n] = inc;
+            if (!alive || n == me) {
+                continue;
+            }
+            if (m.heartbeat() != lastHeartbeat[n]) {
+                lastHeartbeat[n] = m.heartbeat();
+                lastChange[n] = now;
+            }
+            if (isDeadWatched(n, now)) {
+                judgedDead[n] = true;
+                lock.clearBid(n); // it may have died holding the cluster lock
+                int dead = n;
+                lock.with(() -> cleanupLocked(dead, inc));
+            }
+        }
+    }
+
+    private void publish(ClusterEvent e) {
+        events.offer(e);
+        for (var l : listeners) {
+            l.accept(e);
+        }
+    }
+
+    public ClusterEvent awaitEvent(Duration timeout) throws InterruptedException {
+        return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    public void addListener(Consumer<ClusterEvent> listener) {
+        listeners.add(listener);
+    }
+
+    /** Node mask of the members now alive. */
+    public int members() {
+        int mask = 0;
+        for (int n = 0; n < nodes; n++) {
+            if (SystemPagesCodec.memberState(rx, pageSize, n) == SYS_NODE_STATE_ALIVE) {
+                mask |= 1 << n;
+            }
+        }
+        return mask;
+    }
+
+    /**
+     * Removes node {@code n} (incarnation {@code inc}) from the cluster's shared state; idempotent.
+     * Caller holds the cluster lock.
+     */
+    private Void cleanupLocked(int n, long inc) {
+        MemberSlot m = member(n);
+        if (m.state() == SYS_NODE_STATE_ABSENT || m.incarnation() != inc) {
+            return null; // someone else already did it
+        }
+        long s = slot(n);
+        INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_LEAVING);
+        directory.removeNodeLocked(n);
+        if (n != me) {
+            lock.clearBid(n); // our own bid is the lock we hold now
+        }
+        directory.bumpGenerationLocked();
+        INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ABSENT);
+        if (n != me) {
+            backend.ackBarrier(Duration.ofSeconds(1));
+            backend.releaseDeadNode(n, inc);
+        }
+        return null;
+    }
+
+    /** Stops the agent and leaves the membership cleanly: everything this node held is released. */
+    @Override
+    public void close() {
+        running = false;
+        if (agent != null) {
+            agent.interrupt();
+            try {
+                agent.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        lock.with(() -> cleanupLocked(me, backend.incarnation()));
+    }
+}

@@ -1,0 +1,327 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.Route;
+import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.layout.SystemPagesDescriptor;
+import dev.memchan.spi.Backend;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BiPredicate;
+
+import static dev.memchan.layout.Regs.*;
+
+/**
+ * The region directory of one node (system pages 2..7): allocation by key (imc_asalloc), attach and
+ * detach bookkeeping with the routing rules, release, multicast groups and the operator's static
+ * carve-outs. Decisions are {@link DirectoryRules}' pure functions of a snapshot read through the
+ * receive mapping; the results are written whole through the transmit mapping, under the cluster lock
+ * (inside it nothing just written is read back: on a board the local copy arrives a little later).
+ */
+public final class RegionDirectory {
+    private final Backend backend;
+    private final MemorySegment tx;
+    private final MemorySegment rx;
+    private final ClusterLock lock;
+    private final int pageSize;
+    private final int nodes;
+    private final int me;
+    private final int capacity;
+
+    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock) {
+        this.backend = backend;
+        this.tx = tx;
+        this.rx = rx;
+        this.lock = lock;
+        this.pageSize = backend.pageSize();
+        this.nodes = backend.maxNodes();
+        this.me = backend.nodeId();
+        this.capacity = SystemPagesCodec.regionCapacity(pageSize);
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    public DirectoryEntry readEntry(int i) {
+        return SystemPagesCodec.readEntry(rx, pageSize, i);
+    }
+
+    public List<DirectoryEntry> regions() {
+        return DirectoryRules.allocated(rx, pageSize);
+    }
+
+    public long generation() {
+        return SystemPagesCodec.generation(rx, pageSize);
+    }
+
+    /** Caller holds the cluster lock. */
+    long bumpGenerationLocked() {
+        long g = generation() + 1;
+        SystemPagesCodec.setGeneration(tx, pageSize, g);
+        return g;
+    }
+
+    private void write(DirectoryEntry e) {
+        SystemPagesCodec.writeEntry(tx, pageSize, e);
+    }
+
+    /** Takes the nodes of {@code bits} out of an entry; the last user frees it. Caller holds the cluster lock. */
+    private void removeUsers(DirectoryEntry e, int bits) {
+        DirectoryEntry after = e.withoutNodes(bits);
+        if (after.users() == 0) {
+            SystemPagesCodec.freeEntry(tx, pageSize, e.index());
+        } else {
+            write(after);
+        }
+    }
+
+    /** Entry of a region this node allocated; throws NOT_FOUND when it was freed or reused. */
+    private DirectoryEntry current(int index, long generation) {
+        DirectoryEntry e = readEntry(index);
+        if (e.isFree() || e.generation() != generation) {
+            throw new MemchanException(Kind.NOT_FOUND, "region (directory entry " + index + ") no longer exists");
+        }
+        return e;
+    }
+
+    /**
+     * imc_asalloc: allocates {@code pages} network pages under {@code key}, or joins the region already
+     * allocated under that key (same size and kind required).
+     */
+    public DirectoryEntry allocate(long key, int pages, int mode, int flags, Credentials cred) {
+        if (pages < 1 || pages > backend.pageCount() - SYS_PAGES) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "region of " + pages + " pages: must be 1.."
+                    + (backend.pageCount() - SYS_PAGES) + " on " + backend.location());
+        }
+        if ((mode & ~0777) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, String.format("mode 0%o has bits outside 0777", mode));
+        }
+        return lock.with(() -> {
+            DirectoryEntry e = DirectoryRules.find(rx, pageSize, key);
+            if (e != null && e.isStatic()) {
+                throw new MemchanException(Kind.IN_USE, String.format("key 0x%x names a static carve-out (pages %d..%d, "
+                        + "routed by mcctl pct or apply); choose another key", key, e.firstPage(), e.endPage() - 1));
+            }
+            if (e != null) {
+                if (e.pageCount() != pages || e.flags() != flags) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, String.format(
+                            "key 0x%x is allocated as %s of %d pages; asked for %s of %d pages", key,
+                            e.isLockSet() ? "a lock set of " + e.lockCount() + " locks" : "a region", e.pageCount(),
+                            SystemPagesDescriptor.regionFlagsLockset(flags)
+                                    ? "a lock set of " + SystemPagesDescriptor.regionFlagsLockCount(flags) + " locks" : "a region", pages));
+                }
+                if (!cred.permits(e, 4) && !cred.permits(e, 2)) {
+                    throw new MemchanException(Kind.PERMISSION, String.format("key 0x%x (mode 0%o, uid %d, gid %d) "
+                            + "grants neither read nor write to uid %d", key, e.mode(), e.uid(), e.gid(), cred.uid()));
+                }
+                DirectoryEntry joined = e.withUsers(e.users() | 1 << me);
+                write(joined);
+                return joined;
+            }
+            int free = DirectoryRules.freeEntryIndex(rx, pageSize);
+            if (free < 0) {
+                throw new MemchanException(Kind.IN_USE, "the region directory is full (" + capacity + " regions)");
+            }
+            int first = DirectoryRules.firstFit(rx, pageSize, backend.pageCount(), pages, backend.location());
+            zeroPages(first, pages);
+            DirectoryEntry created = DirectoryEntry.allocated(free, key, mode, cred.uid(), cred.gid(), first, pages,
+                    1 << me, flags, bumpGenerationLocked());
+            write(created);
+            return created;
+        });
+    }
+
+    /** A new region starts zeroed on every node: freed pages keep their last contents. */
+    private void zeroPages(int first, int count) {
+        try (Backend.Grant g = backend.grantTransmit(first, count, ClusterService.SYSTEM_TX_ENTRY)) {
+            g.segment().fill((byte) 0);
+            backend.ackBarrier(Duration.ofSeconds(1));
+        }
+    }
+
+    /** imc_asattach / imc_asattach_ptp bookkeeping: this node transmits on the region. */
+    public DirectoryEntry attachTransmit(int index, long generation, Route route, boolean loopback, Credentials cred) {
+        return lock.with(() -> {
+            DirectoryEntry e = current(index, generation);
+            if (!cred.permits(e, 2)) {
+                throw new MemchanException(Kind.PERMISSION, String.format("region 0x%x (mode 0%o, uid %d, gid %d) "
+                        + "is not writable by uid %d: no transmit", e.key(), e.mode(), e.uid(), e.gid(), cred.uid()));
+            }
+            int routeBits = route.pctEntry(false, false) & (SYS_REGION_ROUTE_DEST_KIND_MASK | SYS_REGION_ROUTE_DEST_MASK);
+            DirectoryEntry after = DirectoryRules.withTransmitter(rx, pageSize, nodes, e, me, routeBits, loopback);
+            write(after);
+            return after;
+        });
+    }
+
+    /** imc_asattach with IMC_RECEIVE bookkeeping: this node receives the region. */
+    public DirectoryEntry attachReceive(int index, long generation, Credentials cred) {
+        return lock.with(() -> {
+            DirectoryEntry e = current(index, generation);
+            if (!cred.permits(e, 4)) {
+                throw new MemchanException(Kind.PERMISSION, String.format("region 0x%x (mode 0%o, uid %d, gid %d) "
+                        + "is not readable by uid %d: no receive", e.key(), e.mode(), e.uid(), e.gid(), cred.uid()));
+            }
+            DirectoryEntry after = DirectoryRules.withReceiver(rx, pageSize, nodes, e, me);
+            write(after);
+            return after;
+        });
+    }
+
+    /** The last transmit or receive attachment of this node to the region went away. */
+    public void detach(int index, long generation, boolean transmit) {
+        lock.with(() -> {
+            DirectoryEntry e = readEntry(index);
+            if (e.isFree() || e.generation() != generation) {
+                return null;
+            }
+            int bit = 1 << me;
+            if (transmit) {
+                int txNodes = e.txNodes() & ~bit;
+                write(e.withTransmit(txNodes, e.txLoopback() & ~bit, txNodes == 0 ? 0 : e.route()));
+            } else {
+                write(e.withReceivers(e.rxNodes() & ~bit));
+            }
+            return null;
+        });
+    }
+
+    /** imc_asdealloc: this node no longer uses the region; the last user frees it. */
+    public void release(int index, long generation) {
+        lock.with(() -> {
+            DirectoryEntry e = readEntry(index);
+            if (e.isFree() || e.generation() != generation) {
+                return null;
+            }
+            removeUsers(e, 1 << me);
+            bumpGenerationLocked();
+            return null;
+        });
+    }
+
+    /**
+     * Takes node {@code n} out of every region and lock set it used (its bids in lock sets are
+     * cleared); static carve-outs belong to the operator's PCT entries, not to a member. Caller holds
+     * the cluster lock.
+     */
+    void removeNodeLocked(int n) {
+        int bit = 1 << n;
+        for (DirectoryEntry e : regions()) {
+            if (e.isStatic() || ((e.users() | e.txNodes() | e.rxNodes()) & bit) == 0) {
+                continue;
+            }
+            if (e.isLockSet() && (e.users() & bit) != 0) {
+                clearLockSetBids(e, n);
+            }
+            removeUsers(e, bit);
+        }
+    }
+
+    private void clearLockSetBids(DirectoryEntry e, int n) {
+        try (Backend.Grant g = backend.grantTransmit(e.firstPage(), e.pageCount(), ClusterService.SYSTEM_TX_ENTRY)) {
+            long row = BidLock.rowSize(nodes);
+            for (int l = 0; l < e.lockCount(); l++) {
+                BidLock.clearBid(g.segment(), l * row, n);
+            }
+            backend.ackBarrier(Duration.ofSeconds(1));
+        }
+    }
+
+    // ---- multicast groups ------------------------------------------------------------------------
+
+    public int multicastGroup(int group) {
+        checkGroup(group);
+        return SystemPagesCodec.multicastGroup(rx, pageSize, group);
+    }
+
+    private static void checkGroup(int group) {
+        if (group < 0 || group >= MULTICAST_GROUPS) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
+        }
+    }
+
+    public void setMulticastGroup(int group, int nodeMask) {
+        checkGroup(group);
+        int all = DirectoryRules.allNodes(nodes);
+        if ((nodeMask & ~all) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + ": nodes "
+                    + DirectoryEntry.nodes(nodeMask & ~all) + " are out of range 0.." + (nodes - 1));
+        }
+        lock.with(() -> {
+            DirectoryRules.checkGroupUnused(rx, pageSize, group);
+            SystemPagesCodec.setMulticastGroup(tx, pageSize, group, nodeMask);
+            bumpGenerationLocked();
+            return null;
+        });
+    }
+
+    // ---- static carve-outs -----------------------------------------------------------------------
+
+    /**
+     * Records that node {@code node} holds operator-written PCT entries on pages {@code first ..
+     * first + count - 1} (mcctl pct set / apply): the pages join the static carve-outs that cover them,
+     * and every run not yet covered becomes a new carve-out, so the allocator never hands them to a
+     * region. Refused if a page belongs to a region, or when the directory has no room (then nothing
+     * is written). Caller holds the cluster lock.
+     */
+    public void reserveStaticLocked(int node, int first, int count) {
+        if (node < 0 || node >= nodes || first < SYS_PAGES || count < 1 || first + count > backend.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "static carve-out of pages " + first + "+" + count + " for node "
+                    + node + ": outside the window " + SYS_PAGES + ".." + (backend.pageCount() - 1) + " or node range");
+        }
+        DirectoryRules.StaticPlan plan = DirectoryRules.planStatic(rx, pageSize, node, first, count);
+        int[] free = new int[plan.newRuns().size()];
+        int found = 0;
+        for (int i = 0; i < capacity && found < free.length; i++) {
+            if (readEntry(i).isFree()) {
+                free[found++] = i;
+            }
+        }
+        if (found < free.length) {
+            int[] run = plan.newRuns().get(found);
+            throw new MemchanException(Kind.IN_USE, "the region directory is full (" + capacity
+                    + " entries): no room for the static carve-out of pages " + run[0] + ".." + (run[1] - 1));
+        }
+        plan.joined().forEach(this::write);
+        for (int i = 0; i < free.length; i++) {
+            int[] run = plan.newRuns().get(i);
+            write(DirectoryEntry.allocated(free[i], DirectoryRules.staticKey(run[0]), 0, 0, 0, run[0], run[1] - run[0],
+                    1 << node, SystemPagesDescriptor.regionFlags(false, true, 0), bumpGenerationLocked()));
+        }
+    }
+
+    /**
+     * Drops node {@code n} from every static carve-out where {@code holds(n, page)} is false for all
+     * its pages, for the nodes in {@code visible} (an adapter sees only its own PCT); a carve-out no
+     * node holds is freed. Caller holds the cluster lock.
+     */
+    public void releaseStaticLocked(int visible, BiPredicate<Integer, Integer> holds) {
+        for (DirectoryEntry e : regions()) {
+            if (!e.isStatic()) {
+                continue;
+            }
+            int drop = 0;
+            for (int n = 0; n < nodes; n++) {
+                int bit = 1 << n;
+                if ((e.users() & visible & bit) == 0) {
+                    continue;
+                }
+                boolean any = false;
+                for (int p = e.firstPage(); p < e.endPage() && !any; p++) {
+                    any = holds.test(n, p);
+                }
+                if (!any) {
+                    drop |= bit;
+                }
+            }
+            if (drop != 0) {
+                removeUsers(e, drop);
+                bumpGenerationLocked();
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.layout.SystemPagesDescriptor;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Encode and decode of the system pages' records (membership slots, region entries) on a segment
+ * holding the system pages with network page 0 at offset 0: a receive mapping, a transmit mapping,
+ * the soft fabric file, or a heap segment in a test. Offsets come from {@link SystemPagesDescriptor}.
+ */
+public final class SystemPagesCodec {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private SystemPagesCodec() {
+    }
+
+    public static int regionCapacity(int pageSize) {
+        return (int) SystemPagesDescriptor.regionCapacity(pageSize);
+    }
+
+    /** Entry {@code i} of the directory. */
+    public static DirectoryEntry readEntry(MemorySegment pages, int pageSize, int i) {
+        long o = SystemPagesDescriptor.regionEntry(pageSize, i);
+        return new DirectoryEntry(i,
+                (int) INT.getVolatile(pages, o + SYS_REGION_STATE),
+                (int) INT.getVolatile(pages, o + SYS_REGION_MODE),
+                (long) LONG.getVolatile(pages, o + SYS_REGION_KEY),
+                (int) INT.getVolatile(pages, o + SYS_REGION_UID),
+                (int) INT.getVolatile(pages, o + SYS_REGION_GID),
+                (int) INT.getVolatile(pages, o + SYS_REGION_FIRST_PAGE),
+                (int) INT.getVolatile(pages, o + SYS_REGION_PAGE_COUNT),
+                (int) INT.getVolatile(pages, o + SYS_REGION_USERS),
+                (int) INT.getVolatile(pages, o + SYS_REGION_TX_NODES),
+                (int) INT.getVolatile(pages, o + SYS_REGION_RX_NODES),
+                (int) INT.getVolatile(pages, o + SYS_REGION_TX_LOOPBACK),
+                (int) INT.getVolatile(pages, o + SYS_REGION_ROUTE),
+                (int) INT.getVolatile(pages, o + SYS_REGION_FLAGS),
+                (long) LONG.getVolatile(pages, o + SYS_REGION_GENERATION));
+    }
+
+    /** Writes the body first and STATE last, so a half-written new entry is never taken as allocated. */
+    public static void writeEntry(MemorySegment pages, int pageSize, DirectoryEntry e) {
+        long o = SystemPagesDescriptor.regionEntry(pageSize, e.index());
+        INT.setVolatile(pages, o + SYS_REGION_MODE, e.mode());
+        LONG.setVolatile(pages, o + SYS_REGION_KEY, e.key());
+        INT.setVolatile(pages, o + SYS_REGION_UID, e.uid());
+        INT.setVolatile(pages, o + SYS_REGION_GID, e.gid());
+        INT.setVolatile(pages, o + SYS_REGION_FIRST_PAGE, e.firstPage());
+        INT.setVolatile(pages, o + SYS_REGION_PAGE_COUNT, e.pageCount());
+        INT.setVolatile(pages, o + SYS_REGION_USERS, e.users());
+        INT.setVolatile(pages, o + SYS_REGION_TX_NODES, e.txNodes());
+        INT.setVolatile(pages, o + SYS_REGION_RX_NODES, e.rxNodes());
+        INT.setVolatile(pages, o + SYS_REGION_TX_LOOPBACK, e.txLoopback());
+        INT.setVolatile(pages, o + SYS_REGION_ROUTE, e.route());
+        INT.setVolatile(pages, o + SYS_REGION_FLAGS, e.flags());
+        LONG.setVolatile(pages, o + SYS_REGION_GENERATION, e.generation());
+        INT.setVolatile(pages, o + SYS_REGION_STATE, e.state());
+    }
+
+    /** STATE first: from that store on the entry and its pages are free; then the rest is zeroed. */
+    public static void freeEntry(MemorySegment pages, int pageSize, int i) {
+        long o = SystemPagesDescriptor.regionEntry(pageSize, i);
+        INT.setVolatile(pages, o + SYS_REGION_STATE, SYS_REGION_STATE_FREE);
+        for (long b = SYS_REGION_STATE + Integer.BYTES; b < SYS_REGION_ENTRY_SIZE; b += Integer.BYTES) {
+            INT.setVolatile(pages, o + b, 0);
+        }
+    }
+
+    public static MemberSlot readMember(MemorySegment pages, int pageSize, int node) {
+        long s = SystemPagesDescriptor.memberSlot(pageSize, node);
+        return new MemberSlot((int) INT.getVolatile(pages, s + SYS_MEMBER_STATE),
+                (long) LONG.getVolatile(pages, s + SYS_MEMBER_INCARNATION),
+                (long) LONG.getVolatile(pages, s + SYS_MEMBER_HEARTBEAT),
+                (long) LONG.getVolatile(pages, s + SYS_MEMBER_PID),
+                (long) LONG.getVolatile(pages, s + SYS_MEMBER_HOST_ID),
+                (long) LONG.getVolatile(pages, s + SYS_MEMBER_JOIN_SEQ));
+    }
+
+    public static int memberState(MemorySegment pages, int pageSize, int node) {
+        return (int) INT.getVolatile(pages, SystemPagesDescriptor.memberSlot(pageSize, node) + SYS_MEMBER_STATE);
+    }
+
+    public static long heartbeat(MemorySegment pages, int pageSize, int node) {
+        return (long) LONG.getVolatile(pages, SystemPagesDescriptor.memberSlot(pageSize, node) + SYS_MEMBER_HEARTBEAT);
+    }
+
+    public static long generation(MemorySegment pages, int pageSize) {
+        return (long) LONG.getVolatile(pages, SystemPagesDescriptor.directory(pageSize) + SYS_DIR_GENERATION);
+    }
+
+    public static void setGeneration(MemorySegment pages, int pageSize, long generation) {
+        LONG.setVolatile(pages, SystemPagesDescriptor.directory(pageSize) + SYS_DIR_GENERATION, generation);
+    }
+
+    /** Node mask of multicast group {@code group} (range checked by the caller). */
+    public static int multicastGroup(MemorySegment pages, int pageSize, int group) {
+        return (int) INT.getVolatile(pages, SystemPagesDescriptor.mcastGroup(pageSize, group));
+    }
+
+    public static void setMulticastGroup(MemorySegment pages, int pageSize, int group, int mask) {
+        INT.setVolatile(pages, SystemPagesDescriptor.mcastGroup(pageSize, group), mask);
+    }
+}

@@ -1,0 +1,40 @@
+package dev.memchan.internal.soft;
+
+import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.spi.Backend;
+import dev.memchan.spi.BackendProvider;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code shm:NAME}: the soft fabric file /dev/shm/memchan-NAME (docs/soft-fabric.md). */
+public final class SoftBackendProvider implements BackendProvider {
+    @Override
+    public String scheme() {
+        return "shm";
+    }
+
+    @Override
+    public Backend open(String name, int nodeId) {
+        return open(name, nodeId == FabricOptions.ANY_NODE ? FabricOptions.defaults().withCreate(false)
+                : FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
+    }
+
+    /** Joins the file, creating it first when {@link FabricOptions#create()} is set and it is missing. */
+    @Override
+    public Backend open(String name, FabricOptions options) {
+        Path path = SoftFabricFile.pathOf(name);
+        if (options.create() && !Files.exists(path)) {
+            try {
+                SoftFabricFile.create(path, options.fabricSize(), options.pageSize(), options.maxNodes(), options.group());
+            } catch (MemchanException e) {
+                if (e.kind() != Kind.IN_USE) { // another process created it first: join theirs
+                    throw e;
+                }
+            }
+        }
+        return SoftFabricBackend.join("shm:" + name, path, options.nodeId(), options.failureTimeout());
+    }
+}

@@ -1,0 +1,49 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.internal.HostIdentity;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The one liveness rule: the pid on this host, the heartbeat elsewhere. */
+class LivenessTest {
+    private static final long MS = 1_000_000L;
+
+    private static long deadPid() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        return p.pid();
+    }
+
+    @Test
+    void onThisHostThePidDecidesWithoutWaiting() throws Exception {
+        long here = HostIdentity.hostId();
+        assertEquals(Liveness.Verdict.ALIVE, Liveness.ofProcess(here, ProcessHandle.current().pid()));
+        long dead = deadPid();
+        assertEquals(Liveness.Verdict.DEAD, Liveness.ofProcess(here, dead));
+        assertFalse(Liveness.mayBeAlive(here, dead));
+        Liveness l = new Liveness(10 * MS, 60_000 * MS);
+        long t0 = System.nanoTime();
+        assertTrue(l.isDeadObserving(here, dead, () -> 0));
+        assertTrue(System.nanoTime() - t0 < 5_000 * MS, "a local verdict does not wait for the failure timeout");
+        assertTrue(l.isDeadWatched(here, dead, System.nanoTime(), System.nanoTime()));
+    }
+
+    @Test
+    void onAnotherHostTheHeartbeatDecides() {
+        long elsewhere = HostIdentity.hostId() ^ 0x5a5a;
+        assertEquals(Liveness.Verdict.ANOTHER_HOST, Liveness.ofProcess(elsewhere, 1));
+        assertTrue(Liveness.mayBeAlive(elsewhere, Integer.MAX_VALUE), "the admin view does not wait: not proven dead");
+        Liveness l = new Liveness(10 * MS, 200 * MS);
+        assertTrue(l.isDeadObserving(elsewhere, 1, () -> 7), "a heartbeat that stood still for the timeout");
+        AtomicLong hb = new AtomicLong();
+        assertFalse(l.isDeadObserving(elsewhere, 1, hb::incrementAndGet), "a moving heartbeat");
+        long now = System.nanoTime();
+        assertFalse(l.isDeadWatched(elsewhere, 1, now - 100 * MS, now));
+        assertTrue(l.isDeadWatched(elsewhere, 1, now - 300 * MS, now));
+    }
+}
