@@ -2,6 +2,8 @@ package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.cluster.BidLock;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeMutex;
 
 import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
@@ -11,7 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * Channel lock algorithm: a region mapped broadcast + local copy and receive by every user, one row
  * of per-node bids per lock (see {@link BidLock}). Locks held by a node that dies are released by the
  * surviving nodes' cluster service. Threads of one process may share a lock set: within the process
- * a local lock serializes them, since the node has one bid slot per lock.
+ * a local lock serializes them, since the node has one bid slot per lock. Processes of one node share
+ * it too: the set's node mutex (in the node's local table) admits one process of the node to its bid
+ * slots at a time, and is taken back, with the node's bids, from a process that died holding it.
  */
 public final class ClusterLockSet implements AutoCloseable {
     private final Fabric fabric;
@@ -20,12 +24,17 @@ public final class ClusterLockSet implements AutoCloseable {
     private final IncomingMapping in;
     private final BidLock[] locks;
     private final ReentrantLock[] local;
+    /** The node's local table and this set's node mutex in it: one process of the node bids in the set at a time. */
+    private final NodeLocal node;
+    private final long nodeMutex;
 
     private ClusterLockSet(Fabric fabric, Region region, OutgoingMapping out, IncomingMapping in, int count) {
         this.fabric = fabric;
         this.region = region;
         this.out = out;
         this.in = in;
+        this.node = fabric.nodeLocal();
+        this.nodeMutex = node.lockSetMutex(region.entryIndex());
         this.locks = new BidLock[count];
         this.local = new ReentrantLock[count];
         long row = BidLock.rowSize(fabric.maxNodes());
@@ -68,11 +77,30 @@ public final class ClusterLockSet implements AutoCloseable {
         check(lock);
         local[lock].lock();
         try {
-            locks[lock].acquire(timeout.toNanos());
+            acquireNode();
+            try {
+                locks[lock].acquire(timeout.toNanos());
+            } catch (RuntimeException e) {
+                NodeMutex.release(node.segment(), nodeMutex, node.pid());
+                throw e;
+            }
         } catch (RuntimeException e) {
             local[lock].unlock();
             throw e;
         }
+    }
+
+    /**
+     * The set's node mutex (held while any thread of this process holds one of its locks). Taken over
+     * from a process of the node that died holding it: its bids, the node's, are cleared first.
+     */
+    private void acquireNode() {
+        NodeMutex.acquire(node.segment(), nodeMutex, node.pid(), () -> {
+            long row = BidLock.rowSize(fabric.maxNodes());
+            for (int i = 0; i < locks.length; i++) {
+                BidLock.clearBid(out.segment(), i * row, fabric.nodeId());
+            }
+        });
     }
 
     /** One attempt; true when the lock is now held by this thread. */
@@ -81,8 +109,11 @@ public final class ClusterLockSet implements AutoCloseable {
         if (!local[lock].tryLock()) {
             return false;
         }
-        if (locks[lock].tryAcquire()) {
-            return true;
+        if (NodeMutex.tryAcquire(node.segment(), nodeMutex, node.pid())) {
+            if (locks[lock].tryAcquire()) {
+                return true;
+            }
+            NodeMutex.release(node.segment(), nodeMutex, node.pid());
         }
         local[lock].unlock();
         return false;
@@ -95,6 +126,7 @@ public final class ClusterLockSet implements AutoCloseable {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
         }
         locks[lock].release();
+        NodeMutex.release(node.segment(), nodeMutex, node.pid());
         local[lock].unlock();
     }
 

@@ -3,9 +3,12 @@ package dev.memchan;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.ClusterAdmin;
 import dev.memchan.admin.ClusterView;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.internal.cluster.Liveness;
 import dev.memchan.internal.cluster.ClusterService;
 import dev.memchan.internal.cluster.Membership;
 import dev.memchan.internal.cluster.RegionDirectory;
+import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.cluster.Credentials;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.NativeAccess;
@@ -47,8 +50,12 @@ import java.util.function.Consumer;
  * if {@link FabricOptions#create()} is set); {@code dev:/dev/memchanN} opens the kernel driver's device;
  * {@code dev:/dev/memchan*} the first of the machine's devices whose node has no member process yet
  * (with {@link FabricOptions#nodeId()} N: the device whose node ID is N).
- * Closing the fabric detaches and deallocates everything this node held; if the process dies
- * instead, the surviving nodes do the same when they declare it dead.
+ * Several processes of one host may share a node (a node ID asked for on {@code shm:} while a live
+ * process holds it; every process of an adapter on {@code dev:}): the cluster sees the node, each process
+ * its own regions, lock holdings and events. Closing the fabric detaches and deallocates everything
+ * this process held (the node leaves with its last process); if the process dies instead, the node's
+ * other processes do the same for it, or, if it was the last, the surviving nodes when they declare the
+ * node dead.
  */
 public final class Fabric implements AutoCloseable {
     private final Backend backend;
@@ -88,9 +95,9 @@ public final class Fabric implements AutoCloseable {
     /**
      * {@code dev:/dev/memchan*}: the adapters /dev/memchanN (N a number, in numeric order) of one
      * machine, each with its own node ID on the same fabric. Joins the first whose node has no member
-     * process yet or, with {@link FabricOptions#nodeId()} N, the one whose node ID is N. A member
-     * process holds an flock on its adapter's device (a process of this machine that opened
-     * dev:/dev/memchanN directly does not, but its node's membership still refuses a second member).
+     * process yet or, with {@link FabricOptions#nodeId()} N, the one whose node ID is N, as one more
+     * process of that node if it has some. A member process holds a shared flock on its adapter's
+     * device (a process of this machine that opened dev:/dev/memchanN directly does not).
      * A refused attempt is closed again (grants and all) before the next adapter is tried.
      */
     private static Fabric openFirstFree(String scheme, String pattern, FabricOptions options) {
@@ -139,17 +146,28 @@ public final class Fabric implements AutoCloseable {
                 if (wanted >= 0 && backend.nodeId() != wanted) {
                     continue;
                 }
-                // One member process per adapter: an flock on the device, held while joined and let go
-                // by the process's death. Probing a held adapter by joining it would bid for the
-                // cluster lock in its member's name.
+                // Member processes hold a shared flock on their adapter's device, let go by their death:
+                // without a node ID the glob takes an adapter nobody holds (an exclusive lock, at once
+                // made shared); with node ID N it joins N's processes (several processes per node).
                 lock = Posix.open(path, Posix.O_RDWR, 0);
-                if (!Posix.tryLockExclusive(lock)) {
-                    // the member's pid from the membership, through a receive grant of the system pages
-                    // (shared with the member, as mcctl reads them): nothing is transmitted in its name
-                    long holder;
-                    try (Backend.Grant g = backend.grantReceive(0, Regs.SYS_PAGES, RxPct.encode(true, false))) {
-                        holder = ClusterView.of(g.segment(), backend.pageSize(), backend.maxNodes()).member(backend.nodeId()).pid();
-                    }
+                boolean free = Posix.tryLockExclusive(lock);
+                if (!free && wanted >= 0) {
+                    free = lockShared(lock);
+                }
+                if (free && !Posix.tryLockShared(lock)) {
+                    throw new MemchanException(Kind.DEVICE_ERROR, path + ": cannot turn its flock shared");
+                }
+                // the member's pid from the membership, through a receive grant of the system pages
+                // (shared with the member, as mcctl reads them): nothing is transmitted in its name
+                MemberSlot member;
+                try (Backend.Grant g = backend.grantReceive(0, Regs.SYS_PAGES, RxPct.encode(true, false))) {
+                    member = ClusterView.of(g.segment(), backend.pageSize(), backend.maxNodes()).member(backend.nodeId());
+                }
+                if (free && wanted < 0 && member.alive() && Liveness.mayBeAlive(member.hostId(), member.pid())) {
+                    free = false; // a process that opened dev:/dev/memchanN directly holds no flock
+                }
+                if (!free) {
+                    long holder = member.pid();
                     inUse = Membership.nodeInUse(backend.nodeId(), backend.location(), holder);
                     skipped.add(path + " (node " + backend.nodeId() + ": a member process, pid " + holder + ")");
                     continue;
@@ -186,6 +204,17 @@ public final class Fabric implements AutoCloseable {
     }
 
     /** Opens {@code location}'s backend: one ServiceLoader lookup of its scheme ({@code shm}, {@code dev}). */
+    /** A shared flock, retried briefly: another process may hold it exclusively between taking it and sharing it. */
+    private static boolean lockShared(int fd) throws ErrnoException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            if (Posix.tryLockShared(fd)) {
+                return true;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+        return false;
+    }
+
     static Backend openBackend(String location, FabricOptions options) {
         NativeAccess.require();
         int colon = location.indexOf(':');
@@ -253,6 +282,10 @@ public final class Fabric implements AutoCloseable {
 
     RegionDirectory directory() {
         return cluster.directory();
+    }
+
+    NodeLocal nodeLocal() {
+        return cluster.nodeLocal();
     }
 
     // ---- regions ----------------------------------------------------------------------------

@@ -7,9 +7,11 @@ import java.time.Duration;
 /**
  * How to open a fabric. Immutable; each {@code withX} returns a copy.
  *
- * @param nodeId          node ID to claim, or {@link #ANY_NODE} for the first free one (soft fabric) / the
+ * @param nodeId          node ID to join, or {@link #ANY_NODE} for the first free one (soft fabric) / the
  *                        adapter's own (dev:/dev/memchanN) / the first adapter without a member process
- *                        (dev:/dev/memchan*); {@link #withNodeId} takes only real IDs, {@link #withAnyNode} the other
+ *                        (dev:/dev/memchan*); {@link #withNodeId} takes only real IDs, {@link #withAnyNode} the other.
+ *                        A node that live processes of this host already use is joined as one more process
+ *                        of it (docs/architecture.md, "Several processes per node")
  * @param create          create the soft fabric file when it does not exist
  * @param fabricSize      bytes of a created soft fabric (a power of two, at least 1 MiB)
  * @param pageSize        network page size of a created soft fabric (4096 or 8192)

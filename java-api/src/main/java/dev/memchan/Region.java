@@ -67,6 +67,11 @@ public final class Region implements AutoCloseable {
         return fabric;
     }
 
+    /** The region's directory entry number. */
+    int entryIndex() {
+        return index;
+    }
+
     /** Attaches the whole region for transmit on {@code route}, with or without local copy. */
     public OutgoingMapping attachTransmit(Route route, boolean localCopy) {
         return attachTransmit(route, localCopy, false, 0, sizeBytes());

@@ -169,15 +169,16 @@ class BadInputConformanceTest {
     }
 
     @Test
-    void aSecondProcessCannotClaimALiveNodeId() throws Exception {
-        String location = TestBackend.newFabric("claim");
-        int held = Math.min(2, TestBackend.nodes() - 1);
-        int other = held == 2 ? 3 : 0;
-        try (NodeProcess holder = NodeProcess.start("holder", "claim", location, "" + held)) {
-            holder.expect("JOINED node=" + held, T);
-            refused(Kind.IN_USE, "in use by pid " + holder.pid(), () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(held)));
-            try (Fabric f = Fabric.open(location, TestBackend.joinOptions().withNodeId(other))) {
-                assertTrue((f.members() & (1 << held)) != 0, "the holder is still a member after the refused claim");
+    void aProcessUsesANodeOnceAndItsThreadsShareIt() {
+        String location = TestBackend.newFabric("twice");
+        try (Fabric first = Fabric.open(location, TestBackend.joinOptions())) {
+            int node = first.nodeId();
+            refused(Kind.IN_USE, "already uses this node", () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(node)));
+            assertTrue((first.members() & (1 << node)) != 0, "the node is still a member after the refusal");
+            long key = TestBackend.key();
+            try (Region r = first.allocate(key, first.pageSize(), 0600)) {
+                assertEquals(1 << node, first.admin().view().regions().stream().filter(e -> e.key() == key)
+                        .findFirst().orElseThrow().users(), "the first Fabric still allocates for its node");
             }
         }
     }

@@ -100,8 +100,9 @@ public final class NodeMain {
             }
             return;
         }
+        Integer onNode = Integer.getInteger(NodeProcess.NODE);
         FabricOptions options = scenario.equals("claim") ? TestBackend.joinOptions().withNodeId(Integer.parseInt(a[2]))
-                : TestBackend.joinOptions();
+                : onNode != null ? TestBackend.joinOptions().withNodeId(onNode) : TestBackend.joinOptions();
         try (Fabric f = Fabric.open(location, options)) {
             switch (scenario) {
                 case "order-send" -> orderSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
@@ -119,6 +120,8 @@ public final class NodeMain {
                     await("QUIT");
                 }
                 case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
+                case "proc-alloc" -> procAlloc(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
+                case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
                 default -> fail("unknown scenario " + scenario);
             }
         }
@@ -268,7 +271,7 @@ public final class NodeMain {
         IncomingMapping in = r.attachReceive(false);
         say("READY node=" + f.nodeId());
         await("GO");
-        long me = f.nodeId() + 1;
+        long me = ProcessHandle.current().pid(); // the owner mark: distinct for processes of one node too
         for (int i = 0; i < iterations; i++) {
             locks.acquire(0);
             out.putLongRelease(8, me);
@@ -281,7 +284,8 @@ public final class NodeMain {
                 Thread.onSpinWait();
             }
             if (in.getLongVolatile(8) != me) {
-                fail("node " + (me - 1) + ": another node entered the critical section (owner " + (in.getLongVolatile(8) - 1) + ")");
+                fail("pid " + me + " on node " + f.nodeId() + ": another process entered the critical section (owner pid "
+                        + in.getLongVolatile(8) + ")");
             }
             locks.release(0);
         }
@@ -289,6 +293,62 @@ public final class NodeMain {
         say("DONE iterations=" + iterations);
         await("REPORT");
         say("COUNT " + in.getLongVolatile(0));
+        await("QUIT");
+    }
+
+    /**
+     * One of several processes per node: its own region (2 pages, its key in word 0) and a common one
+     * where it stores its pid in word {@code index}; after GO, every process's word must show up and its
+     * own region must be intact.
+     */
+    private static void procAlloc(Fabric f, long commonKey, long ownKey, int index, int total) throws IOException {
+        Region own = f.allocate(ownKey, 2L * f.pageSize(), 0660);
+        OutgoingMapping ownOut = own.attachTransmit(Route.broadcast(), true);
+        IncomingMapping ownIn = own.attachReceive(false);
+        ownOut.putLongRelease(0, ownKey);
+        Region common = f.allocate(commonKey, f.pageSize(), 0660);
+        OutgoingMapping out = common.attachTransmit(Route.broadcast(), true);
+        IncomingMapping in = common.attachReceive(false);
+        out.putLongRelease(8L * index, ProcessHandle.current().pid());
+        f.ackBarrier();
+        say("READY node=" + f.nodeId() + " first=" + own.firstPage() + " pages=" + own.pageCount());
+        await("GO");
+        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(30)).toNanos();
+        for (int i = 0; i < total; i++) {
+            while (in.getLongAcquire(8L * i) == 0) {
+                if (System.nanoTime() > deadline) {
+                    fail("process " + i + "'s word never arrived in the common region");
+                }
+                Thread.onSpinWait();
+            }
+        }
+        if (ownIn.getLongAcquire(0) != ownKey) {
+            fail("own region overwritten: word 0 = " + ownIn.getLongAcquire(0));
+        }
+        say("OK members=" + f.members());
+        await("QUIT");
+    }
+
+    /**
+     * A process that outlives another of its node: its own region (key in word 0) and the lock set;
+     * after GO it takes lock 0 (held by the victim until it was killed), checks its region and reports.
+     */
+    private static void survive(Fabric f, long lockKey, long ownKey) throws IOException {
+        ClusterLockSet locks = f.lockSet(lockKey, 1);
+        Region own = f.allocate(ownKey, f.pageSize(), 0660);
+        OutgoingMapping out = own.attachTransmit(Route.broadcast(), true);
+        IncomingMapping in = own.attachReceive(false);
+        out.putLongRelease(0, ownKey);
+        f.ackBarrier();
+        say("READY node=" + f.nodeId());
+        await("GO");
+        locks.acquire(0, TestBackend.allowance(Duration.ofSeconds(30)));
+        int holder = locks.holder(0);
+        locks.release(0);
+        if (in.getLongAcquire(0) != ownKey) {
+            fail("own region changed: word 0 = " + in.getLongAcquire(0));
+        }
+        say("OK node=" + f.nodeId() + " holder=" + holder + " members=" + f.members());
         await("QUIT");
     }
 

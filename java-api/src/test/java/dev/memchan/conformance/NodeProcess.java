@@ -65,6 +65,17 @@ public final class NodeProcess implements AutoCloseable {
         reader.start();
     }
 
+    /** The system property naming the node a {@link NodeMain} joins (several processes may share it). */
+    public static final String NODE = "memchan.test.node";
+
+    /** Starts {@code NodeMain scenario args...} as a process of node {@code node}. */
+    public static NodeProcess startOnNode(String name, int node, String... args) throws IOException {
+        String[] withNode = new String[args.length + 1];
+        withNode[0] = "-D" + NODE + "=" + node;
+        System.arraycopy(args, 0, withNode, 1, args.length);
+        return startAs(name, List.of(), true, withNode);
+    }
+
     /** Starts {@code NodeMain scenario args...}. */
     public static NodeProcess start(String name, String... args) throws IOException {
         return startAs(name, List.of(), true, args);
@@ -83,10 +94,14 @@ public final class NodeProcess implements AutoCloseable {
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Xmx128m");
         cmd.add("-D" + TestBackend.TIME_SCALE + "=" + TestBackend.timeScale());
+        int first = 0;
+        while (first < args.length && args[first].startsWith("-D")) { // JVM properties before the class
+            cmd.add(args[first++]);
+        }
         cmd.add("-cp");
         cmd.add(classPath());
         cmd.add(NodeMain.class.getName());
-        cmd.addAll(List.of(args));
+        cmd.addAll(List.of(args).subList(first, args.length));
         return new NodeProcess(name, cmd);
     }
 

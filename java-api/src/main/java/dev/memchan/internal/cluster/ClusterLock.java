@@ -2,6 +2,8 @@ package dev.memchan.internal.cluster;
 
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeMutex;
 import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 
@@ -16,8 +18,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The cluster lock: the Memory Channel bid lock ({@link BidLock}) on the lock page's row, which guards
- * the directory and the membership slots. A node-local mutex lets one thread of the process bid in the
- * node's slot at a time; a bidder that stays in the way is cleared when the membership's liveness rule
+ * the directory and the membership slots. The node has one bid slot: a Java lock lets one thread of the
+ * process, then the node's cluster mutex ({@link NodeMutex}) one process of the node, bid in it at a time; a bidder that stays in the way is cleared when the membership's liveness rule
  * says its node is dead.
  */
 public final class ClusterLock {
@@ -34,9 +36,15 @@ public final class ClusterLock {
     private final BidLock bids;
     private final IntPredicate deadNow;
     private final ReentrantLock localMutex = new ReentrantLock();
+    private final NodeLocal local;
 
-    /** @param deadNow whether node n is dead, observed now (it may wait up to the failure timeout) */
-    public ClusterLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, IntPredicate deadNow) {
+    /**
+     * @param local   the node's local table: its cluster mutex lets one process of the node bid at a time
+     * @param deadNow whether node n is dead, observed now (it may wait up to the failure timeout)
+     */
+    public ClusterLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
+                       IntPredicate deadNow) {
+        this.local = local;
         this.backend = backend;
         this.tx = tx;
         this.rx = rx;
@@ -53,14 +61,20 @@ public final class ClusterLock {
 
     /** Runs {@code body} holding the cluster lock; its writes are swept out before the lock is released. */
     public <T> T with(Supplier<T> body) {
-        localMutex.lock(); // one bidder per node: our bid slot is the node's
+        localMutex.lock(); // one bidder per node: our bid slot is the node's; first among our threads,
         try {
-            acquire();
+            // then among the node's processes (a dead holder's bid is ours to bid over: same node, same slot)
+            NodeMutex.acquire(local.segment(), local.clusterMutex(), local.pid(), () -> { });
             try {
-                return body.get();
+                acquire();
+                try {
+                    return body.get();
+                } finally {
+                    backend.ackBarrier(Duration.ofSeconds(1));
+                    bids.release();
+                }
             } finally {
-                backend.ackBarrier(Duration.ofSeconds(1));
-                bids.release();
+                NodeMutex.release(local.segment(), local.clusterMutex(), local.pid());
             }
         } finally {
             localMutex.unlock();

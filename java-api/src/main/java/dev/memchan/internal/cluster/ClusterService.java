@@ -8,6 +8,8 @@ import dev.memchan.admin.ClusterAdmin;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.admin.StaticCarveOuts;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeShared;
 import dev.memchan.layout.RxPct;
 import dev.memchan.spi.Backend;
 
@@ -36,6 +38,8 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
     private final RegionDirectory directory;
     private final Membership membership;
     private final ClusterView view;
+    private final NodeLocal local;
+    private final boolean ownsLocal;
 
     public ClusterService(Backend backend, Duration heartbeatPeriod, Duration failureTimeout) {
         this.backend = backend;
@@ -47,15 +51,37 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
             throw e;
         }
         Liveness liveness = new Liveness(heartbeatPeriod.toNanos(), failureTimeout.toNanos());
-        this.lock = new ClusterLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), n -> membership().isDeadNow(n));
-        this.directory = new RegionDirectory(backend, sysTx.segment(), sysRx.segment(), lock);
+        int slot;
+        if (backend instanceof NodeShared shared) { // the soft fabric: the backend's table and slot
+            this.local = shared.nodeLocal();
+            this.ownsLocal = false;
+            slot = shared.localSlot();
+        } else {
+            try {
+                this.local = NodeLocal.open(backend.location(), backend.nodeId(), backend.pageSize(), backend.pageCount());
+            } catch (RuntimeException e) {
+                sysRx.close();
+                sysTx.close();
+                throw e;
+            }
+            this.ownsLocal = true;
+            slot = -1; // registered when joining
+        }
+        this.lock = new ClusterLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), local,
+                n -> membership().isDeadNow(n));
+        this.directory = new RegionDirectory(backend, sysTx.segment(), sysRx.segment(), lock, local, () -> membership().slot());
         this.membership = new Membership(backend, sysTx.segment(), sysRx.segment(), lock, directory, liveness,
-                heartbeatPeriod.toNanos());
+                heartbeatPeriod.toNanos(), local, slot);
         this.view = ClusterView.of(sysRx.segment(), backend.pageSize(), backend.maxNodes());
     }
 
     private Membership membership() {
         return membership;
+    }
+
+    /** The node's local table (node mutexes of lock sets live in it). */
+    public NodeLocal nodeLocal() {
+        return local;
     }
 
     public int nodeId() {
@@ -142,6 +168,9 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
         } finally {
             sysTx.close();
             sysRx.close();
+            if (ownsLocal) {
+                local.close();
+            }
         }
     }
 }

@@ -7,13 +7,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The one liveness rule of the library, for a member slot, a soft-fabric node block's OWNER and the
- * admin view alike:
+ * The one liveness rule of the library, for a node's member slot, a soft-fabric node block's OWNER and
+ * the admin view alike. A node is judged by the process its slot (or OWNER) names and by its
+ * membership HEARTBEAT, which every process of the node keeps moving:
  * <ol>
- *   <li>a process of this host (same boot ID and PID namespace, {@link HostIdentity}) is alive while its
- *       pid exists: the kernel's word, no waiting;</li>
- *   <li>a process on another host (a VM sharing the fabric) is dead once its node's membership
- *       HEARTBEAT has not moved for the failure timeout.</li>
+ *   <li>on this host (same boot ID and PID namespace, {@link HostIdentity}) the node is alive while that
+ *       pid exists: the kernel's word, no waiting. When the pid is gone, the node is dead unless its
+ *       heartbeat moves within the hand-over window (half the failure timeout, at least two heartbeat periods): another process of the node
+ *       is alive and names itself in the slot within that window;</li>
+ *   <li>on another host (a VM sharing the fabric) the node is dead once its heartbeat has not moved for
+ *       the failure timeout.</li>
  * </ol>
  * Rule 2 is also the driver's: the ivshmem backend takes over a node block only after its heartbeat
  * stood still for {@code MEMCHAN_STALE_MS}, longer than the default failure timeout.
@@ -30,6 +33,19 @@ public final class Liveness {
         this.failureTimeoutNanos = failureTimeoutNanos;
     }
 
+    /**
+     * How long a node whose named process died on this host has to show another live process: half the
+     * failure timeout, at least two heartbeat periods (a survivor's agent, stalled on a loaded machine,
+     * still gets several ticks).
+     */
+    public long handOverNanos() {
+        return Math.max(2 * heartbeatPeriodNanos, failureTimeoutNanos / 2);
+    }
+
+    private long silenceNanos(Verdict v) {
+        return v == Verdict.DEAD ? handOverNanos() : failureTimeoutNanos;
+    }
+
     public long failureTimeoutNanos() {
         return failureTimeoutNanos;
     }
@@ -42,19 +58,19 @@ public final class Liveness {
         return pid > 0 && Posix.processExists((int) pid) ? Verdict.ALIVE : Verdict.DEAD;
     }
 
-    /** Without waiting: false only when rule 1 proves the process dead (for read-only views). */
+    /** Without waiting: false when the named process is gone on this host (for read-only views). */
     public static boolean mayBeAlive(long hostId, long pid) {
         return ofProcess(hostId, pid) != Verdict.DEAD;
     }
 
-    /** Rules 1 and 2, observing {@code heartbeat} for up to the failure timeout now when on another host. */
+    /** Rules 1 and 2, observing {@code heartbeat} now for as long as the rule needs. */
     public boolean isDeadObserving(long hostId, long pid, LongSupplier heartbeat) {
         Verdict v = ofProcess(hostId, pid);
-        if (v != Verdict.ANOTHER_HOST) {
-            return v == Verdict.DEAD;
+        if (v == Verdict.ALIVE) {
+            return false;
         }
         long first = heartbeat.getAsLong();
-        long deadline = System.nanoTime() + failureTimeoutNanos;
+        long deadline = System.nanoTime() + silenceNanos(v);
         while (System.nanoTime() - deadline < 0) {
             if (heartbeat.getAsLong() != first || Thread.currentThread().isInterrupted()) {
                 return false;
@@ -67,10 +83,7 @@ public final class Liveness {
     /** Rules 1 and 2 for a node already watched: its heartbeat last moved at {@code lastChangeNanos}. */
     public boolean isDeadWatched(long hostId, long pid, long lastChangeNanos, long nowNanos) {
         Verdict v = ofProcess(hostId, pid);
-        if (v != Verdict.ANOTHER_HOST) {
-            return v == Verdict.DEAD;
-        }
-        return nowNanos - lastChangeNanos > failureTimeoutNanos;
+        return v != Verdict.ALIVE && nowNanos - lastChangeNanos > silenceNanos(v);
     }
 
     static void sleepNanos(long nanos) {

@@ -5,6 +5,8 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.MemberSlot;
 import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeShared;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
@@ -52,11 +54,29 @@ public final class Membership implements AutoCloseable {
     private final long[] lastChange;
     private final boolean[] judgedDead;
     private long heartbeat;
+
+    public int slot() {
+        return slot;
+    }
     private volatile boolean running;
     private Thread agent;
 
+    private final NodeLocal local;
+    private final boolean ownsSlot;
+    private volatile int slot;
+
+    /**
+     * @param local  the node's local table
+     * @param slot   this process's slot in it, or -1 when the membership registers the process itself
+     *               at {@link #join} (and frees the slot at {@link #close})
+     */
     public Membership(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock, RegionDirectory directory,
-                      Liveness liveness, long heartbeatPeriodNanos) {
+                      Liveness liveness, long heartbeatPeriodNanos, NodeLocal local, int slot) {
+        this.local = local;
+        this.slot = slot;
+        this.ownsSlot = slot < 0;
+        // a random start: the node's processes each count from their own, so their stores keep changing it
+        this.heartbeat = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE / 2);
         this.backend = backend;
         this.tx = tx;
         this.rx = rx;
@@ -94,13 +114,27 @@ public final class Membership implements AutoCloseable {
         return m.state() == SYS_NODE_STATE_ABSENT || liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], now);
     }
 
-    /** Joins the membership, cleaning up after dead nodes found on the way, and starts the agent. */
+    /**
+     * Joins: as another process of this node when the node is a member of this incarnation with a live
+     * process (several processes per node), else as the node, cleaning up after dead nodes found on the
+     * way and after this node's previous life. Then starts the agent.
+     */
     public void join() {
-        // Checked before bidding too: a second process on this node must not bid in the member's slot.
-        refuseSecondMember();
         lock.clearBidsOfDeadBidders();
-        lock.with(() -> {
-            refuseSecondMember(); // again under the lock: two joiners may have raced past the first check
+        lock.with(() -> local.locked(() -> {
+            local.resetIfStale(backend.incarnation());
+            if (ownsSlot) {
+                slot = local.register();
+            }
+            MemberSlot mine = member(me);
+            boolean nodeLives = mine.alive() && mine.incarnation() == backend.incarnation()
+                    && (local.otherLiveSlot(slot) >= 0 || Liveness.ofProcess(mine.hostId(), mine.pid()) == Liveness.Verdict.ALIVE);
+            if (nodeLives) {
+                if (Liveness.ofProcess(mine.hostId(), mine.pid()) != Liveness.Verdict.ALIVE) {
+                    LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) pid); // the slot names a live process
+                }
+                return null;
+            }
             for (int n = 0; n < nodes; n++) {
                 MemberSlot m = member(n);
                 if (m.state() != SYS_NODE_STATE_ABSENT && (n == me || isDeadNow(n))) { // my node's previous life, or a dead peer
@@ -111,38 +145,55 @@ public final class Membership implements AutoCloseable {
             LONG.setVolatile(tx, s + SYS_MEMBER_INCARNATION, backend.incarnation());
             LONG.setVolatile(tx, s + SYS_MEMBER_PID, (long) pid);
             LONG.setVolatile(tx, s + SYS_MEMBER_HOST_ID, hostId);
-            LONG.setVolatile(tx, s + SYS_MEMBER_HEARTBEAT, 0L);
+            LONG.setVolatile(tx, s + SYS_MEMBER_HEARTBEAT, heartbeat);
             LONG.setVolatile(tx, s + SYS_MEMBER_JOIN_SEQ, directory.generation());
             directory.bumpGenerationLocked();
             INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ALIVE);
             return null;
-        });
+        }));
         running = true;
         agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
     }
 
-    /**
-     * The directory and the lock bids are kept per node: a second member process on the same node
-     * would share (and corrupt) the first one's bids and attachments.
-     */
-    private void refuseSecondMember() {
-        MemberSlot m = member(me);
-        if (m.state() == SYS_NODE_STATE_ALIVE && m.pid() != pid
-                && Liveness.ofProcess(m.hostId(), m.pid()) == Liveness.Verdict.ALIVE) {
-            throw nodeInUse(me, backend.location(), m.pid());
-        }
-    }
-
-    /** The refusal of a second member process on node {@code n}, held by {@code pid}. */
+    /** The refusal of a node held from another host, by {@code pid}. */
     public static MemchanException nodeInUse(int n, String location, long pid) {
         return new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
-                + pid + " (a member process); one process per node joins the cluster");
+                + pid + " (a member process)");
+    }
+
+    /**
+     * A process of this node that died: under the cluster lock and the table mutex, what it held is
+     * released (directory bits no other process of the node holds, a lock set's node mutex and the
+     * node's bids in it, its pages on the soft fabric); the member slot and the claim name a live process.
+     */
+    private void releaseDeadProcesses() {
+        if (local.deadSlot() < 0) {
+            return;
+        }
+        lock.with(() -> local.locked(() -> {
+            for (int s = local.deadSlot(); s >= 0; s = local.deadSlot()) {
+                releaseProcessLocked(s, local.pidOf(s));
+            }
+            return null;
+        }));
+    }
+
+    private void releaseProcessLocked(int s, int gonePid) {
+        directory.releaseSlotLocked(s, gonePid);
+        if (backend instanceof NodeShared shared) {
+            shared.releaseProcess(s, gonePid);
+        }
+        if (member(me).pid() == gonePid) {
+            LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) pid);
+        }
+        local.unregister(s);
     }
 
     private void agentLoop() {
         while (running) {
             try {
                 LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
+                releaseDeadProcesses();
                 watch();
             } catch (MemchanException e) {
                 if (!running) {
@@ -241,7 +292,10 @@ public final class Membership implements AutoCloseable {
         return null;
     }
 
-    /** Stops the agent and leaves the membership cleanly: everything this node held is released. */
+    /**
+     * Stops the agent and leaves: with other live processes on the node, only what this process held
+     * is released and the node stays a member; the last process leaves the membership cleanly.
+     */
     @Override
     public void close() {
         running = false;
@@ -253,6 +307,20 @@ public final class Membership implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        lock.with(() -> cleanupLocked(me, backend.incarnation()));
+        lock.with(() -> local.locked(() -> {
+            int other = local.otherLiveSlot(slot);
+            if (other >= 0) {
+                directory.releaseSlotLocked(slot, 0);
+                if (member(me).pid() == pid) {
+                    LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) local.pidOf(other));
+                }
+            } else {
+                cleanupLocked(me, backend.incarnation());
+            }
+            if (ownsSlot) {
+                local.unregister(slot);
+            }
+            return null;
+        }));
     }
 }

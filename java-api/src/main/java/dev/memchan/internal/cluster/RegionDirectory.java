@@ -4,6 +4,9 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.Route;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeLocalDescriptor;
+import dev.memchan.internal.local.NodeMutex;
 import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 
@@ -11,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BiPredicate;
+import java.util.function.IntSupplier;
 
 import static dev.memchan.layout.Regs.*;
 
@@ -30,8 +34,16 @@ public final class RegionDirectory {
     private final int nodes;
     private final int me;
     private final int capacity;
+    private final NodeLocal local;
+    private final IntSupplier slot;
 
-    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock) {
+    /**
+     * @param local the node's local table: what each process of the node holds of each entry
+     * @param slot  this process's slot in it
+     */
+    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock, NodeLocal local, IntSupplier slot) {
+        this.local = local;
+        this.slot = slot;
         this.backend = backend;
         this.tx = tx;
         this.rx = rx;
@@ -120,6 +132,7 @@ public final class RegionDirectory {
                 }
                 DirectoryEntry joined = e.withUsers(e.users() | 1 << me);
                 write(joined);
+                addMine(joined.index(), NodeLocalDescriptor.BIT_USER);
                 return joined;
             }
             int free = DirectoryRules.freeEntryIndex(rx, pageSize);
@@ -131,6 +144,7 @@ public final class RegionDirectory {
             DirectoryEntry created = DirectoryEntry.allocated(free, key, mode, cred.uid(), cred.gid(), first, pages,
                     1 << me, flags, bumpGenerationLocked());
             write(created);
+            addMine(created.index(), NodeLocalDescriptor.BIT_USER);
             return created;
         });
     }
@@ -154,6 +168,7 @@ public final class RegionDirectory {
             int routeBits = route.pctEntry(false, false) & (SYS_REGION_ROUTE_DEST_KIND_MASK | SYS_REGION_ROUTE_DEST_MASK);
             DirectoryEntry after = DirectoryRules.withTransmitter(rx, pageSize, nodes, e, me, routeBits, loopback);
             write(after);
+            addMine(index, NodeLocalDescriptor.BIT_TX | (loopback ? NodeLocalDescriptor.BIT_TX_LOOPBACK : 0));
             return after;
         });
     }
@@ -168,39 +183,94 @@ public final class RegionDirectory {
             }
             DirectoryEntry after = DirectoryRules.withReceiver(rx, pageSize, nodes, e, me);
             write(after);
+            addMine(index, NodeLocalDescriptor.BIT_RX);
             return after;
         });
     }
 
-    /** The last transmit or receive attachment of this node to the region went away. */
-    public void detach(int index, long generation, boolean transmit) {
-        lock.with(() -> {
-            DirectoryEntry e = readEntry(index);
-            if (e.isFree() || e.generation() != generation) {
-                return null;
-            }
-            int bit = 1 << me;
-            if (transmit) {
-                int txNodes = e.txNodes() & ~bit;
-                write(e.withTransmit(txNodes, e.txLoopback() & ~bit, txNodes == 0 ? 0 : e.route()));
-            } else {
-                write(e.withReceivers(e.rxNodes() & ~bit));
-            }
+    /** Caller holds the cluster lock: this process now holds {@code bits} of entry {@code index} too. */
+    private void addMine(int index, int bits) {
+        local.locked(() -> {
+            local.setEntryBits(slot.getAsInt(), index, local.entryBits(slot.getAsInt(), index) | bits);
             return null;
         });
     }
 
-    /** imc_asdealloc: this node no longer uses the region; the last user frees it. */
-    public void release(int index, long generation) {
-        lock.with(() -> {
+    /** The last transmit or receive attachment of this process to the region went away. */
+    public void detach(int index, long generation, boolean transmit) {
+        lock.with(() -> local.locked(() -> {
             DirectoryEntry e = readEntry(index);
             if (e.isFree() || e.generation() != generation) {
                 return null;
             }
-            removeUsers(e, 1 << me);
-            bumpGenerationLocked();
+            dropLocked(slot.getAsInt(), e, transmit ? NodeLocalDescriptor.BIT_TX | NodeLocalDescriptor.BIT_TX_LOOPBACK
+                    : NodeLocalDescriptor.BIT_RX, 0);
             return null;
-        });
+        }));
+    }
+
+    /** imc_asdealloc: this process no longer uses the region; the node's last user frees it for the node. */
+    public void release(int index, long generation) {
+        lock.with(() -> local.locked(() -> {
+            DirectoryEntry e = readEntry(index);
+            if (e.isFree() || e.generation() != generation) {
+                return null;
+            }
+            dropLocked(slot.getAsInt(), e, 0xFF, 0);
+            return null;
+        }));
+    }
+
+    /**
+     * Caller holds the cluster lock and the table mutex: the process of slot {@code s} gives up
+     * {@code bits} of entry {@code e}; the node's bits in the directory follow what the node's other
+     * processes still hold (the last user of the node leaves the entry, the last user of all frees it).
+     * {@code deadPid} != 0: that process died, and a lock set's node mutex it held is taken back.
+     */
+    private void dropLocked(int s, DirectoryEntry e, int bits, int deadPid) {
+        int mine = local.entryBits(s, e.index());
+        int dropped = mine & bits;
+        if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
+            clearLockSetBids(e, me); // it died holding one of the set's locks: the node's bids are its
+            NodeMutex.clearOwnedBy(local.segment(), local.lockSetMutex(e.index()), deadPid);
+        }
+        if (dropped == 0) {
+            return;
+        }
+        local.setEntryBits(s, e.index(), mine & ~bits);
+        int others = local.entryBitsOfOthers(s, e.index());
+        int bit = 1 << me;
+        if ((dropped & NodeLocalDescriptor.BIT_USER) != 0 && (others & NodeLocalDescriptor.BIT_USER) == 0) {
+            if (e.isLockSet()) {
+                clearLockSetBids(e, me);
+            }
+            removeUsers(e, bit);
+            bumpGenerationLocked();
+            return;
+        }
+        DirectoryEntry after = e;
+        if ((dropped & NodeLocalDescriptor.BIT_TX) != 0 && (others & NodeLocalDescriptor.BIT_TX) == 0) {
+            int txNodes = e.txNodes() & ~bit;
+            after = after.withTransmit(txNodes, e.txLoopback() & ~bit, txNodes == 0 ? 0 : e.route());
+        }
+        if ((dropped & NodeLocalDescriptor.BIT_RX) != 0 && (others & NodeLocalDescriptor.BIT_RX) == 0) {
+            after = after.withReceivers(after.rxNodes() & ~bit);
+        }
+        if (after != e) {
+            write(after);
+        }
+    }
+
+    /**
+     * Caller holds the cluster lock and the table mutex: everything the process of slot {@code s} held
+     * of the directory is given up ({@code deadPid} != 0: it died; see {@link #dropLocked}).
+     */
+    void releaseSlotLocked(int s, int deadPid) {
+        for (DirectoryEntry e : regions()) {
+            if (!e.isStatic()) {
+                dropLocked(s, e, 0xFF, deadPid);
+            }
+        }
     }
 
     /**

@@ -174,9 +174,21 @@ public final class Posix {
      * holds it. Released when the file is closed, also by the process's death.
      */
     public static boolean tryLockExclusive(int fd) throws ErrnoException {
+        return tryFlock(fd, 2); // LOCK_EX
+    }
+
+    /**
+     * flock(fd, LOCK_SH | LOCK_NB): false when another open file holds it exclusively. Turns an
+     * exclusive lock of this file into a shared one.
+     */
+    public static boolean tryLockShared(int fd) throws ErrnoException {
+        return tryFlock(fd, 1); // LOCK_SH
+    }
+
+    private static boolean tryFlock(int fd, int operation) throws ErrnoException {
         try {
             MemorySegment capture = CAPTURE.get();
-            if ((int) FLOCK.invokeExact(capture, fd, 2 | 4) == 0) { // LOCK_EX | LOCK_NB
+            if ((int) FLOCK.invokeExact(capture, fd, operation | 4) == 0) { // | LOCK_NB
                 return true;
             }
             int errno = errno(capture);

@@ -35,6 +35,6 @@ public final class SoftBackendProvider implements BackendProvider {
                 }
             }
         }
-        return SoftFabricBackend.join("shm:" + name, path, options.nodeId(), options.failureTimeout());
+        return SoftFabricBackend.join("shm:" + name, path, options.nodeId(), options.heartbeatPeriod(), options.failureTimeout());
     }
 }

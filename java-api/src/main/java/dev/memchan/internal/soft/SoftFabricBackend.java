@@ -5,6 +5,9 @@ import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.HostIdentity;
 import dev.memchan.internal.cluster.Liveness;
 import dev.memchan.internal.cluster.SystemPagesCodec;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeShared;
+import dev.memchan.internal.local.NodeLocalDescriptor;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
@@ -32,11 +35,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the network pages' file range, writable for transmit and read-only for receive, so the sender's
  * outgoing mapping and every receiver's incoming mapping are the same physical page.
  */
-public final class SoftFabricBackend implements Backend {
+public final class SoftFabricBackend implements Backend, NodeShared {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
-    /** How often a claim polls another host's heartbeat while judging its owner. */
-    private static final long STALE_POLL_NANOS = 20_000_000L;
 
     private final String location;
     private final int fd;
@@ -45,61 +46,119 @@ public final class SoftFabricBackend implements Backend {
     /** Header and every node block, read-write: the adapters' registers and PCTs. */
     private final MemorySegment control;
     private final int node;
-    private final long ownerWord;
     private final long incarnation;
+    private final NodeLocal local;
+    private final int slot;
+    private final int pid = Posix.getpid();
+    private final Liveness liveness;
     private final long regs;
     private final int[] txRefs;
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
     private boolean closed;
 
-    private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, long staleTimeoutNanos) {
+    private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, Liveness liveness) {
         this.location = location;
         this.fd = opened.fd();
         this.layout = opened.layout();
+        this.liveness = liveness;
         try {
             this.control = Posix.mmap(fd, 0, layout.dataOffset(), true, controlArena);
         } catch (ErrnoException e) {
+            controlArena.close();
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map node blocks: " + e.getMessage(), e);
         }
         this.txRefs = new int[layout.pageCount()];
         this.rxRefs = new int[layout.pageCount()];
-        long claimed = -1;
-        int claimedNode = -1;
+        Claim claimed = null;
         if (requestedNode >= 0) {
             if (requestedNode >= layout.maxNodes()) {
+                controlArena.close();
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + requestedNode + " out of range 0.."
                         + (layout.maxNodes() - 1) + " for " + location);
             }
-            claimed = claim(requestedNode, staleTimeoutNanos, true);
-            claimedNode = requestedNode;
+            claimed = claimOrShare(requestedNode);
         } else {
-            for (int n = 0; n < layout.maxNodes() && claimed < 0; n++) {
-                claimed = claim(n, staleTimeoutNanos, false);
-                claimedNode = n;
+            for (int n = 0; n < layout.maxNodes() && claimed == null; n++) {
+                claimed = claim(n, false);
             }
-            if (claimed < 0) {
+            if (claimed == null) {
+                controlArena.close();
                 throw new MemchanException(Kind.IN_USE, location + ": all " + layout.maxNodes() + " node IDs are in use");
             }
         }
-        this.node = claimedNode;
-        this.ownerWord = claimed;
-        this.incarnation = SoftFabricGeometry.ownerIncarnation(claimed);
+        this.node = claimed.node();
+        this.incarnation = SoftFabricGeometry.ownerIncarnation(claimed.owner());
         this.regs = layout.nodeBlock(node);
-        control.set(JAVA_INT, regs + REG_NODE_ID, (int) (node | NODE_ID_VALID_MASK));
-        control.set(JAVA_INT, regs + REG_IRQ_STATUS, 0);
-        control.set(JAVA_INT, regs + REG_BARRIER, 0);
+        this.local = claimed.local();
+        this.slot = claimed.slot();
+        if (!claimed.shared()) {
+            control.set(JAVA_INT, regs + REG_NODE_ID, (int) (node | NODE_ID_VALID_MASK));
+            control.set(JAVA_INT, regs + REG_IRQ_STATUS, 0);
+            control.set(JAVA_INT, regs + REG_BARRIER, 0);
+        }
+    }
+
+    /** A claimed (or shared) node block and this process's slot in the node's local table. */
+    private record Claim(int node, long owner, boolean shared, NodeLocal local, int slot) {
+    }
+
+    /**
+     * Node {@code n} as asked for: claimed when free or stale, else shared with its live processes when
+     * they run on this host (several processes per node), else IN_USE.
+     */
+    private Claim claimOrShare(int n) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Claim c = claim(n, true);
+            if (c != null) {
+                return c;
+            }
+            long owner = (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER);
+            if (owner == 0) {
+                continue; // its last process left meanwhile: claim it
+            }
+            NodeLocal table = NodeLocal.open(location, n, layout.pageSize(), layout.pageCount());
+            Integer mine;
+            try {
+                mine = table.locked(() -> {
+                    // the claim's last process releases OWNER under this mutex: unchanged now, it stays
+                    if ((long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER) != owner
+                            || table.incarnation() != SoftFabricGeometry.ownerIncarnation(owner) || table.otherLiveSlot(-1) < 0) {
+                        return null;
+                    }
+                    return table.register();
+                });
+            } catch (RuntimeException e) {
+                table.close();
+                throw e;
+            }
+            if (mine != null) {
+                return new Claim(n, owner, true, table, mine);
+            }
+            table.close();
+        }
+        throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " keeps changing owner; try again");
     }
 
     /** Joins {@code path} as node {@code requestedNode}, or the first free node when it is -1. */
-    public static SoftFabricBackend join(String location, Path path, int requestedNode, Duration failureTimeout) {
+    public static SoftFabricBackend join(String location, Path path, int requestedNode, Duration heartbeatPeriod, Duration failureTimeout) {
         SoftFabricFile.Opened opened = SoftFabricFile.open(path);
         try {
-            return new SoftFabricBackend(location, opened, requestedNode, failureTimeout.toNanos());
+            return new SoftFabricBackend(location, opened, requestedNode, new Liveness(heartbeatPeriod.toNanos(), failureTimeout.toNanos()));
         } catch (RuntimeException e) {
             Posix.close(opened.fd());
             throw e;
         }
+    }
+
+    @Override
+    public NodeLocal nodeLocal() {
+        return local;
+    }
+
+    @Override
+    public int localSlot() {
+        return slot;
     }
 
     public SoftFabricLayout layout() {
@@ -107,25 +166,24 @@ public final class SoftFabricBackend implements Backend {
     }
 
     /**
-     * Claims the node block: CAS OWNER 0 -> SoftFabricGeometry.ownerWord(incarnation, pid). A stale owner (dead pid on this
-     * host, or a silent heartbeat from another host) is taken over, after its PCT is cleared.
-     * Returns the new OWNER word, or -1 when the node is in use and {@code mustHave} is false.
+     * Claims the node block: CAS OWNER 0 -> SoftFabricGeometry.ownerWord(incarnation, pid). A stale owner (the
+     * {@link Liveness} rule) is taken over, after its PCT is cleared; the node's local table is then taken
+     * for the new incarnation. Returns null when the node is in use by a live process on this host (it
+     * may be shared), throws IN_USE when it is in use from another host and {@code mustHave}.
      */
-    private long claim(int n, long staleTimeoutNanos, boolean mustHave) {
+    private Claim claim(int n, boolean mustHave) {
         long block = layout.nodeBlock(n);
         long myHost = HostIdentity.hostId();
-        int pid = Posix.getpid();
         for (int attempt = 0; attempt < 100; attempt++) {
             long owner = (long) LONG.getVolatile(control, block + SF_NODE_OWNER);
             long nextIncarnation = SoftFabricGeometry.nextIncarnation((long) LONG.getVolatile(control, block + SF_NODE_INCARNATION));
             long word = SoftFabricGeometry.ownerWord(nextIncarnation, pid);
-            if (owner != 0 && !ownerIsStale(n, owner, staleTimeoutNanos)) {
-                if (!mustHave) {
-                    return -1;
+            if (owner != 0 && !ownerIsStale(n, owner)) {
+                if (!mustHave || ((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID)) == myHost) {
+                    return null;
                 }
                 throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
-                        + SoftFabricGeometry.ownerPid(owner) + (((long) LONG.getVolatile(control, block + SF_NODE_HOST_ID)) == myHost ? "" : " on another host")
-                        + "; pick another node ID or leave that node first");
+                        + SoftFabricGeometry.ownerPid(owner) + " on another host; pick another node ID or leave that node first");
             }
             if (LONG.compareAndSet(control, block + SF_NODE_OWNER, owner, word)) {
                 if (owner != 0) {
@@ -133,18 +191,23 @@ public final class SoftFabricBackend implements Backend {
                 }
                 LONG.setVolatile(control, block + SF_NODE_INCARNATION, nextIncarnation);
                 LONG.setVolatile(control, block + SF_NODE_HOST_ID, myHost);
-                return word;
+                NodeLocal table = NodeLocal.open(location, n, layout.pageSize(), layout.pageCount());
+                int mine = table.locked(() -> {
+                    table.resetIfStale(nextIncarnation);
+                    return table.register();
+                });
+                return new Claim(n, word, false, table, mine);
             }
         }
         throw new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " keeps changing owner; try again");
     }
 
     /** The {@link Liveness} rule on the OWNER of node {@code n}'s block: its pid here, its heartbeat elsewhere. */
-    private boolean ownerIsStale(int n, long owner, long staleTimeoutNanos) {
+    private boolean ownerIsStale(int n, long owner) {
         long hostId = (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_HOST_ID);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pages = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
-            return new Liveness(STALE_POLL_NANOS * 2, staleTimeoutNanos).isDeadObserving(hostId, SoftFabricGeometry.ownerPid(owner),
+            return liveness.isDeadObserving(hostId, SoftFabricGeometry.ownerPid(owner),
                     () -> SystemPagesCodec.heartbeat(pages, layout.pageSize(), n));
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);
@@ -266,8 +329,8 @@ public final class SoftFabricBackend implements Backend {
         ensureOpen();
         checkRange(page, 1);
         checkTxEntry(page, entry);
-        if (txRefs[page] > 0) {
-            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by this process; detach it first");
+        if (txRefs[page] > 0 || local.locked(() -> local.pageMappedByOthers(slot, NodeLocalDescriptor.MAP_TX, page))) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by a process of this node; detach it first");
         }
         INT.setVolatile(control, layout.txPct(node, page), entry);
     }
@@ -285,8 +348,8 @@ public final class SoftFabricBackend implements Backend {
         ensureOpen();
         checkRange(page, 1);
         checkRxEntry(page, entry);
-        if (rxRefs[page] > 0) {
-            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for receive by this process; detach it first");
+        if (rxRefs[page] > 0 || local.locked(() -> local.pageMappedByOthers(slot, NodeLocalDescriptor.MAP_RX, page))) {
+            throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for receive by a process of this node; detach it first");
         }
         LONG.setVolatile(control, layout.rxPct(node, page), entry);
     }
@@ -298,20 +361,23 @@ public final class SoftFabricBackend implements Backend {
         if (!TxPct.enabled(txEntry)) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs TX_EN in its entry");
         }
-        for (int p = firstPage; p < firstPage + count; p++) {
-            checkTxEntry(p, txEntry);
-            if (txRefs[p] > 0 && txPct(node, p) != txEntry) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for transmit as "
-                        + TxPct.describe(txPct(node, p)) + ", not " + TxPct.describe(txEntry));
+        return local.locked(() -> {
+            for (int p = firstPage; p < firstPage + count; p++) {
+                checkTxEntry(p, txEntry);
+                if ((txRefs[p] > 0 || local.pageMappedByOthers(slot, NodeLocalDescriptor.MAP_TX, p)) && txPct(node, p) != txEntry) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for transmit by this node as "
+                            + TxPct.describe(txPct(node, p)) + ", not " + TxPct.describe(txEntry));
+                }
             }
-        }
-        MappedGrant g = map(firstPage, count, true);
-        for (int p = firstPage; p < firstPage + count; p++) {
-            if (txRefs[p]++ == 0) {
-                INT.setVolatile(control, layout.txPct(node, p), txEntry);
+            MappedGrant g = map(firstPage, count, true);
+            for (int p = firstPage; p < firstPage + count; p++) {
+                if (txRefs[p]++ == 0) {
+                    local.setPageMapped(slot, NodeLocalDescriptor.MAP_TX, p, true);
+                    INT.setVolatile(control, layout.txPct(node, p), txEntry);
+                }
             }
-        }
-        return g;
+            return g;
+        });
     }
 
     @Override
@@ -323,19 +389,24 @@ public final class SoftFabricBackend implements Backend {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs a valid entry with RX_EN"
                     + (problem == null ? "" : ": " + problem));
         }
-        for (int p = firstPage; p < firstPage + count; p++) {
-            if (rxRefs[p] > 0 && rxPct(node, p) != rxEntry) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive as "
-                        + RxPct.describe(rxPct(node, p)) + ", not " + RxPct.describe(rxEntry));
+        boolean notify = RxPct.interruptOnReceive(rxEntry);
+        return local.locked(() -> {
+            for (int p = firstPage; p < firstPage + count; p++) {
+                if (rxRefs[p] > 0 && local.pageMapped(slot, NodeLocalDescriptor.MAP_RX_NOTIFY, p) != notify) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive by this process "
+                            + (notify ? "without" : "with") + " notification");
+                }
             }
-        }
-        MappedGrant g = map(firstPage, count, false);
-        for (int p = firstPage; p < firstPage + count; p++) {
-            if (rxRefs[p]++ == 0) {
-                LONG.setVolatile(control, layout.rxPct(node, p), rxEntry);
+            MappedGrant g = map(firstPage, count, false);
+            for (int p = firstPage; p < firstPage + count; p++) {
+                if (rxRefs[p]++ == 0) {
+                    local.setPageMapped(slot, NodeLocalDescriptor.MAP_RX, p, true);
+                    local.setPageMapped(slot, NodeLocalDescriptor.MAP_RX_NOTIFY, p, notify);
+                    writeNodeRxEntry(p);
+                }
             }
-        }
-        return g;
+            return g;
+        });
     }
 
     private MappedGrant map(int firstPage, int count, boolean transmit) {
@@ -358,14 +429,53 @@ public final class SoftFabricBackend implements Backend {
         }
         g.arena().close();
         int[] refs = g.transmit() ? txRefs : rxRefs;
-        for (int p = g.firstPage(); p < g.firstPage() + g.pageCount(); p++) {
-            if (--refs[p] == 0) {
-                if (g.transmit()) {
-                    INT.setVolatile(control, layout.txPct(node, p), 0);
-                } else {
-                    LONG.setVolatile(control, layout.rxPct(node, p), 0L);
+        local.locked(() -> {
+            for (int p = g.firstPage(); p < g.firstPage() + g.pageCount(); p++) {
+                if (--refs[p] == 0) {
+                    unmapPage(slot, g.transmit(), p);
                 }
             }
+            return null;
+        });
+    }
+
+    /**
+     * Under the table mutex: page {@code p} leaves process {@code s}'s transmit or receive map; the node's
+     * PCT entry follows what the node's other processes still map (the reference count of a node).
+     */
+    private void unmapPage(int s, boolean transmit, int p) {
+        if (transmit) {
+            local.setPageMapped(s, NodeLocalDescriptor.MAP_TX, p, false);
+            if (!local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_TX, p)) {
+                INT.setVolatile(control, layout.txPct(node, p), 0);
+            }
+        } else {
+            local.setPageMapped(s, NodeLocalDescriptor.MAP_RX, p, false);
+            local.setPageMapped(s, NodeLocalDescriptor.MAP_RX_NOTIFY, p, false);
+            writeNodeRxEntry(p);
+        }
+    }
+
+    /** Under the table mutex: the node's RX entry of page p: enabled while a process maps it, notifying if one asked. */
+    private void writeNodeRxEntry(int p) {
+        boolean mapped = local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_RX, p);
+        boolean notify = local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_RX_NOTIFY, p);
+        LONG.setVolatile(control, layout.rxPct(node, p), mapped ? RxPct.encode(true, notify) : 0L);
+    }
+
+    @Override
+    public void releaseProcess(int s, int deadPid) {
+        for (int p = 0; p < layout.pageCount(); p++) {
+            if (local.pageMapped(s, NodeLocalDescriptor.MAP_TX, p)) {
+                unmapPage(s, true, p);
+            }
+            if (local.pageMapped(s, NodeLocalDescriptor.MAP_RX, p)) {
+                unmapPage(s, false, p);
+            }
+        }
+        long owner = (long) LONG.getVolatile(control, regs + SF_NODE_OWNER);
+        if (owner != 0 && SoftFabricGeometry.ownerPid(owner) == deadPid && SoftFabricGeometry.ownerIncarnation(owner) == incarnation) {
+            LONG.compareAndSet(control, regs + SF_NODE_OWNER, owner, SoftFabricGeometry.ownerWord(incarnation, pid));
         }
     }
 
@@ -436,10 +546,22 @@ public final class SoftFabricBackend implements Backend {
         for (MappedGrant g : new ArrayList<>(grants)) {
             release(g);
         }
-        clearPcts(node);
-        INT.setVolatile(control, regs + REG_NODE_ID, 0);
-        LONG.compareAndSet(control, regs + SF_NODE_OWNER, ownerWord, 0L);
+        local.locked(() -> {
+            int other = local.otherLiveSlot(slot);
+            long owner = (long) LONG.getVolatile(control, regs + SF_NODE_OWNER);
+            boolean ours = owner != 0 && SoftFabricGeometry.ownerIncarnation(owner) == incarnation;
+            if (other >= 0 && ours) { // the node stays with its other processes: the claim names one of them
+                LONG.compareAndSet(control, regs + SF_NODE_OWNER, owner, SoftFabricGeometry.ownerWord(incarnation, local.pidOf(other)));
+            } else if (ours) {
+                clearPcts(node);
+                INT.setVolatile(control, regs + REG_NODE_ID, 0);
+                LONG.compareAndSet(control, regs + SF_NODE_OWNER, owner, 0L);
+            }
+            local.unregister(slot);
+            return null;
+        });
         closed = true;
+        local.close();
         controlArena.close();
         Posix.close(fd);
     }

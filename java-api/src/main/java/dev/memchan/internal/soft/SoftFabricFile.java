@@ -3,6 +3,7 @@ package dev.memchan.internal.soft;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.nativeio.ErrnoException;
+import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.SoftFabricLayout;
 
@@ -233,6 +234,14 @@ public final class SoftFabricFile {
         } catch (ErrnoException e) {
             throw new MemchanException(e.errno() == Posix.ENOENT ? Kind.NOT_FOUND : Kind.DEVICE_ERROR,
                     "cannot remove fabric " + path + ": " + e.getMessage(), e);
+        }
+        String name = path.getFileName().toString().substring("memchan-".length());
+        for (int n = 0; n < MAX_NODES; n++) { // the nodes' local tables go with the fabric
+            try {
+                Posix.unlink(NodeLocal.pathOf("shm:" + name, n));
+            } catch (ErrnoException ignored) {
+                // that node never had a process on this host
+            }
         }
     }
 }

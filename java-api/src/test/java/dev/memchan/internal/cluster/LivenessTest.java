@@ -20,17 +20,26 @@ class LivenessTest {
     }
 
     @Test
-    void onThisHostThePidDecidesWithoutWaiting() throws Exception {
+    void onThisHostThePidDecidesAndAnotherProcessOfTheNodeHasTheHandOverWindow() throws Exception {
         long here = HostIdentity.hostId();
-        assertEquals(Liveness.Verdict.ALIVE, Liveness.ofProcess(here, ProcessHandle.current().pid()));
+        long me = ProcessHandle.current().pid();
+        assertEquals(Liveness.Verdict.ALIVE, Liveness.ofProcess(here, me));
         long dead = deadPid();
         assertEquals(Liveness.Verdict.DEAD, Liveness.ofProcess(here, dead));
         assertFalse(Liveness.mayBeAlive(here, dead));
-        Liveness l = new Liveness(10 * MS, 60_000 * MS);
+        assertEquals(400 * MS, new Liveness(100 * MS, 800 * MS).handOverNanos(), "half the failure timeout");
+        Liveness l = new Liveness(10 * MS, 20 * MS);
+        assertEquals(20 * MS, l.handOverNanos(), "at least two heartbeat periods");
+        assertFalse(l.isDeadObserving(here, me, () -> 0), "a live pid: alive, whatever the heartbeat");
+        assertFalse(l.isDeadWatched(here, me, 0, Long.MAX_VALUE));
         long t0 = System.nanoTime();
-        assertTrue(l.isDeadObserving(here, dead, () -> 0));
-        assertTrue(System.nanoTime() - t0 < 5_000 * MS, "a local verdict does not wait for the failure timeout");
-        assertTrue(l.isDeadWatched(here, dead, System.nanoTime(), System.nanoTime()));
+        assertTrue(l.isDeadObserving(here, dead, () -> 0), "pid gone, heartbeat still");
+        assertTrue(System.nanoTime() - t0 < 5_000 * MS, "a local verdict waits the hand-over window, not the failure timeout");
+        AtomicLong survivors = new AtomicLong();
+        assertFalse(l.isDeadObserving(here, dead, survivors::incrementAndGet), "pid gone, but the node's other processes beat");
+        long now = System.nanoTime();
+        assertFalse(l.isDeadWatched(here, dead, now - 5 * MS, now), "within the hand-over window");
+        assertTrue(l.isDeadWatched(here, dead, now - 30 * MS, now));
     }
 
     @Test

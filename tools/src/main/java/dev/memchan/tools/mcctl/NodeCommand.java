@@ -2,6 +2,9 @@ package dev.memchan.tools.mcctl;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.admin.SoftFabricView;
+import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.Regs;
 import dev.memchan.spi.Backend;
 import picocli.CommandLine.Command;
@@ -170,9 +173,31 @@ final class NodeCommand extends Base {
             return hold(this, location(), Syntax.optionalNode(node), create);
         }
 
+        /**
+         * {@code node join --node N} claims a node of its own: a soft-fabric node some process holds is refused
+         * (the library would make this process one more process of that node).
+         */
+        private static void refuseHeld(String location, int node) {
+            SoftFabricView view;
+            try {
+                view = SoftFabricView.open(Targets.softName(location, "node join"));
+            } catch (MemchanException e) {
+                return; // no fabric yet (--create) or a bad one: Fabric.open says what is wrong
+            }
+            try (view) {
+                if (node < view.layout().maxNodes() && view.joined(node)) {
+                    throw McctlException.usage("node ID " + node + " of " + location + " is in use by pid "
+                            + SoftFabricGeometry.ownerPid(view.owner(node)) + "; pick another node ID or leave that node first");
+                }
+            }
+        }
+
         /** Joins as {@code node} (checked: 0..MAX_NODES-1), or as any free node when empty, and holds it. */
         static int hold(Base cmd, String location, OptionalInt node, boolean create) throws InterruptedException {
             Targets.checkDevice(location);
+            if (node.isPresent() && Targets.isSoft(location)) {
+                refuseHeld(location, node.getAsInt());
+            }
             FabricOptions options = FabricOptions.defaults().withCreate(create && Targets.isSoft(location));
             Fabric fabric = Fabric.open(location, node.isPresent() ? options.withNodeId(node.getAsInt()) : options);
             CountDownLatch left = new CountDownLatch(1);

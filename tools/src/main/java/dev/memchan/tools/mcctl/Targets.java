@@ -121,20 +121,11 @@ public final class Targets {
             if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says");
             }
-        } else if (!isSoft(location)) {
-            if (nodeId.isPresent()) {
-                throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
-                        + "(change it with: mcctl node set ID)");
-            }
-            try (Device d = new Device(location)) {
-                int me = d.adapters()[0];
-                Target.NodeInfo info = d.node(me);
-                if (info.live()) {
-                    throw McctlException.usage("node " + me + " of " + location + " is a live cluster member (pid " + info.pid()
-                            + "); the library runs one member per adapter node: stop that program first");
-                }
-            }
+        } else if (!isSoft(location) && nodeId.isPresent()) {
+            throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says "
+                    + "(change it with: mcctl node set ID)");
         }
+        // on an adapter whose node has a program, mcctl joins as one more process of that node
         FabricOptions options = FabricOptions.defaults().withCreate(false);
         return Fabric.open(location, nodeId.isPresent() ? options.withNodeId(nodeId.getAsInt()) : options);
     }

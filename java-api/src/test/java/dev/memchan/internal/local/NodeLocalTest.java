@@ -1,0 +1,118 @@
+package dev.memchan.internal.local;
+
+import dev.memchan.MemchanException;
+import dev.memchan.internal.nativeio.Posix;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The node-local table and the node mutex: slots, per-process holdings, stale tables, dead owners. */
+class NodeLocalTest {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private final String location = "test:nodelocal-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+
+    @AfterEach
+    void removeTable() throws Exception {
+        Files.deleteIfExists(Path.of(NodeLocal.pathOf(location, 3)));
+    }
+
+    private static int deadPid() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        return (int) p.pid();
+    }
+
+    @Test
+    void slotsHoldingsAndPageMapsAreKeptPerProcess() throws Exception {
+        try (NodeLocal t = NodeLocal.open(location, 3, 4096, 256)) {
+            t.locked(() -> {
+                t.resetIfStale(7);
+                int a = t.register();
+                assertEquals(MemchanException.Kind.IN_USE, assertThrows(MemchanException.class, t::register).kind(),
+                        "one slot per process");
+                int b = a + 1; // another process's slot
+                LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(b), (long) ProcessHandle.current().parent().orElseThrow().pid());
+                assertEquals(7, t.incarnation());
+                t.setEntryBits(a, 5, NodeLocalDescriptor.BIT_USER | NodeLocalDescriptor.BIT_TX);
+                t.setEntryBits(b, 5, NodeLocalDescriptor.BIT_USER);
+                assertEquals(NodeLocalDescriptor.BIT_USER, t.entryBitsOfOthers(a, 5));
+                assertEquals(NodeLocalDescriptor.BIT_USER | NodeLocalDescriptor.BIT_TX, t.entryBitsOfOthers(b, 5));
+                t.setPageMapped(a, NodeLocalDescriptor.MAP_TX, 200, true);
+                assertTrue(t.pageMapped(a, NodeLocalDescriptor.MAP_TX, 200));
+                assertFalse(t.pageMapped(a, NodeLocalDescriptor.MAP_TX, 201));
+                assertTrue(t.pageMappedByOthers(b, NodeLocalDescriptor.MAP_TX, 200));
+                assertFalse(t.pageMappedByOthers(a, NodeLocalDescriptor.MAP_TX, 200));
+                t.unregister(a);
+                assertEquals(0, t.entryBitsOfOthers(b, 5));
+                assertFalse(t.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_TX, 200));
+                t.resetIfStale(7); // same incarnation: kept
+                assertEquals(NodeLocalDescriptor.BIT_USER, t.entryBits(b, 5));
+                t.resetIfStale(8); // another one: cleared
+                assertEquals(0, t.entryBits(b, 5));
+                assertEquals(0, t.pidOf(b));
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void aDeadProcessesSlotIsFoundAndAFullTableRefuses() throws Exception {
+        int dead = deadPid();
+        try (NodeLocal t = NodeLocal.open(location, 3, 4096, 64)) {
+            t.locked(() -> {
+                t.resetIfStale(1);
+                int me = t.register();
+                assertEquals(-1, t.deadSlot());
+                assertEquals(-1, t.otherLiveSlot(me));
+                LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(me + 1), (long) dead);
+                assertEquals(me + 1, t.deadSlot());
+                assertEquals(-1, t.otherLiveSlot(me), "a dead process is not a live other");
+                t.unregister(me);
+                for (int s = 0; s < NodeLocalDescriptor.SLOTS; s++) {
+                    if (s != me + 1) {
+                        LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(s), (long) dead);
+                    }
+                }
+                MemchanException full = assertThrows(MemchanException.class, t::register);
+                assertTrue(full.getMessage().contains("all " + NodeLocalDescriptor.SLOTS + " process slots are taken"), full.getMessage());
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void theNodeMutexNestsForItsOwnerAndIsTakenBackFromADeadOne() throws Exception {
+        MemorySegment word = MemorySegment.ofArray(new long[1]);
+        int me = Posix.getpid();
+        AtomicInteger recovered = new AtomicInteger();
+        NodeMutex.acquire(word, 0, me, recovered::incrementAndGet);
+        NodeMutex.acquire(word, 0, me, recovered::incrementAndGet);
+        assertEquals(me, NodeMutex.owner(word, 0));
+        assertFalse(NodeMutex.tryAcquire(word, 0, me + 1), "another process waits");
+        NodeMutex.release(word, 0, me);
+        assertEquals(me, NodeMutex.owner(word, 0), "one level left");
+        NodeMutex.release(word, 0, me);
+        assertEquals(0, NodeMutex.owner(word, 0));
+        assertThrows(IllegalStateException.class, () -> NodeMutex.release(word, 0, me));
+        int dead = deadPid();
+        LONG.setVolatile(word, 0L, ((long) dead << 32) | 1);
+        NodeMutex.acquire(word, 0, me, recovered::incrementAndGet);
+        assertEquals(1, recovered.get(), "the dead owner's leftovers were undone once");
+        assertEquals(me, NodeMutex.owner(word, 0));
+        NodeMutex.release(word, 0, me);
+        LONG.setVolatile(word, 0L, ((long) dead << 32) | 3);
+        NodeMutex.clearOwnedBy(word, 0, dead);
+        assertEquals(0, NodeMutex.owner(word, 0));
+    }
+}
