@@ -141,6 +141,10 @@ public final class Membership implements AutoCloseable {
                     cleanupLocked(n, m.incarnation());
                 }
             }
+            // the rows of processes that died with the node's previous life: its cleanup took their share
+            for (int dead = local.deadSlot(); dead >= 0; dead = local.deadSlot()) {
+                local.unregister(dead);
+            }
             long s = slot(me);
             LONG.setVolatile(tx, s + SYS_MEMBER_INCARNATION, backend.incarnation());
             LONG.setVolatile(tx, s + SYS_MEMBER_PID, (long) pid);

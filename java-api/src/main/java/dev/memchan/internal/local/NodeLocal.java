@@ -119,7 +119,7 @@ public final class NodeLocal implements AutoCloseable {
         if (incarnation() == incarnation && (long) LONG.getVolatile(table, MAGIC) == MAGIC_VALUE) {
             return;
         }
-        table.asSlice(CLUSTER_MUTEX).fill((byte) 0);
+        table.asSlice(HEADER_SIZE).fill((byte) 0); // not the mutexes: the caller may hold the cluster mutex
         LONG.setVolatile(table, MAGIC, MAGIC_VALUE);
         LONG.setVolatile(table, INCARNATION, incarnation);
     }

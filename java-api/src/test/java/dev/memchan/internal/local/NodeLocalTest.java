@@ -58,7 +58,10 @@ class NodeLocalTest {
                 assertFalse(t.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_TX, 200));
                 t.resetIfStale(7); // same incarnation: kept
                 assertEquals(NodeLocalDescriptor.BIT_USER, t.entryBits(b, 5));
-                t.resetIfStale(8); // another one: cleared
+                NodeMutex.acquire(t.segment(), t.clusterMutex(), t.pid(), () -> { });
+                t.resetIfStale(8); // another one: cleared, but not the mutexes (the caller may hold one)
+                assertEquals(t.pid(), NodeMutex.owner(t.segment(), t.clusterMutex()));
+                NodeMutex.release(t.segment(), t.clusterMutex(), t.pid());
                 assertEquals(0, t.entryBits(b, 5));
                 assertEquals(0, t.pidOf(b));
                 return null;
