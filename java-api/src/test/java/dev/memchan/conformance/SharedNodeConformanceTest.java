@@ -30,10 +30,13 @@ class SharedNodeConformanceTest {
         TestBackend.cleanup();
     }
 
-    /** The two nodes the processes share, and the observer's. */
+    /**
+     * The two nodes the processes share, and the observer's: a third node where the backend has one,
+     * else the first shared node (the observer is then one more process of it, as on the two adapters
+     * of the co-simulated board).
+     */
     private static int[] castNodes() {
-        TestBackend.assumeNodes(3, "two shared nodes and an observer");
-        return new int[]{1, 2, 0};
+        return TestBackend.nodes() >= 3 ? new int[]{1, 2, 0} : new int[]{0, 1, 0};
     }
 
     private static Optional<DirectoryEntry> entry(Fabric f, long key) {
@@ -105,7 +108,8 @@ class SharedNodeConformanceTest {
                 assertEquals(0, p.waitFor(T));
             }
             assertFalse(entry(observer, common).isPresent(), "the last user freed the common region");
-            assertEquals(0, observer.members() & both, "the nodes left with their last processes");
+            int observers = 1 << n[2]; // the observer's node stays while the observer does
+            assertEquals(both & observers, observer.members() & both, "the nodes left with their last processes");
         } finally {
             closeAll(ps);
         }
@@ -148,41 +152,42 @@ class SharedNodeConformanceTest {
         long lockKey = TestBackend.key();
         long victimKey = TestBackend.key();
         List<NodeProcess> ps = new ArrayList<>();
-        try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions().withNodeId(n[2]))) {
+        try {
             // the victim joins node n[0] first: the member slot and the claim name it
             NodeProcess victim = NodeProcess.startOnNode("victim", n[0], "hold-lock", fabric, "" + lockKey, "" + victimKey);
             ps.add(victim);
             assertEquals("HOLDING node=" + n[0], victim.expect("HOLDING", T));
-            long[] own = new long[2 * PER_NODE - 1];
-            for (int i = 0; i < own.length; i++) {
-                own[i] = TestBackend.key();
-                int node = i < PER_NODE - 1 ? n[0] : n[1];
-                ps.add(NodeProcess.startOnNode("s" + i, node, "survive", fabric, "" + lockKey, "" + own[i]));
-                assertEquals("READY node=" + node, ps.getLast().expect("READY", T));
+            try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions().withNodeId(n[2]))) {
+                long[] own = new long[2 * PER_NODE - 1];
+                for (int i = 0; i < own.length; i++) {
+                    own[i] = TestBackend.key();
+                    int node = i < PER_NODE - 1 ? n[0] : n[1];
+                    ps.add(NodeProcess.startOnNode("s" + i, node, "survive", fabric, "" + lockKey, "" + own[i]));
+                    assertEquals("READY node=" + node, ps.getLast().expect("READY", T));
+                }
+                assertEquals(victim.pid(), observer.admin().view().member(n[0]).pid(), "the member slot names the victim before it dies");
+                victim.kill();
+                for (NodeProcess p : ps.subList(1, ps.size())) {
+                    p.send("GO");
+                }
+                int both = (1 << n[0]) | (1 << n[1]);
+                for (NodeProcess p : ps.subList(1, ps.size())) {
+                    String ok = p.expect("OK", T); // the victim's lock was released to them
+                    assertEquals(both, Integer.parseInt(ok.replaceAll(".*members=(\\d+).*", "$1")) & both, ok);
+                }
+                assertNotEquals(0, observer.members() & (1 << n[0]), "the victim's node is still a member");
+                assertNoLeaveOf(observer, n[0]);
+                long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(10)).toNanos();
+                while (entry(observer, victimKey).isPresent() && System.nanoTime() < deadline) {
+                    Thread.sleep(20); // the survivors' agents release it within a heartbeat period or two
+                }
+                assertFalse(entry(observer, victimKey).isPresent(), "the victim's region is freed");
+                for (int i = 0; i < own.length; i++) {
+                    assertEquals(1 << (i < PER_NODE - 1 ? n[0] : n[1]), entry(observer, own[i]).orElseThrow().users(),
+                            "survivor " + i + "'s region is intact");
+                }
+                assertNotEquals(victim.pid(), observer.admin().view().member(n[0]).pid(), "the member slot names a live process");
             }
-            assertEquals(n[0], observer.admin().view().member(n[0]).pid() == victim.pid() ? n[0] : -1,
-                    "the member slot names the victim before it dies");
-            victim.kill();
-            for (NodeProcess p : ps.subList(1, ps.size())) {
-                p.send("GO");
-            }
-            int both = (1 << n[0]) | (1 << n[1]);
-            for (NodeProcess p : ps.subList(1, ps.size())) {
-                String ok = p.expect("OK", T); // the victim's lock was released to them
-                assertEquals(both, Integer.parseInt(ok.replaceAll(".*members=(\\d+).*", "$1")) & both, ok);
-            }
-            assertNotEquals(0, observer.members() & (1 << n[0]), "the victim's node is still a member");
-            assertNoLeaveOf(observer, n[0]);
-            long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(10)).toNanos();
-            while (entry(observer, victimKey).isPresent() && System.nanoTime() < deadline) {
-                Thread.sleep(20); // the survivors' agents release it within a heartbeat period or two
-            }
-            assertFalse(entry(observer, victimKey).isPresent(), "the victim's region is freed");
-            for (int i = 0; i < own.length; i++) {
-                assertEquals(1 << (i < PER_NODE - 1 ? n[0] : n[1]), entry(observer, own[i]).orElseThrow().users(),
-                        "survivor " + i + "'s region is intact");
-            }
-            assertNotEquals(victim.pid(), observer.admin().view().member(n[0]).pid(), "the member slot names a live process");
         } finally {
             closeAll(ps);
         }
