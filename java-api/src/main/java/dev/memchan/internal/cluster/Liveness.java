@@ -9,12 +9,13 @@ import java.util.function.LongSupplier;
 /**
  * The one liveness rule of the library, for a node's member slot, a soft-fabric node block's OWNER and
  * the admin view alike. A node is judged by the process its slot (or OWNER) names and by its
- * membership HEARTBEAT, which every process of the node keeps moving:
+ * membership HEARTBEAT:
  * <ol>
  *   <li>on this host (same boot ID and PID namespace, {@link HostIdentity}) the node is alive while that
- *       pid exists: the kernel's word, no waiting. When the pid is gone, the node is dead unless its
- *       heartbeat moves within the hand-over window (half the failure timeout, at least two heartbeat periods): another process of the node
- *       is alive and names itself in the slot within that window;</li>
+ *       pid exists: the kernel's word. When the pid is gone, the node is dead unless the slot names
+ *       another live process within the hand-over window (half the failure timeout, at least two
+ *       heartbeat periods): a survivor among the node's processes names itself. (Not the heartbeat:
+ *       the ivshmem driver beats for its node whether or not a process lives.)</li>
  *   <li>on another host (a VM sharing the fabric) the node is dead once its heartbeat has not moved for
  *       the failure timeout.</li>
  * </ol>
@@ -42,6 +43,7 @@ public final class Liveness {
         return Math.max(2 * heartbeatPeriodNanos, failureTimeoutNanos / 2);
     }
 
+    /** How long the rule observes: the hand-over window on this host, the failure timeout elsewhere. */
     private long silenceNanos(Verdict v) {
         return v == Verdict.DEAD ? handOverNanos() : failureTimeoutNanos;
     }
@@ -63,16 +65,25 @@ public final class Liveness {
         return ofProcess(hostId, pid) != Verdict.DEAD;
     }
 
-    /** Rules 1 and 2, observing {@code heartbeat} now for as long as the rule needs. */
-    public boolean isDeadObserving(long hostId, long pid, LongSupplier heartbeat) {
-        Verdict v = ofProcess(hostId, pid);
+    /**
+     * Rules 1 and 2, observing now for as long as the rule needs: on this host the process the slot
+     * names ({@code pidNow}, read anew) for the hand-over window, elsewhere {@code heartbeat} for the
+     * failure timeout.
+     */
+    public boolean isDeadObserving(long hostId, LongSupplier pidNow, LongSupplier heartbeat) {
+        Verdict v = ofProcess(hostId, pidNow.getAsLong());
         if (v == Verdict.ALIVE) {
             return false;
         }
         long first = heartbeat.getAsLong();
         long deadline = System.nanoTime() + silenceNanos(v);
         while (System.nanoTime() - deadline < 0) {
-            if (heartbeat.getAsLong() != first || Thread.currentThread().isInterrupted()) {
+            if (Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+            boolean alive = v == Verdict.DEAD ? ofProcess(hostId, pidNow.getAsLong()) == Verdict.ALIVE
+                    : heartbeat.getAsLong() != first;
+            if (alive) {
                 return false;
             }
             sleepNanos(Math.max(1_000_000L, heartbeatPeriodNanos / 2));
@@ -80,10 +91,16 @@ public final class Liveness {
         return true;
     }
 
-    /** Rules 1 and 2 for a node already watched: its heartbeat last moved at {@code lastChangeNanos}. */
-    public boolean isDeadWatched(long hostId, long pid, long lastChangeNanos, long nowNanos) {
+    /**
+     * Rules 1 and 2 for a node already watched: its heartbeat last moved at {@code lastChangeNanos}; on
+     * this host the process its slot names was first seen gone at {@code goneSinceNanos}.
+     */
+    public boolean isDeadWatched(long hostId, long pid, long lastChangeNanos, long goneSinceNanos, long nowNanos) {
         Verdict v = ofProcess(hostId, pid);
-        return v != Verdict.ALIVE && nowNanos - lastChangeNanos > silenceNanos(v);
+        if (v == Verdict.ALIVE) {
+            return false;
+        }
+        return v == Verdict.DEAD ? nowNanos - goneSinceNanos > handOverNanos() : nowNanos - lastChangeNanos > failureTimeoutNanos;
     }
 
     static void sleepNanos(long nanos) {

@@ -52,6 +52,8 @@ public final class Membership implements AutoCloseable {
     private final long[] seenIncarnation;
     private final long[] lastHeartbeat;
     private final long[] lastChange;
+    /** When the process node n's slot names was first seen gone (this host), or 0. */
+    private final long[] goneSince;
     private final boolean[] judgedDead;
     private long heartbeat;
 
@@ -91,6 +93,7 @@ public final class Membership implements AutoCloseable {
         this.seenIncarnation = new long[nodes];
         this.lastHeartbeat = new long[nodes];
         this.lastChange = new long[nodes];
+        this.goneSince = new long[nodes];
         this.judgedDead = new boolean[nodes];
     }
 
@@ -106,12 +109,17 @@ public final class Membership implements AutoCloseable {
     public boolean isDeadNow(int n) {
         MemberSlot m = member(n);
         return m.state() == SYS_NODE_STATE_ABSENT
-                || liveness.isDeadObserving(m.hostId(), m.pid(), () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
+                || liveness.isDeadObserving(m.hostId(), () -> member(n).pid(), () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
     }
 
     private boolean isDeadWatched(int n, long now) {
         MemberSlot m = member(n);
-        return m.state() == SYS_NODE_STATE_ABSENT || liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], now);
+        if (Liveness.ofProcess(m.hostId(), m.pid()) != Liveness.Verdict.DEAD) {
+            goneSince[n] = 0;
+        } else if (goneSince[n] == 0) {
+            goneSince[n] = now; // the named process is gone: the hand-over window starts
+        }
+        return m.state() == SYS_NODE_STATE_ABSENT || liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], goneSince[n], now);
     }
 
     /**

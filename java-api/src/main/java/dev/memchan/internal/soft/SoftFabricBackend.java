@@ -207,7 +207,8 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         long hostId = (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_HOST_ID);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pages = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
-            return liveness.isDeadObserving(hostId, SoftFabricGeometry.ownerPid(owner),
+            return liveness.isDeadObserving(hostId,
+                    () -> SoftFabricGeometry.ownerPid((long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER)),
                     () -> SystemPagesCodec.heartbeat(pages, layout.pageSize(), n));
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);

@@ -30,16 +30,22 @@ class LivenessTest {
         assertEquals(400 * MS, new Liveness(100 * MS, 800 * MS).handOverNanos(), "half the failure timeout");
         Liveness l = new Liveness(10 * MS, 20 * MS);
         assertEquals(20 * MS, l.handOverNanos(), "at least two heartbeat periods");
-        assertFalse(l.isDeadObserving(here, me, () -> 0), "a live pid: alive, whatever the heartbeat");
-        assertFalse(l.isDeadWatched(here, me, 0, Long.MAX_VALUE));
+        assertFalse(l.isDeadObserving(here, () -> me, () -> 0), "a live pid: alive, whatever the heartbeat");
+        assertFalse(l.isDeadWatched(here, me, 0, 0, Long.MAX_VALUE));
         long t0 = System.nanoTime();
-        assertTrue(l.isDeadObserving(here, dead, () -> 0), "pid gone, heartbeat still");
+        AtomicLong beats = new AtomicLong();
+        assertTrue(l.isDeadObserving(here, () -> dead, beats::incrementAndGet),
+                "pid gone and still named: dead, though the heartbeat moves (the ivshmem driver beats for its node)");
         assertTrue(System.nanoTime() - t0 < 5_000 * MS, "a local verdict waits the hand-over window, not the failure timeout");
-        AtomicLong survivors = new AtomicLong();
-        assertFalse(l.isDeadObserving(here, dead, survivors::incrementAndGet), "pid gone, but the node's other processes beat");
+        AtomicLong named = new AtomicLong(dead);
+        Thread.ofPlatform().start(() -> {
+            Liveness.sleepNanos(5 * MS);
+            named.set(me); // a survivor names itself
+        });
+        assertFalse(l.isDeadObserving(here, named::get, () -> 0), "another live process named within the window");
         long now = System.nanoTime();
-        assertFalse(l.isDeadWatched(here, dead, now - 5 * MS, now), "within the hand-over window");
-        assertTrue(l.isDeadWatched(here, dead, now - 30 * MS, now));
+        assertFalse(l.isDeadWatched(here, dead, now - 60_000 * MS, now - 5 * MS, now), "within the hand-over window");
+        assertTrue(l.isDeadWatched(here, dead, now, now - 30 * MS, now), "past it, whatever the heartbeat");
     }
 
     @Test
@@ -48,11 +54,11 @@ class LivenessTest {
         assertEquals(Liveness.Verdict.ANOTHER_HOST, Liveness.ofProcess(elsewhere, 1));
         assertTrue(Liveness.mayBeAlive(elsewhere, Integer.MAX_VALUE), "the admin view does not wait: not proven dead");
         Liveness l = new Liveness(10 * MS, 200 * MS);
-        assertTrue(l.isDeadObserving(elsewhere, 1, () -> 7), "a heartbeat that stood still for the timeout");
+        assertTrue(l.isDeadObserving(elsewhere, () -> 1, () -> 7), "a heartbeat that stood still for the timeout");
         AtomicLong hb = new AtomicLong();
-        assertFalse(l.isDeadObserving(elsewhere, 1, hb::incrementAndGet), "a moving heartbeat");
+        assertFalse(l.isDeadObserving(elsewhere, () -> 1, hb::incrementAndGet), "a moving heartbeat");
         long now = System.nanoTime();
-        assertFalse(l.isDeadWatched(elsewhere, 1, now - 100 * MS, now));
-        assertTrue(l.isDeadWatched(elsewhere, 1, now - 300 * MS, now));
+        assertFalse(l.isDeadWatched(elsewhere, 1, now - 100 * MS, 0, now));
+        assertTrue(l.isDeadWatched(elsewhere, 1, now - 300 * MS, 0, now));
     }
 }
