@@ -43,6 +43,16 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_CAPS_MULTICAST_MASK = 32'h8;  // multicast groups implemented
   localparam logic [31:0] MC_CAPS_RX_REMAP_SHIFT = 32'h4;
   localparam logic [31:0] MC_CAPS_RX_REMAP_MASK = 32'h10;  // receive-side remapping implemented
+  localparam logic [31:0] MC_CAPS_REMOTE_READ_SHIFT = 32'h5;
+  localparam logic [31:0] MC_CAPS_REMOTE_READ_MASK = 32'h20;  // remote read (Memory Channel 2 read-on-write): receive PCT READ_EN served by this adapter
+  localparam logic [31:0] MC_CAPS_ATOMICS_SHIFT = 32'h6;
+  localparam logic [31:0] MC_CAPS_ATOMICS_MASK = 32'h40;  // remote fetch-and-add, compare-and-swap and swap on 64-bit words (receive PCT ATOMIC_EN)
+  localparam logic [31:0] MC_CAPS_PAGE_COUNTERS_SHIFT = 32'h7;
+  localparam logic [31:0] MC_CAPS_PAGE_COUNTERS_MASK = 32'h80;  // per-page counters of remote reads and atomics served (Telegraphos)
+  localparam logic [31:0] MC_CAPS_HUB_MODE_SHIFT = 32'h8;
+  localparam logic [31:0] MC_CAPS_HUB_MODE_MASK = 32'h100;  // the adapter can work through a memchan hub (node ID from the hub's port)
+  localparam logic [31:0] MC_CAPS_GLOBAL_CLOCK_SHIFT = 32'h9;
+  localparam logic [31:0] MC_CAPS_GLOBAL_CLOCK_MASK = 32'h200;  // global time register kept by the hub's synchronization packets
   localparam logic [31:0] MC_CAPS_SOFT_SHIFT = 32'h1F;
   localparam logic [31:0] MC_CAPS_SOFT_MASK = 32'h80000000;  // emulated adapter (soft fabric or ivshmem), not a board
   localparam logic [31:0] MC_REG_NODE_ID = 32'h20;  // This adapter's node ID
@@ -173,11 +183,17 @@ package memchan_regs_pkg;
   localparam logic [63:0] MC_RX_PCT_RX_EN_MASK = 64'h1;  // packets for this page are written to host memory; otherwise dropped and counted
   localparam logic [31:0] MC_RX_PCT_IRQ_ON_RX_SHIFT = 32'h1;
   localparam logic [63:0] MC_RX_PCT_IRQ_ON_RX_MASK = 64'h2;  // a packet for this page raises IRQ_STATUS.RX_NOTIFY
+  localparam logic [31:0] MC_RX_PCT_READ_EN_SHIFT = 32'h4;
+  localparam logic [63:0] MC_RX_PCT_READ_EN_MASK = 64'h10;  // other nodes may read this page remotely (the adapter answers read requests from host memory); independent of RX_EN
+  localparam logic [31:0] MC_RX_PCT_ATOMIC_EN_SHIFT = 32'h5;
+  localparam logic [63:0] MC_RX_PCT_ATOMIC_EN_MASK = 64'h20;  // other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page
+  localparam logic [31:0] MC_RX_PCT_COUNT_IRQ_SHIFT = 32'h6;
+  localparam logic [63:0] MC_RX_PCT_COUNT_IRQ_MASK = 64'h40;  // the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT
   localparam logic [31:0] MC_RX_PCT_REMAP_EN_SHIFT = 32'h3;
   localparam logic [63:0] MC_RX_PCT_REMAP_EN_MASK = 64'h8;  // write to REMAP_ADDR instead of the identity-mapped receive area
   localparam logic [31:0] MC_RX_PCT_REMAP_ADDR_SHIFT = 32'hC;
   localparam logic [63:0] MC_RX_PCT_REMAP_ADDR_MASK = 64'hFFFFFFFFFFFFF000;  // host physical (bus) address of the receive page, 4 KiB aligned (receive-side remapping, seed 000)
-  localparam logic [63:0] MC_RX_PCT_VALID_MASK = 64'hFFFFFFFFFFFFF00B;  // all defined bits; any other bit set is refused
+  localparam logic [63:0] MC_RX_PCT_VALID_MASK = 64'hFFFFFFFFFFFFF07B;  // all defined bits; any other bit set is refused
 
   // Soft fabric file
   localparam logic [63:0] MC_SF_MAGIC = 64'h4349524241464D43;

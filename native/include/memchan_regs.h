@@ -50,6 +50,16 @@
 #define MC_CAPS_MULTICAST_MASK 0x8U /* multicast groups implemented */
 #define MC_CAPS_RX_REMAP_SHIFT 0x4U
 #define MC_CAPS_RX_REMAP_MASK 0x10U /* receive-side remapping implemented */
+#define MC_CAPS_REMOTE_READ_SHIFT 0x5U
+#define MC_CAPS_REMOTE_READ_MASK 0x20U /* remote read (Memory Channel 2 read-on-write): receive PCT READ_EN served by this adapter */
+#define MC_CAPS_ATOMICS_SHIFT 0x6U
+#define MC_CAPS_ATOMICS_MASK 0x40U /* remote fetch-and-add, compare-and-swap and swap on 64-bit words (receive PCT ATOMIC_EN) */
+#define MC_CAPS_PAGE_COUNTERS_SHIFT 0x7U
+#define MC_CAPS_PAGE_COUNTERS_MASK 0x80U /* per-page counters of remote reads and atomics served (Telegraphos) */
+#define MC_CAPS_HUB_MODE_SHIFT 0x8U
+#define MC_CAPS_HUB_MODE_MASK 0x100U /* the adapter can work through a memchan hub (node ID from the hub's port) */
+#define MC_CAPS_GLOBAL_CLOCK_SHIFT 0x9U
+#define MC_CAPS_GLOBAL_CLOCK_MASK 0x200U /* global time register kept by the hub's synchronization packets */
 #define MC_CAPS_SOFT_SHIFT 0x1FU
 #define MC_CAPS_SOFT_MASK 0x80000000U /* emulated adapter (soft fabric or ivshmem), not a board */
 #define MC_REG_NODE_ID 0x20U /* This adapter's node ID */
@@ -180,11 +190,17 @@
 #define MC_RX_PCT_RX_EN_MASK 0x1ULL /* packets for this page are written to host memory; otherwise dropped and counted */
 #define MC_RX_PCT_IRQ_ON_RX_SHIFT 0x1U
 #define MC_RX_PCT_IRQ_ON_RX_MASK 0x2ULL /* a packet for this page raises IRQ_STATUS.RX_NOTIFY */
+#define MC_RX_PCT_READ_EN_SHIFT 0x4U
+#define MC_RX_PCT_READ_EN_MASK 0x10ULL /* other nodes may read this page remotely (the adapter answers read requests from host memory); independent of RX_EN */
+#define MC_RX_PCT_ATOMIC_EN_SHIFT 0x5U
+#define MC_RX_PCT_ATOMIC_EN_MASK 0x20ULL /* other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
+#define MC_RX_PCT_COUNT_IRQ_SHIFT 0x6U
+#define MC_RX_PCT_COUNT_IRQ_MASK 0x40ULL /* the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT */
 #define MC_RX_PCT_REMAP_EN_SHIFT 0x3U
 #define MC_RX_PCT_REMAP_EN_MASK 0x8ULL /* write to REMAP_ADDR instead of the identity-mapped receive area */
 #define MC_RX_PCT_REMAP_ADDR_SHIFT 0xCU
 #define MC_RX_PCT_REMAP_ADDR_MASK 0xFFFFFFFFFFFFF000ULL /* host physical (bus) address of the receive page, 4 KiB aligned (receive-side remapping, seed 000) */
-#define MC_RX_PCT_VALID_MASK 0xFFFFFFFFFFFFF00BULL /* all defined bits; any other bit set is refused */
+#define MC_RX_PCT_VALID_MASK 0xFFFFFFFFFFFFF07BULL /* all defined bits; any other bit set is refused */
 
 /* Soft fabric file */
 #define MC_SF_MAGIC 0x4349524241464D43ULL

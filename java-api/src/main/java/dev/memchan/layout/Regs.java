@@ -66,6 +66,21 @@ public final class Regs {
     public static final int CAPS_RX_REMAP_SHIFT = 0x4;
     /** receive-side remapping implemented */
     public static final int CAPS_RX_REMAP_MASK = 0x10;
+    public static final int CAPS_REMOTE_READ_SHIFT = 0x5;
+    /** remote read (Memory Channel 2 read-on-write): receive PCT READ_EN served by this adapter */
+    public static final int CAPS_REMOTE_READ_MASK = 0x20;
+    public static final int CAPS_ATOMICS_SHIFT = 0x6;
+    /** remote fetch-and-add, compare-and-swap and swap on 64-bit words (receive PCT ATOMIC_EN) */
+    public static final int CAPS_ATOMICS_MASK = 0x40;
+    public static final int CAPS_PAGE_COUNTERS_SHIFT = 0x7;
+    /** per-page counters of remote reads and atomics served (Telegraphos) */
+    public static final int CAPS_PAGE_COUNTERS_MASK = 0x80;
+    public static final int CAPS_HUB_MODE_SHIFT = 0x8;
+    /** the adapter can work through a memchan hub (node ID from the hub's port) */
+    public static final int CAPS_HUB_MODE_MASK = 0x100;
+    public static final int CAPS_GLOBAL_CLOCK_SHIFT = 0x9;
+    /** global time register kept by the hub's synchronization packets */
+    public static final int CAPS_GLOBAL_CLOCK_MASK = 0x200;
     public static final int CAPS_SOFT_SHIFT = 0x1F;
     /** emulated adapter (soft fabric or ivshmem), not a board */
     public static final long CAPS_SOFT_MASK = 0x80000000L;
@@ -254,6 +269,15 @@ public final class Regs {
     public static final int RX_PCT_IRQ_ON_RX_SHIFT = 0x1;
     /** a packet for this page raises IRQ_STATUS.RX_NOTIFY */
     public static final long RX_PCT_IRQ_ON_RX_MASK = 0x2L;
+    public static final int RX_PCT_READ_EN_SHIFT = 0x4;
+    /** other nodes may read this page remotely (the adapter answers read requests from host memory); independent of RX_EN */
+    public static final long RX_PCT_READ_EN_MASK = 0x10L;
+    public static final int RX_PCT_ATOMIC_EN_SHIFT = 0x5;
+    /** other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
+    public static final long RX_PCT_ATOMIC_EN_MASK = 0x20L;
+    public static final int RX_PCT_COUNT_IRQ_SHIFT = 0x6;
+    /** the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT */
+    public static final long RX_PCT_COUNT_IRQ_MASK = 0x40L;
     public static final int RX_PCT_REMAP_EN_SHIFT = 0x3;
     /** write to REMAP_ADDR instead of the identity-mapped receive area */
     public static final long RX_PCT_REMAP_EN_MASK = 0x8L;
@@ -261,7 +285,7 @@ public final class Regs {
     /** host physical (bus) address of the receive page, 4 KiB aligned (receive-side remapping, seed 000) */
     public static final long RX_PCT_REMAP_ADDR_MASK = 0xFFFFFFFFFFFFF000L;
     /** all defined bits; any other bit set is refused */
-    public static final long RX_PCT_VALID_MASK = 0xFFFFFFFFFFFFF00BL;
+    public static final long RX_PCT_VALID_MASK = 0xFFFFFFFFFFFFF07BL;
 
     // Soft fabric file
     public static final long SF_MAGIC = 0x4349524241464D43L;
