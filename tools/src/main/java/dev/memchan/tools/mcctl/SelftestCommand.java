@@ -374,9 +374,11 @@ final class SelftestCommand extends Base {
             }
             AtomicReference<String> violation = new AtomicReference<>();
             int[] checks = new int[1];
-            Thread checker = Thread.ofPlatform().name("selftest-checker").start(() -> {
+            // a daemon that stops when interrupted: a stage that times out must not leave it spinning
+            // on the receive page (nor keep the JVM alive) after the stage has reported
+            Thread checker = Thread.ofPlatform().name("selftest-checker").daemon().start(() -> {
                 long lastFlag = 0;
-                while (lastFlag < ORDERING_ROUNDS && violation.get() == null) {
+                while (lastFlag < ORDERING_ROUNDS && violation.get() == null && !Thread.currentThread().isInterrupted()) {
                     long r = (long) LONG.getAcquire(rx[2], 0L);
                     if (r == lastFlag) {
                         Thread.onSpinWait();
@@ -397,6 +399,7 @@ final class SelftestCommand extends Base {
             checker.join(10_000);
             if (checker.isAlive()) {
                 checker.interrupt();
+                checker.join(1_000);
                 return "the checker did not see round " + ORDERING_ROUNDS + " in the flag word within 10 s";
             }
             return violation.get();
