@@ -152,7 +152,7 @@ public final class NodeProcess implements AutoCloseable {
      */
     private void restartAfterJvmCrash(CharSequence banner) throws InterruptedException {
         String status = exitStatus();
-        System.err.println("memchan-test: WARNING: node " + name + ": the JVM crashed before the node started" + status
+        System.err.println("memchan-test: JVM crash: node " + name + ": the JVM crashed before the node started" + status
                 + "; restarting it once" + banner.toString().replace("\n  stdout: ", "\n  ") + hsErrSummary());
         restarted = true;
         try {
