@@ -97,14 +97,17 @@ static void memchan_inode_free(struct inode *inode)
 static void memchan_release_dev(struct kref *kref)
 {
 	struct memchan_dev *md = container_of(kref, struct memchan_dev, kref);
+	struct pci_dev *pdev = md->pdev;
 
 	if (md->inode)
 		memchan_inode_free(md->inode);
 	kvfree(md->tx_users);
 	kvfree(md->rx_users);
 	kvfree(md->rx_irq_users);
+	kfree(md->mms);
 	ida_free(&memchan_ida, md->index);
-	kfree(md);
+	md->be->free(md);
+	pci_dev_put(pdev);
 }
 
 static void memchan_put(struct memchan_dev *md)
@@ -126,9 +129,83 @@ void memchan_notify_arrived(struct memchan_dev *md, u32 count)
 	spin_unlock(&md->files_lock);
 }
 
-/* Zap every user mapping of [start, start + len) in the device's address space. */
+static const char * const memchan_irq_kind_names[] = {
+	[MEMCHAN_IRQ_NONE] = "none",
+	[MEMCHAN_IRQ_MSIX] = "msix",
+	[MEMCHAN_IRQ_MSI] = "msi",
+	[MEMCHAN_IRQ_INTX] = "intx",
+	[MEMCHAN_IRQ_POLL] = "poll",
+};
+
+static const char *memchan_irq_mode(struct memchan_dev *md)
+{
+	enum memchan_irq_kind kind = md->be->irq_kind ? md->be->irq_kind(md) : MEMCHAN_IRQ_NONE;
+
+	return kind < ARRAY_SIZE(memchan_irq_kind_names) ? memchan_irq_kind_names[kind] : "none";
+}
+
+/*
+ * Remember that current's address space maps receive pages at mmap time
+ * (be->rx_mmap); called under md->map_lock (read), so a revocation that
+ * takes it for write afterwards finds the entry.
+ */
+static int memchan_mms_add(struct memchan_dev *md)
+{
+	struct mm_struct **mms;
+	u32 i;
+	int ret = 0;
+
+	mutex_lock(&md->mms_lock);
+	for (i = 0; i < md->mms_count; i++)
+		if (md->mms[i] == current->mm)
+			goto out;
+	if (md->mms_count == md->mms_size) {
+		mms = krealloc_array(md->mms, max(2 * md->mms_size, 4U), sizeof(*mms), GFP_KERNEL);
+		if (!mms) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		md->mms = mms;
+		md->mms_size = max(2 * md->mms_size, 4U);
+	}
+	mmgrab(current->mm);
+	md->mms[md->mms_count++] = current->mm;
+out:
+	mutex_unlock(&md->mms_lock);
+	return ret;
+}
+
+/*
+ * Zap every user mapping of [start, start + len) in the device's address
+ * space; called after the grants (or md->removed) changed under md->map_lock
+ * (write). Faulted mappings re-check the grant. A vma populated by
+ * be->rx_mmap is only linked into the address space after ->mmap returns, so
+ * an mmap that passed its grant check before the change may link its vma
+ * after the first zap: wait for the mmap calls in flight in every address
+ * space that mapped that way (their mmap_lock), then zap again. Never called
+ * with mmap_lock held (md->lock may be: nothing takes md->lock under mmap_lock).
+ */
 static void memchan_zap(struct memchan_dev *md, u64 start, u64 len)
 {
+	struct mm_struct **mms;
+	u32 i, n;
+
+	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
+	mutex_lock(&md->mms_lock);
+	mms = md->mms;
+	n = md->mms_count;
+	md->mms = NULL;
+	md->mms_count = 0;
+	md->mms_size = 0;
+	mutex_unlock(&md->mms_lock);
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		mmap_read_lock(mms[i]);
+		mmap_read_unlock(mms[i]);
+		mmdrop(mms[i]);
+	}
+	kfree(mms);
 	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
 }
 
@@ -821,8 +898,9 @@ static vm_fault_t memchan_fault(struct vm_fault *vmf)
 			goto out;
 		if (tx && test_bit(page, f->tx_map))
 			pfn = md->be->tx_pfn(md, page, off - (u64)page * md->page_size);
-		else if (!tx && test_bit(page, f->rx_map))
+		else if (!tx && test_bit(page, f->rx_map) && md->be->rx_pfn)
 			pfn = md->be->rx_pfn(md, page, off - (u64)page * md->page_size);
+		/* else (be->rx_mmap): populated at mmap time; revoked since: SIGBUS */
 	}
 	if (pfn)
 		ret = vmf_insert_pfn(vma, vmf->address, pfn);
@@ -885,6 +963,13 @@ static int memchan_mmap(struct file *file, struct vm_area_struct *vma)
 		}
 		memchan_vm_flags_clear(vma, VM_MAYWRITE);
 		vma->vm_page_prot = md->be->rx_prot(vma->vm_page_prot);
+		if (md->be->rx_mmap) {
+			ret = memchan_mms_add(md);
+			if (!ret)
+				ret = md->be->rx_mmap(md, vma, off);
+			if (ret)
+				goto out;
+		}
 	}
 ok:
 	memchan_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
@@ -952,22 +1037,10 @@ static ssize_t link_state_show(struct device *dev, struct device_attribute *attr
 {
 	struct memchan_dev *md = memchan_from_dev(dev);
 	ssize_t ret = -ENODEV;
-	u32 st;
 
 	mutex_lock(&md->lock);
-	if (!md->removed) {
-		if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM) {
-			ret = sysfs_emit(buf, "soft\n");
-		} else {
-			st = md->be->reg_read(md, MC_REG_LINK_STATUS);
-			ret = sysfs_emit(buf, "%s%s%s peer=%u\n",
-					 st & MC_LINK_STATUS_UP_MASK ? "up" : "down",
-					 st & MC_LINK_STATUS_PEER_SEEN_MASK ? " peer-seen" : "",
-					 st & MC_LINK_STATUS_DISCARDING_MASK ? " discarding" : "",
-					 (st & MC_LINK_STATUS_PEER_NODE_MASK) >>
-					 MC_LINK_STATUS_PEER_NODE_SHIFT);
-		}
-	}
+	if (!md->removed)
+		ret = md->be->link_state(md, buf);
 	mutex_unlock(&md->lock);
 	return ret;
 }
@@ -987,14 +1060,13 @@ static ssize_t backend_show(struct device *dev, struct device_attribute *attr, c
 {
 	struct memchan_dev *md = memchan_from_dev(dev);
 
-	return sysfs_emit(buf, "%s\n",
-			  md->be->kind == MEMCHAN_BACKEND_HW ? "hw" : "ivshmem");
+	return sysfs_emit(buf, "%s\n", md->be->name);
 }
 static DEVICE_ATTR_RO(backend);
 
 static ssize_t irq_mode_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", memchan_irq_kind_name(memchan_from_dev(dev)->irq_kind));
+	return sysfs_emit(buf, "%s\n", memchan_irq_mode(memchan_from_dev(dev)));
 }
 static DEVICE_ATTR_RO(irq_mode);
 
@@ -1076,34 +1148,35 @@ static const struct attribute_group *memchan_groups[] = {
 
 static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
+	const struct memchan_backend *be = (const struct memchan_backend *)id->driver_data;
 	struct memchan_dev *md;
-	bool ivshmem = id->driver_data == MEMCHAN_BACKEND_IVSHMEM;
 	int ret;
 
-	if (ivshmem && !memchan_bind_ivshmem)
+	if (be->kind == MEMCHAN_BACKEND_IVSHMEM && !memchan_bind_ivshmem)
 		return -ENODEV;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
 
-	md = kzalloc(sizeof(*md), GFP_KERNEL);
+	md = be->alloc();
 	if (!md)
 		return -ENOMEM;
 	ret = ida_alloc(&memchan_ida, GFP_KERNEL);
 	if (ret < 0) {
-		kfree(md);
+		be->free(md);
 		return ret;
 	}
 	md->index = ret;
 	kref_init(&md->kref);
-	md->pdev = pdev;
+	md->pdev = pci_dev_get(pdev);
+	md->be = be;
 	md->node_id = MEMCHAN_NODE_NONE;
 	mutex_init(&md->lock);
 	init_rwsem(&md->map_lock);
+	mutex_init(&md->mms_lock);
 	spin_lock_init(&md->files_lock);
 	INIT_LIST_HEAD(&md->files);
 	init_waitqueue_head(&md->wq);
-	md->be = ivshmem ? &memchan_ivshmem_backend : &memchan_hw_backend;
 	snprintf(md->name, sizeof(md->name), MEMCHAN_NAME "%d", md->index);
 	snprintf(md->ctl_name, sizeof(md->ctl_name), MEMCHAN_NAME "%d-ctl", md->index);
 
@@ -1114,7 +1187,7 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put;
 	}
 
-	ret = ivshmem ? memchan_ivshmem_probe(md) : memchan_hw_probe(md);
+	ret = be->probe(md);
 	if (ret)
 		goto err_put;
 	if (md->page_size < PAGE_SIZE || md->page_size % PAGE_SIZE) {
@@ -1143,7 +1216,6 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = misc_register(&md->misc);
 	if (ret)
 		goto err_backend;
-	md->misc_registered = true;
 
 	md->misc_ctl.minor = MISC_DYNAMIC_MINOR;
 	md->misc_ctl.name = md->ctl_name;
@@ -1153,20 +1225,16 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = misc_register(&md->misc_ctl);
 	if (ret)
 		goto err_misc;
-	md->ctl_registered = true;
 
 	dev_info(&pdev->dev, "%s: %s backend, %u pages of %u bytes, %u nodes, irq %s\n",
-		 md->name, ivshmem ? "ivshmem" : "hw", md->page_count,
-		 md->page_size, md->max_nodes, memchan_irq_kind_name(md->irq_kind));
+		 md->name, be->name, md->page_count, md->page_size, md->max_nodes,
+		 memchan_irq_mode(md));
 	return 0;
 
 err_misc:
 	misc_deregister(&md->misc);
 err_backend:
-	if (ivshmem)
-		memchan_ivshmem_remove(md);
-	else
-		memchan_hw_remove(md);
+	be->remove(md);
 err_put:
 	memchan_put(md);
 	return ret;
@@ -1195,17 +1263,15 @@ static void memchan_remove(struct pci_dev *pdev)
 	mutex_unlock(&md->lock);
 	wake_up_interruptible_all(&md->wq);
 
-	if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM)
-		memchan_ivshmem_remove(md);
-	else
-		memchan_hw_remove(md);
+	md->be->remove(md);
 	memchan_put(md);
 }
 
 static const struct pci_device_id memchan_ids[] = {
-	{ PCI_DEVICE(MC_PCI_VENDOR, MC_PCI_DEVICE), .driver_data = MEMCHAN_BACKEND_HW },
+	{ PCI_DEVICE(MC_PCI_VENDOR, MC_PCI_DEVICE),
+	  .driver_data = (kernel_ulong_t)&memchan_hw_backend },
 	{ PCI_DEVICE(MC_IVSHMEM_VENDOR, MC_IVSHMEM_DEVICE),
-	  .driver_data = MEMCHAN_BACKEND_IVSHMEM },
+	  .driver_data = (kernel_ulong_t)&memchan_ivshmem_backend },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, memchan_ids);

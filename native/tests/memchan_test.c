@@ -9,7 +9,8 @@
  *   memchan_test unbind    live mappings survive device removal: SIGBUS,
  *                          ENODEV, no oops; the module is then removable
  *   memchan_test hw        hardware backend: identity, internal-loopback data,
- *                          notification on arrival, BAR round-trip cost
+ *                          notification on arrival, receive mappings of the
+ *                          DMA-coherent area, BAR round-trip cost
  *   memchan_test info      the adapter's state as shell-readable lines
  *
  * Environment: MEMCHAN_DEV (default /dev/memchan0), MEMCHAN_FUZZ (ioctl fuzz
@@ -1115,6 +1116,64 @@ static void hw_notify_on_arrival(void)
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 }
 
+/*
+ * Receive pages of the hardware backend are the DMA-coherent receive area, mapped at mmap time
+ * (dma_mmap_coherent): a mapping's offset selects the page, what arrives is what it shows, the
+ * range stays within the area and the grants, and a revoked page is gone from the mapping.
+ */
+static void hw_rx_mapping(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	uint32_t pc = info(fd).page_count;
+	volatile uint64_t *tx;
+	volatile uint64_t *rx2, *rx1;
+	const uint64_t v = 0x6b00000000000000ULL | 181;
+	double t0;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 180, 2, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 180, 2, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, pc - 1, 1, 0, 0, NULL));
+	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 180 * 4096);
+	rx2 = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * 4096);
+	rx1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * 4096);
+	CHECK(tx != MAP_FAILED && rx2 != MAP_FAILED && rx1 != MAP_FAILED);
+	/* bounds: beyond the grants, beyond the area, writable */
+	CHECK(mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * 4096) ==
+	      MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * 4096) == MAP_FAILED && errno == EINVAL);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)pc * 4096) == MAP_FAILED && errno == EINVAL);
+	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 181 * 4096) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * 4096) != MAP_FAILED);
+	/* page 181 word 3 through both mappings, page 180 untouched */
+	t0 = now_s();
+	tx[512 + 3] = v;
+	while (rx1[3] != v && now_s() - t0 < 60)
+		usleep(1000);
+	EXPECT(rx1[3] == v && rx2[512 + 3] == v, "page 181 word 3: %#llx / %#llx",
+	       (unsigned long long)rx1[3], (unsigned long long)rx2[512 + 3]);
+	CHECK(rx2[3] != v);
+	/* revoked: gone from both mappings; page 180 stays */
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 181, 1));
+	CHECK(touch((char *)rx1, 0) == SIGBUS);
+	CHECK(touch((char *)rx2 + 4096, 0) == SIGBUS);
+	CHECK(touch((char *)rx2, 0) == 0);
+	/* granted again: the old mapping stays gone (mapped at mmap time), a new one shows the page */
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 181, 1, 0, 0, NULL));
+	CHECK(touch((char *)rx1, 0) == SIGBUS);
+	rx1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * 4096);
+	CHECK(rx1 != MAP_FAILED && rx1[3] == v);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -1148,6 +1207,7 @@ static const struct test hw_tests[] = {
 	T(grant_without_node_enxio),
 	T(hw_loopback_data),
 	T(hw_notify_on_arrival),
+	T(hw_rx_mapping),
 	T(hw_bar_cost),
 	T(errcnt),
 };
