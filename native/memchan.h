@@ -21,7 +21,8 @@
 
 #define MEMCHAN_NAME "memchan"
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+/* vm_flags became read-only (vm_flags_set/clear) in 6.3; DKMS builds for both */
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 #define memchan_vm_flags_set(vma, f)	vm_flags_set(vma, f)
 #define memchan_vm_flags_clear(vma, f)	vm_flags_clear(vma, f)
 #else
@@ -125,7 +126,7 @@ struct memchan_dev {
 	u32 *rx_irq_users;
 	u32 grants;				/* sum of tx_users and rx_users */
 
-	spinlock_t files_lock;
+	spinlock_t files_lock;			/* files and each file's efd (irq/poll context) */
 	struct list_head files;
 	wait_queue_head_t wq;
 	u32 notify_count;			/* last NOTIFY_COUNT seen by irq/poll */

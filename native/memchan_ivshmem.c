@@ -26,9 +26,12 @@
 #include "memchan.h"
 
 #define MEMCHAN_IVSHMEM_BAR	2
-/* The liveness rule for another host (docs/architecture.md, "Liveness"): the failure timeout
- * plus two heartbeat periods, from the defaults the library uses too. */
-#define MEMCHAN_STALE_MS	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
+/*
+ * The liveness rule for another host (docs/architecture.md, "Liveness"): the failure timeout
+ * plus two heartbeat periods, from the defaults the library uses too.
+ */
+#define MEMCHAN_STALE_MS \
+	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
 
 /* the ivshmem backend's state around the core's */
 struct mc_sf_dev {
@@ -53,6 +56,7 @@ static struct mc_sf_dev *to_sf(struct memchan_dev *md)
 static void *sf_node(struct memchan_dev *md, u32 node)
 {
 	struct mc_sf_dev *sf = to_sf(md);
+
 	return sf->fab + sf->node_area + (u64)node * sf->node_block_size;
 }
 
@@ -95,6 +99,7 @@ static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
 static u64 *sf_heartbeat(struct memchan_dev *md, u32 node)
 {
 	struct mc_sf_dev *sf = to_sf(md);
+
 	return sf->fab + sf->data_off + mc_sys_member_slot(md->page_size, node) +
 		MC_SYS_MEMBER_HEARTBEAT;
 }
@@ -164,11 +169,12 @@ static void mc_sf_clear_pcts(struct memchan_dev *md, u32 node)
 static void mc_sf_release_node(struct memchan_dev *md)
 {
 	struct mc_sf_dev *sf = to_sf(md);
+
 	u32 node = md->node_id;
 
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
-	smp_mb();
+	smp_mb();	/* the block is clean before OWNER lets another claim it */
 	cmpxchg64(sf_node_word(md, node, MC_SF_NODE_OWNER), sf->owner, 0);
 	md->node_id = MEMCHAN_NODE_NONE;
 	sf->owner = 0;
@@ -177,6 +183,7 @@ static void mc_sf_release_node(struct memchan_dev *md)
 static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 {
 	struct mc_sf_dev *sf = to_sf(md);
+
 	u64 *owner_p, old, new, inc, hb;
 	u32 pid = task_tgid_nr(current);
 
@@ -230,16 +237,17 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
  */
 static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
 {
+	struct mc_sf_dev *sf = to_sf(md);
 	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
 	u64 old = READ_ONCE(*owner_p);
 
 	if (!old || mc_sf_owner_incarnation(old) != incarnation)
 		return 0;
-	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == to_sf(md)->host_id)
+	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == sf->host_id)
 		return 0;
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
-	smp_mb();
+	smp_mb();	/* the block is clean before OWNER lets another claim it */
 	return cmpxchg64(owner_p, old, 0) == old;
 }
 
@@ -277,7 +285,7 @@ static int mc_sf_notify(struct memchan_dev *md, u32 page, u32 *nodes)
 /* Stores are in the shared page once they leave the store buffer. */
 static int mc_sf_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding)
 {
-	smp_mb();
+	smp_mb();	/* the caller's stores to the shared pages are visible */
 	*outstanding = 0;
 	if (md->node_id != MEMCHAN_NODE_NONE) {
 		WRITE_ONCE(*sf_reg(md, md->node_id, MC_REG_BARRIER), MC_BARRIER_DONE_MASK);
@@ -294,6 +302,7 @@ static int mc_sf_loopback(struct memchan_dev *md, u32 mode)
 static unsigned long mc_sf_pfn(struct memchan_dev *md, u32 page, u32 off)
 {
 	struct mc_sf_dev *sf = to_sf(md);
+
 	return (sf->fab_start + sf->data_off + (u64)page * md->page_size + off) >> PAGE_SHIFT;
 }
 
@@ -342,6 +351,7 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 			sf_hdr32(md, MC_SF_HDR_VERSION), MC_SF_VERSION);
 		return -EINVAL;
 	}
+	/* acquire: the header the creator wrote before READY */
 	for (waited = 0; (state = smp_load_acquire((u32 *)(sf->fab + MC_SF_HDR_STATE))) ==
 	     MC_SF_STATE_INITIALIZING && waited < 2000; waited += 50)
 		msleep(50);

@@ -245,12 +245,12 @@ static int memchan_check_rx_entry(u64 e)
 }
 
 /*
- * Private receive pages (hardware): the system pages (cluster lock, membership, region directory; docs/soft-fabric.md)
- * are received for as long as the node has an ID, whether or not a process has joined. A
- * node's copy of them is only what its adapter received, so a program that joins later must
- * find every store made since the adapter got its ID; without this, a node whose program
- * started after the others never saw their membership (found on the co-simulated board). On
- * ivshmem the pages are the shared file anyway.
+ * Private receive pages (hardware): the system pages (cluster lock, membership, region
+ * directory; docs/soft-fabric.md) are received for as long as the node has an ID, whether or
+ * not a process has joined. A node's copy of them is only what its adapter received, so a
+ * program that joins later must find every store made since the adapter got its ID; without
+ * this, a node whose program started after the others never saw their membership (found on the
+ * co-simulated board). On ivshmem the pages are the shared file anyway.
  */
 static bool memchan_rx_always(struct memchan_dev *md, u32 page)
 {
@@ -662,10 +662,11 @@ static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 	}
 	mutex_unlock(&md->lock);
 	if (t && READ_ONCE(md->notify_count) == from) {
+		unsigned long jiff = max_t(unsigned long, 1, nsecs_to_jiffies(t));
+
 		left = wait_event_interruptible_timeout(md->wq,
-				READ_ONCE(md->notify_count) != from ||
-				READ_ONCE(md->removed),
-				max_t(unsigned long, 1, nsecs_to_jiffies(t)));
+							READ_ONCE(md->notify_count) != from ||
+							READ_ONCE(md->removed), jiff);
 		if (left < 0)
 			return -EINTR;
 	}

@@ -51,7 +51,7 @@
 
 /* MEMCHAN_INFO: out only; flags must be 0 on entry. */
 #define MEMCHAN_INFO_NODE_VALID	(1U << 0)	/* out: a node ID is set */
-#define MEMCHAN_INFO_NODE_AUTO	(1U << 1)	/* out: ... assigned by the link (MEMCHAN_NODE_AUTO) */
+#define MEMCHAN_INFO_NODE_AUTO	(1U << 1)	/* out: ... assigned by the link (NODE_AUTO) */
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -93,7 +93,7 @@ struct memchan_info {
  * on timeout (ETIMEDOUT: no peer announcing AUTO or an ID) or a signal (EINTR)
  * the adapter keeps the node ID it had. EOPNOTSUPP on ivshmem.
  */
-#define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim whose heartbeat stopped */
+#define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim, heartbeat stopped */
 #define MEMCHAN_NODE_AUTO	(1U << 1)	/* hardware: the link assigns the node ID */
 struct memchan_node {
 	__u32 argsz;
