@@ -21,6 +21,9 @@
 
 #define MEMCHAN_NAME "memchan"
 
+/* receive attributes a grant may ask for (rx_flags): IRQ, remote read, atomics */
+#define MEMCHAN_RX_ATTRS	3
+
 /* vm_flags became read-only (vm_flags_set/clear) in 6.3; DKMS builds for both */
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 #define memchan_vm_flags_set(vma, f)	vm_flags_set(vma, f)
@@ -123,7 +126,7 @@ struct memchan_dev {
 
 	u32 *tx_users;				/* per page: open files holding a tx grant */
 	u32 *rx_users;
-	u32 *rx_irq_users;
+	u32 *rx_attr_users[MEMCHAN_RX_ATTRS];	/* ... with that receive attribute */
 	u32 grants;				/* sum of tx_users and rx_users */
 
 	spinlock_t files_lock;			/* files and each file's efd (irq/poll context) */
@@ -150,7 +153,7 @@ struct memchan_file {
 	struct list_head node;
 	unsigned long *tx_map;
 	unsigned long *rx_map;
-	unsigned long *rx_irq_map;
+	unsigned long *rx_attr_map[MEMCHAN_RX_ATTRS];
 	u32 seen;
 	struct eventfd_ctx *efd;
 	bool ctl;

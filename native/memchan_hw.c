@@ -101,7 +101,8 @@ static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 	if (entry & MC_RX_PCT_RX_EN_MASK)
 		entry |= MC_RX_PCT_REMAP_EN_MASK | (bus & MC_RX_PCT_REMAP_ADDR_MASK);
 	/* the high word (address) first, then the low word enables the entry */
-	writel(lower_32_bits(entry) & ~(u32)MC_RX_PCT_RX_EN_MASK, e);
+	writel(lower_32_bits(entry) & ~(u32)(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK |
+					     MC_RX_PCT_ATOMIC_EN_MASK), e);
 	writel(upper_32_bits(entry), e + 4);
 	writel(lower_32_bits(entry), e);
 	readl(e);

@@ -441,7 +441,12 @@ static int mc_sf_probe(struct memchan_dev *md)
 	if (ret)
 		return ret;
 	md->regmap_version = MC_REG_VERSION_RESET;
-	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
+	/*
+	 * What a node block's CAPS says at creation, and what the soft fabric serves by
+	 * itself: a remote read is a load of the home's page in the shared file, an atomic
+	 * a CPU atomic on it; this driver programs READ_EN / ATOMIC_EN into its RX PCT.
+	 */
+	md->caps = MC_SF_INIT_CAPS | MC_CAPS_REMOTE_READ_MASK | MC_CAPS_ATOMICS_MASK;
 	md->ctl_start = sf->fab_start;
 	md->ctl_len = len;
 	sf->host_id = mc_sf_host_id();

@@ -98,12 +98,14 @@ static void memchan_release_dev(struct kref *kref)
 {
 	struct memchan_dev *md = container_of(kref, struct memchan_dev, kref);
 	struct pci_dev *pdev = md->pdev;
+	int i;
 
 	if (md->inode)
 		memchan_inode_free(md->inode);
 	kvfree(md->tx_users);
 	kvfree(md->rx_users);
-	kvfree(md->rx_irq_users);
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		kvfree(md->rx_attr_users[i]);
 	kfree(md->mms);
 	ida_free(&memchan_ida, md->index);
 	md->be->free(md);
@@ -237,11 +239,54 @@ static int memchan_check_tx_entry(struct memchan_dev *md, u32 e)
 	}
 }
 
-static int memchan_check_rx_entry(u64 e)
+/*
+ * Receive attributes a grant may ask for (rx_flags), in the order of
+ * md->rx_attr_users[] and f->rx_attr_map[]: the RX PCT bit each sets, and the
+ * CAPS bit without which the adapter cannot serve it (0: every adapter).
+ */
+static const struct memchan_rx_attr {
+	u32 flag;
+	u64 pct;
+	u32 cap;
+} memchan_rx_attrs[MEMCHAN_RX_ATTRS] = {
+	{ MEMCHAN_RX_IRQ, MC_RX_PCT_IRQ_ON_RX_MASK, 0 },
+	{ MEMCHAN_RX_READ, MC_RX_PCT_READ_EN_MASK, MC_CAPS_REMOTE_READ_MASK },
+	{ MEMCHAN_RX_ATOMIC, MC_RX_PCT_ATOMIC_EN_MASK, MC_CAPS_ATOMICS_MASK },
+};
+
+#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC)
+#define MEMCHAN_RX_PCT_USER	(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK | \
+				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK)
+
+/* -EOPNOTSUPP if RX PCT bits pct ask for an attribute this adapter does not serve */
+static int memchan_rx_supported(struct memchan_dev *md, u64 pct)
 {
-	if (e & ~(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK))
-		return -EINVAL;	/* reserved bits, or REMAP (driver-owned) */
+	int i;
+
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		if ((pct & memchan_rx_attrs[i].pct) && (md->caps & memchan_rx_attrs[i].cap) !=
+		    memchan_rx_attrs[i].cap)
+			return -EOPNOTSUPP;
 	return 0;
+}
+
+/* the RX PCT bits of rx_flags (valid flags only) */
+static u64 memchan_rx_flags_pct(u32 rx_flags)
+{
+	u64 pct = 0;
+	int i;
+
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		if (rx_flags & memchan_rx_attrs[i].flag)
+			pct |= memchan_rx_attrs[i].pct;
+	return pct;
+}
+
+static int memchan_check_rx_entry(struct memchan_dev *md, u64 e)
+{
+	if (e & ~MEMCHAN_RX_PCT_USER)
+		return -EINVAL;	/* reserved bits, COUNT_IRQ, or REMAP (driver-owned) */
+	return memchan_rx_supported(md, e);
 }
 
 /*
@@ -261,10 +306,13 @@ static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
 {
 	u64 e = 0;
 
+	int i;
+
 	if (md->rx_users[page] || memchan_rx_always(md, page)) {
 		e = MC_RX_PCT_RX_EN_MASK;
-		if (md->rx_irq_users[page])
-			e |= MC_RX_PCT_IRQ_ON_RX_MASK;
+		for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+			if (md->rx_attr_users[i][page])
+				e |= memchan_rx_attrs[i].pct;
 	}
 	return e;
 }
@@ -278,6 +326,7 @@ static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
 {
 	unsigned long *map = tx ? f->tx_map : f->rx_map;
 	u32 p;
+	int i;
 
 	down_write(&md->map_lock);
 	for (p = first; p < first + count; p++) {
@@ -289,8 +338,9 @@ static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
 			if (--md->tx_users[p] == 0 && !md->removed)
 				md->be->tx_pct_write(md, p, 0);
 		} else {
-			if (test_and_clear_bit(p, f->rx_irq_map))
-				md->rx_irq_users[p]--;
+			for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+				if (test_and_clear_bit(p, f->rx_attr_map[i]))
+					md->rx_attr_users[i][p]--;
 			md->rx_users[p]--;
 			if (!md->removed)
 				md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
@@ -305,7 +355,7 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 {
 	bool tx = g->flags == MEMCHAN_GRANT_TX;
 	u32 p, last;
-	int ret = 0;
+	int ret = 0, i;
 
 	if (g->flags != MEMCHAN_GRANT_TX && g->flags != MEMCHAN_GRANT_RX)
 		return -EINVAL;
@@ -316,11 +366,13 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 		if (g->rx_flags || !(g->tx_entry & MC_TX_PCT_TX_EN_MASK))
 			return -EINVAL;
 		ret = memchan_check_tx_entry(md, g->tx_entry);
-		if (ret)
-			return ret;
-	} else if (g->tx_entry || (g->rx_flags & ~MEMCHAN_RX_IRQ)) {
-		return -EINVAL;
+	} else {
+		if (g->tx_entry || (g->rx_flags & ~MEMCHAN_RX_FLAGS))
+			return -EINVAL;
+		ret = memchan_rx_supported(md, memchan_rx_flags_pct(g->rx_flags));
 	}
+	if (ret)
+		return ret;
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return -ENXIO;
 	last = g->first_page + g->count;
@@ -346,9 +398,11 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			set_bit(p, f->tx_map);
 		} else {
 			md->rx_users[p]++;
-			if (g->rx_flags & MEMCHAN_RX_IRQ) {
-				md->rx_irq_users[p]++;
-				set_bit(p, f->rx_irq_map);
+			for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+				if (g->rx_flags & memchan_rx_attrs[i].flag) {
+					md->rx_attr_users[i][p]++;
+					set_bit(p, f->rx_attr_map[i]);
+				}
 			}
 			set_bit(p, f->rx_map);
 			ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
@@ -409,6 +463,7 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 		in->flags |= MEMCHAN_INFO_NODE_VALID;
 	if (md->node_auto)
 		in->flags |= MEMCHAN_INFO_NODE_AUTO;
+	in->flags |= MEMCHAN_INFO_RX_ATTRS;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -524,7 +579,7 @@ static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void 
 				return ret;
 		}
 		if (pc->flags & MEMCHAN_PCT_WRITE_RX) {
-			ret = memchan_check_rx_entry(pc->rx_entry);
+			ret = memchan_check_rx_entry(md, pc->rx_entry);
 			if (ret)
 				return ret;
 		}
@@ -759,11 +814,24 @@ static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 /* ---------------------------------------------------------------------- */
 /* file operations */
 
+static void memchan_file_free(struct memchan_file *f)
+{
+	int i;
+
+	kvfree(f->tx_map);
+	kvfree(f->rx_map);
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		kvfree(f->rx_attr_map[i]);
+	kfree(f);
+}
+
 static int memchan_open_common(struct inode *inode, struct file *file,
 			       struct memchan_dev *md, bool ctl)
 {
 	struct memchan_file *f;
 	size_t words;
+	bool nomem;
+	int i;
 
 	if (ctl && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -773,12 +841,13 @@ static int memchan_open_common(struct inode *inode, struct file *file,
 	words = BITS_TO_LONGS(md->page_count);
 	f->tx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	f->rx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	f->rx_irq_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	if (!f->tx_map || !f->rx_map || !f->rx_irq_map) {
-		kvfree(f->tx_map);
-		kvfree(f->rx_map);
-		kvfree(f->rx_irq_map);
-		kfree(f);
+	nomem = !f->tx_map || !f->rx_map;
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+		f->rx_attr_map[i] = kvcalloc(words, sizeof(long), GFP_KERNEL);
+		nomem |= !f->rx_attr_map[i];
+	}
+	if (nomem) {
+		memchan_file_free(f);
 		return -ENOMEM;
 	}
 	f->md = md;
@@ -825,10 +894,7 @@ static int memchan_release(struct inode *inode, struct file *file)
 	mutex_unlock(&md->lock);
 	if (f->efd)
 		eventfd_ctx_put(f->efd);
-	kvfree(f->tx_map);
-	kvfree(f->rx_map);
-	kvfree(f->rx_irq_map);
-	kfree(f);
+	memchan_file_free(f);
 	memchan_put(md);
 	return 0;
 }
@@ -1151,7 +1217,8 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	const struct memchan_backend *be = (const struct memchan_backend *)id->driver_data;
 	struct memchan_dev *md;
-	int ret;
+	bool nomem;
+	int ret, i;
 
 	if (be->kind == MEMCHAN_BACKEND_IVSHMEM && !memchan_bind_ivshmem)
 		return -ENODEV;
@@ -1199,8 +1266,12 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	md->tx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
 	md->rx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
-	md->rx_irq_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
-	if (!md->tx_users || !md->rx_users || !md->rx_irq_users) {
+	nomem = !md->tx_users || !md->rx_users;
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+		md->rx_attr_users[i] = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
+		nomem |= !md->rx_attr_users[i];
+	}
+	if (nomem) {
 		ret = -ENOMEM;
 		goto err_backend;
 	}

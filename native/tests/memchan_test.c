@@ -784,6 +784,56 @@ static void pct_raw_access(void)
 	CHECK(pct(fd, 200).tx_entry == 0 && pct(fd, 200).rx_entry == 0);
 }
 
+/*
+ * Remote read and atomics (issue 11): receive grants and raw PCT writes carry READ_EN and
+ * ATOMIC_EN into this node's RX PCT in the soft-fabric file (read back there); bad input is
+ * refused and changes nothing; old callers (rx_flags 0 or MEMCHAN_RX_IRQ) see what they saw.
+ */
+static void rx_attributes(void)
+{
+	const uint64_t en = MC_RX_PCT_RX_EN_MASK, rd = MC_RX_PCT_READ_EN_MASK;
+	const uint64_t at = MC_RX_PCT_ATOMIC_EN_MASK, irq = MC_RX_PCT_IRQ_ON_RX_MASK;
+	int a = dev_open(), b = dev_open();
+	struct memchan_info in = info(a);
+	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_RX, .page = 222 };
+	size_t len;
+	char *fab = ctl_map(&len);
+	char *rx_pct = node_block(fab, 0) + mc_sf_rx_pct_offset(in.page_size, in.page_count);
+
+	CHECK(in.flags & MEMCHAN_INFO_RX_ATTRS);
+	CHECK(in.caps & MC_CAPS_REMOTE_READ_MASK && in.caps & MC_CAPS_ATOMICS_MASK);
+	EXPECT_ERR(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ | 1 << 3, NULL), EINVAL);
+	EXPECT_ERR(grant(a, MEMCHAN_GRANT_TX, 220, 1, tx_to(1), MEMCHAN_RX_READ, NULL), EINVAL);
+	CHECK(pct(a, 220).rx_entry == 0 && U64(rx_pct, 220 * MC_RX_PCT_ENTRY_SIZE) == 0);
+	EXPECT_ERR(ungrant(a, MEMCHAN_GRANT_RX, 220, 1), EACCES);	/* nothing was granted */
+
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ, NULL));
+	CHECK(pct(a, 220).rx_entry == (en | rd) && pct(a, 221).rx_entry == (en | rd));
+	CHECK(U64(rx_pct, 221 * MC_RX_PCT_ENTRY_SIZE) == (en | rd));
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 220, 1, 0, MEMCHAN_RX_ATOMIC | MEMCHAN_RX_IRQ, NULL));
+	CHECK(pct(a, 220).rx_entry == (en | rd | at | irq));
+	CHECK(U64(rx_pct, 220 * MC_RX_PCT_ENTRY_SIZE) == (en | rd | at | irq));
+	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_RX, 220, 2));	/* b's attributes stay */
+	CHECK(pct(a, 220).rx_entry == (en | at | irq) && pct(a, 221).rx_entry == 0);
+	close(b);
+	CHECK(pct(a, 220).rx_entry == 0 && U64(rx_pct, 220 * MC_RX_PCT_ENTRY_SIZE) == 0);
+
+	p.rx_entry = en | rd | at;
+	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
+	CHECK(p.rx_entry == (en | rd | at) && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == (en | rd | at));
+	p.rx_entry = en | MC_RX_PCT_COUNT_IRQ_MASK;	/* page counters: not in this API */
+	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
+	p.rx_entry = rd | 1ULL << 7;
+	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
+	CHECK(pct(a, 222).rx_entry == (en | rd | at));
+	p.rx_entry = rd;				/* readable, not writable: independent of RX_EN */
+	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
+	CHECK(pct(a, 222).rx_entry == rd);
+	p.rx_entry = 0;
+	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
+	CHECK(pct(a, 222).rx_entry == 0 && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == 0);
+}
+
 static void one_route_per_page_across_nodes(void)
 {
 	int fd = dev_open();
@@ -1016,6 +1066,7 @@ static const struct test abi_tests[] = {
 	T(errcnt),
 	T(loopback_ioctl),
 	T(pct_raw_access),
+	T(rx_attributes),
 	T(one_route_per_page_across_nodes),
 	T(set_node_busy_with_grants),
 	T(node_claim_in_use_and_takeover),
@@ -1174,6 +1225,49 @@ static void hw_rx_mapping(void)
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 }
 
+/*
+ * Remote read and atomics on the adapter: granted and programmed where CAPS has them, refused
+ * with EOPNOTSUPP and nothing changed where it does not.
+ */
+static void hw_rx_attributes(void)
+{
+	static const struct {
+		const char *cap_name;
+		uint32_t flag, cap;
+		uint64_t pct;
+	} attr[] = {
+		{ "REMOTE_READ", MEMCHAN_RX_READ, MC_CAPS_REMOTE_READ_MASK, MC_RX_PCT_READ_EN_MASK },
+		{ "ATOMICS", MEMCHAN_RX_ATOMIC, MC_CAPS_ATOMICS_MASK, MC_RX_PCT_ATOMIC_EN_MASK },
+	};
+	const uint64_t user = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK |
+			      MC_RX_PCT_ATOMIC_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK;
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_RX, .page = 185 };
+	size_t i;
+
+	if (in.node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	CHECK(in.flags & MEMCHAN_INFO_RX_ATTRS);
+	for (i = 0; i < sizeof(attr) / sizeof(attr[0]); i++) {
+		printf("# CAPS.%s %s\n", attr[i].cap_name, in.caps & attr[i].cap ? "set" : "clear");
+		if (in.caps & attr[i].cap) {
+			EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 185, 1, 0, attr[i].flag, NULL));
+			CHECK((pct(fd, 185).rx_entry & user) == (MC_RX_PCT_RX_EN_MASK | attr[i].pct));
+			EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 185, 1));
+		} else {
+			EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 185, 1, 0, attr[i].flag, NULL),
+				   EOPNOTSUPP);
+			p.rx_entry = MC_RX_PCT_RX_EN_MASK | attr[i].pct;
+			EXPECT_ERR(ioctl(fd, MEMCHAN_PCT, &p), EOPNOTSUPP);
+		}
+		CHECK((pct(fd, 185).rx_entry & user) == 0);
+	}
+	/* a refusal held nothing back: the plain grant of the page works */
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 185, 1, 0, 0, NULL));
+	CHECK((pct(fd, 185).rx_entry & user) == MC_RX_PCT_RX_EN_MASK);
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -1208,6 +1302,7 @@ static const struct test hw_tests[] = {
 	T(hw_loopback_data),
 	T(hw_notify_on_arrival),
 	T(hw_rx_mapping),
+	T(hw_rx_attributes),
 	T(hw_bar_cost),
 	T(errcnt),
 };
