@@ -97,12 +97,13 @@ static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 	struct mc_hw_dev *hw = to_hw(md);
 	void __iomem *e = hw->regs + MC_RX_PCT_BASE + page * MC_RX_PCT_ENTRY_SIZE;
 	dma_addr_t bus = hw->rx_dma + (dma_addr_t)page * md->page_size;
+	/* what lets the adapter touch the page: writes, remote reads, atomics */
+	const u64 access = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK;
 
-	if (entry & MC_RX_PCT_RX_EN_MASK)
+	if (entry & access)
 		entry |= MC_RX_PCT_REMAP_EN_MASK | (bus & MC_RX_PCT_REMAP_ADDR_MASK);
 	/* the high word (address) first, then the low word enables the entry */
-	writel(lower_32_bits(entry) & ~(u32)(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK |
-					     MC_RX_PCT_ATOMIC_EN_MASK), e);
+	writel(lower_32_bits(entry) & ~(u32)access, e);
 	writel(upper_32_bits(entry), e + 4);
 	writel(lower_32_bits(entry), e);
 	readl(e);
