@@ -1339,10 +1339,11 @@ static void unbind_with_live_mappings(void)
 	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 250 * 4096);
 	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 250 * 4096);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
-	tx[0] = 42;
-	for (t0 = now_s(); rx[0] != 42 && now_s() - t0 < 60;)
+	/* a whole word: the adapter's window takes 32- and 64-bit stores */
+	*(volatile uint64_t *)tx = 42;
+	for (t0 = now_s(); *(volatile uint64_t *)rx != 42 && now_s() - t0 < 60;)
 		usleep(1000);
-	CHECK(rx[0] == 42);
+	CHECK(*(volatile uint64_t *)rx == 42);
 	/* the module is pinned while a file is open */
 	EXPECT_ERR(syscall(SYS_delete_module, "memchan", O_NONBLOCK), EWOULDBLOCK);
 
