@@ -21,7 +21,11 @@
 
 #define MEMCHAN_NAME "memchan"
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+/* receive attributes a grant may ask for (rx_flags): IRQ, remote read, atomics */
+#define MEMCHAN_RX_ATTRS	3
+
+/* vm_flags became read-only (vm_flags_set/clear) in 6.3; DKMS builds for both */
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
 #define memchan_vm_flags_set(vma, f)	vm_flags_set(vma, f)
 #define memchan_vm_flags_clear(vma, f)	vm_flags_clear(vma, f)
 #else
@@ -41,50 +45,70 @@ enum memchan_irq_kind {
 };
 
 /*
- * Backend operations. All are called with md->lock held and md->removed
- * false, except the pfn helpers, which run in the fault path under
- * md->map_lock (read) with md->removed false.
+ * Backend operations: the core reaches a backend only through these.
+ * alloc/free create and destroy the backend's own structure, which embeds
+ * struct memchan_dev (container_of); free runs when the last reference goes,
+ * after remove. probe/remove bind and unbind the PCI function. The others
+ * are called with md->lock held and md->removed false, except the mapping
+ * helpers: tx_pfn/rx_pfn run in the fault path under md->map_lock (read),
+ * rx_mmap in the mmap path under md->map_lock (read), with md->removed false.
  */
 struct memchan_backend {
 	u32 kind;				/* MEMCHAN_BACKEND_* */
+	const char *name;			/* sysfs backend */
 	/*
 	 * Receive pages are this node's own copy, holding only what the adapter delivered while
 	 * their RX PCT entry was on (hardware); not a view of shared memory (ivshmem).
 	 */
 	bool rx_private;
+
+	struct memchan_dev *(*alloc)(void);
+	void (*free)(struct memchan_dev *md);
+	/* fill the geometry (page_size, page_count, max_nodes, caps, ...) */
+	int (*probe)(struct memchan_dev *md);
+	void (*remove)(struct memchan_dev *md);
+	ssize_t (*link_state)(struct memchan_dev *md, char *buf);
+	enum memchan_irq_kind (*irq_kind)(struct memchan_dev *md);
+
 	/* BAR0 register (hardware) or own node block register (ivshmem); 0 if none */
 	u32 (*reg_read)(struct memchan_dev *md, u32 off);
 	u32 (*tx_pct_read)(struct memchan_dev *md, u32 page);
 	u64 (*rx_pct_read)(struct memchan_dev *md, u32 page);
 	/* entry validated by the core (reserved bits, ranges); backend checks routes */
 	int (*tx_pct_write)(struct memchan_dev *md, u32 page, u32 entry);
-	/* entry holds RX_EN/IRQ_ON_RX only; the backend adds remapping */
+	/* entry validated by the core (no REMAP); the backend adds remapping */
 	int (*rx_pct_write)(struct memchan_dev *md, u32 page, u64 entry);
 	int (*set_node)(struct memchan_dev *md, u32 node, u32 flags);
 	int (*ack_sweep)(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding);
+	/* emulated receive interrupt; NULL where arrival raises it itself */
 	int (*notify)(struct memchan_dev *md, u32 page, u32 *nodes);
 	int (*loopback)(struct memchan_dev *md, u32 mode);
 	/* free a dead node's adapter state if it still holds incarnation; 1 if done */
 	int (*release_node)(struct memchan_dev *md, u32 node, u64 incarnation);
-	/* pfn of byte offset off of a network page */
+
+	/* pfn of byte offset off of a network page, inserted at fault time */
 	unsigned long (*tx_pfn)(struct memchan_dev *md, u32 page, u32 off);
 	unsigned long (*rx_pfn)(struct memchan_dev *md, u32 page, u32 off);
+	/*
+	 * Instead of rx_pfn: map the whole receive vma at mmap time, off bytes into
+	 * the receive area (granted pages only, checked by the core).
+	 */
+	int (*rx_mmap)(struct memchan_dev *md, struct vm_area_struct *vma, u64 off);
 	pgprot_t (*tx_prot)(pgprot_t prot);
 	pgprot_t (*rx_prot)(pgprot_t prot);
 	/* control node: protection of what it maps (md->ctl_start/ctl_len) */
 	pgprot_t (*ctl_prot)(pgprot_t prot);
 };
 
+/* The core state of one adapter, embedded in the backend's structure. */
 struct memchan_dev {
 	struct kref kref;
-	struct pci_dev *pdev;
+	struct pci_dev *pdev;			/* referenced until the last put */
 	int index;
 	char name[16];
 	char ctl_name[24];
 	struct miscdevice misc;
 	struct miscdevice misc_ctl;
-	bool misc_registered;
-	bool ctl_registered;
 	const struct memchan_backend *be;
 
 	u32 page_size;
@@ -102,38 +126,26 @@ struct memchan_dev {
 
 	u32 *tx_users;				/* per page: open files holding a tx grant */
 	u32 *rx_users;
-	u32 *rx_irq_users;
-	u32 grants;				/* sum of the above two */
+	u32 *rx_attr_users[MEMCHAN_RX_ATTRS];	/* ... with that receive attribute */
+	u32 grants;				/* sum of tx_users and rx_users */
 
-	spinlock_t files_lock;
+	spinlock_t files_lock;			/* files and each file's efd (irq/poll context) */
 	struct list_head files;
 	wait_queue_head_t wq;
 	u32 notify_count;			/* last NOTIFY_COUNT seen by irq/poll */
 
 	struct inode *inode;			/* address space of all mappings */
+	/*
+	 * Address spaces that mapped receive pages at mmap time (be->rx_mmap): a
+	 * revocation waits for their mmap calls in flight (memchan_zap).
+	 */
+	struct mutex mms_lock;
+	struct mm_struct **mms;
+	u32 mms_count;
+	u32 mms_size;
 
 	resource_size_t ctl_start;
 	resource_size_t ctl_len;
-
-	/* hardware */
-	void __iomem *regs;
-	resource_size_t win_start;
-	void **rx_cpu;
-	dma_addr_t *rx_dma;
-	u32 irq_kind;				/* enum memchan_irq_kind */
-	u32 irq_mask;				/* IRQ_MASK as written */
-
-	/* ivshmem */
-	void *fab;
-	resource_size_t fab_start;
-	u64 fab_len;
-	u64 node_area;
-	u64 node_block_size;
-	u64 data_off;
-	u64 host_id;
-	u64 owner;				/* OWNER word we stored */
-	unsigned long next_heartbeat;
-	struct delayed_work tick;		/* ivshmem; hardware in poll mode */
 };
 
 struct memchan_file {
@@ -141,7 +153,7 @@ struct memchan_file {
 	struct list_head node;
 	unsigned long *tx_map;
 	unsigned long *rx_map;
-	unsigned long *rx_irq_map;
+	unsigned long *rx_attr_map[MEMCHAN_RX_ATTRS];
 	u32 seen;
 	struct eventfd_ctx *efd;
 	bool ctl;
@@ -154,12 +166,5 @@ extern unsigned int memchan_heartbeat_ms;
 
 /* core services for the backends */
 void memchan_notify_arrived(struct memchan_dev *md, u32 count);
-const char *memchan_irq_kind_name(u32 kind);
-
-/* backend probe/remove: fill md (page_size, page_count, ...), undo */
-int memchan_hw_probe(struct memchan_dev *md);
-void memchan_hw_remove(struct memchan_dev *md);
-int memchan_ivshmem_probe(struct memchan_dev *md);
-void memchan_ivshmem_remove(struct memchan_dev *md);
 
 #endif /* MEMCHAN_H */

@@ -5,10 +5,12 @@
  * BAR0: registers (0x000-0xfff), TX PCT (MC_TX_PCT_BASE, u32 per page),
  * RX PCT (MC_RX_PCT_BASE, u64 per page as lo/hi words). BAR2: the transmit
  * window, PAGE_COUNT * PAGE_SIZE bytes, mapped write-combining into users.
- * Receive pages are DMA-coherent host pages allocated on first receive grant;
- * their bus addresses go into RX PCT REMAP_ADDR (receive-side remapping).
- * They are freed only at remove, after the adapter is disabled, because a
- * packet that passed the PCT lookup may still be in flight.
+ * The receive area is one DMA-coherent buffer of PAGE_COUNT * PAGE_SIZE bytes,
+ * allocated at probe; network page p is at byte p * PAGE_SIZE of it, its bus
+ * address in RX PCT REMAP_ADDR (receive-side remapping). Users map it with
+ * dma_mmap_coherent(). It is freed at remove, after the adapter is disabled
+ * (a packet that passed the PCT lookup may still be in flight) and after the
+ * core has zapped every user mapping.
  *
  * Interrupts: MSI-X, else MSI, else INTx, else polling (irq_mode). Polling is
  * a delayed work reading IRQ_STATUS every poll_ms; a host whose bridge gives
@@ -20,16 +22,34 @@
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/ioport.h>
 #include <linux/iopoll.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "memchan.h"
 
 #define MEMCHAN_BAR_REGS	0
 #define MEMCHAN_BAR_WINDOW	2
+
+/* the hardware backend's state around the core's */
+struct mc_hw_dev {
+	struct memchan_dev md;
+	void __iomem *regs;
+	resource_size_t win_start;
+	void *rx_cpu;				/* receive area */
+	dma_addr_t rx_dma;
+	size_t rx_size;
+	enum memchan_irq_kind irq_kind;
+	u32 irq_mask;				/* IRQ_MASK as written */
+	struct delayed_work poll;		/* irq_mode poll */
+};
+
+static struct mc_hw_dev *to_hw(struct memchan_dev *md)
+{
+	return container_of(md, struct mc_hw_dev, md);
+}
 
 static char *memchan_irq_mode = "auto";
 module_param_named(irq_mode, memchan_irq_mode, charp, 0444);
@@ -41,44 +61,31 @@ module_param_named(node_auto_ms, memchan_node_auto_ms, uint, 0644);
 MODULE_PARM_DESC(node_auto_ms,
 		 "hardware backend: how long MEMCHAN_SET_NODE with MEMCHAN_NODE_AUTO waits for the link to assign the node ID (default 30000)");
 
-static const char * const mc_hw_irq_names[] = {
-	[MEMCHAN_IRQ_NONE] = "none",
-	[MEMCHAN_IRQ_MSIX] = "msix",
-	[MEMCHAN_IRQ_MSI] = "msi",
-	[MEMCHAN_IRQ_INTX] = "intx",
-	[MEMCHAN_IRQ_POLL] = "poll",
-};
-
-const char *memchan_irq_kind_name(u32 kind)
-{
-	return kind < ARRAY_SIZE(mc_hw_irq_names) ? mc_hw_irq_names[kind] : "none";
-}
-
 static u32 mc_hw_reg_read(struct memchan_dev *md, u32 off)
 {
-	return readl(md->regs + off);
+	return readl(to_hw(md)->regs + off);
 }
 
 static void mc_hw_reg_write(struct memchan_dev *md, u32 off, u32 v)
 {
-	writel(v, md->regs + off);
+	writel(v, to_hw(md)->regs + off);
 }
 
 static u32 mc_hw_tx_pct_read(struct memchan_dev *md, u32 page)
 {
-	return readl(md->regs + MC_TX_PCT_BASE + page * MC_TX_PCT_ENTRY_SIZE);
+	return readl(to_hw(md)->regs + MC_TX_PCT_BASE + page * MC_TX_PCT_ENTRY_SIZE);
 }
 
 static u64 mc_hw_rx_pct_read(struct memchan_dev *md, u32 page)
 {
-	void __iomem *e = md->regs + MC_RX_PCT_BASE + page * MC_RX_PCT_ENTRY_SIZE;
+	void __iomem *e = to_hw(md)->regs + MC_RX_PCT_BASE + page * MC_RX_PCT_ENTRY_SIZE;
 
 	return readl(e) | (u64)readl(e + 4) << 32;
 }
 
 static int mc_hw_tx_pct_write(struct memchan_dev *md, u32 page, u32 entry)
 {
-	void __iomem *e = md->regs + MC_TX_PCT_BASE + page * MC_TX_PCT_ENTRY_SIZE;
+	void __iomem *e = to_hw(md)->regs + MC_TX_PCT_BASE + page * MC_TX_PCT_ENTRY_SIZE;
 
 	writel(entry, e);
 	readl(e);	/* flush the posted write before the page is mapped */
@@ -87,20 +94,16 @@ static int mc_hw_tx_pct_write(struct memchan_dev *md, u32 page, u32 entry)
 
 static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 {
-	void __iomem *e = md->regs + MC_RX_PCT_BASE + page * MC_RX_PCT_ENTRY_SIZE;
+	struct mc_hw_dev *hw = to_hw(md);
+	void __iomem *e = hw->regs + MC_RX_PCT_BASE + page * MC_RX_PCT_ENTRY_SIZE;
+	dma_addr_t bus = hw->rx_dma + (dma_addr_t)page * md->page_size;
+	/* what lets the adapter touch the page: writes, remote reads, atomics */
+	const u64 access = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK;
 
-	if (entry & MC_RX_PCT_RX_EN_MASK) {
-		if (!md->rx_cpu[page]) {
-			md->rx_cpu[page] = dma_alloc_coherent(&md->pdev->dev, md->page_size,
-							      &md->rx_dma[page], GFP_KERNEL);
-			if (!md->rx_cpu[page])
-				return -ENOMEM;
-		}
-		entry |= MC_RX_PCT_REMAP_EN_MASK |
-			 (md->rx_dma[page] & MC_RX_PCT_REMAP_ADDR_MASK);
-	}
+	if (entry & access)
+		entry |= MC_RX_PCT_REMAP_EN_MASK | (bus & MC_RX_PCT_REMAP_ADDR_MASK);
 	/* the high word (address) first, then the low word enables the entry */
-	writel(lower_32_bits(entry) & ~(u32)MC_RX_PCT_RX_EN_MASK, e);
+	writel(lower_32_bits(entry) & ~(u32)access, e);
 	writel(upper_32_bits(entry), e + 4);
 	writel(lower_32_bits(entry), e);
 	readl(e);
@@ -111,14 +114,14 @@ static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
  * Close every route. Whole 32-bit stores: memset_io() may store bytes (x86: rep stosb),
  * four times the BAR traffic, and the register block takes whole words only.
  */
-static void mc_hw_clear_pcts(struct memchan_dev *md)
+static void mc_hw_clear_pcts(struct mc_hw_dev *hw)
 {
 	u32 p;
 
-	for (p = 0; p < md->page_count; p++) {
-		writel(0, md->regs + MC_TX_PCT_BASE + p * MC_TX_PCT_ENTRY_SIZE);
-		writel(0, md->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE);
-		writel(0, md->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE + 4);
+	for (p = 0; p < hw->md.page_count; p++) {
+		writel(0, hw->regs + MC_TX_PCT_BASE + p * MC_TX_PCT_ENTRY_SIZE);
+		writel(0, hw->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE);
+		writel(0, hw->regs + MC_RX_PCT_BASE + p * MC_RX_PCT_ENTRY_SIZE + 4);
 	}
 }
 
@@ -173,7 +176,7 @@ static int mc_hw_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstandin
 	int ret;
 
 	mc_hw_reg_write(md, MC_REG_BARRIER, MC_BARRIER_START_MASK);
-	ret = readl_poll_timeout(md->regs + MC_REG_BARRIER, v, v & MC_BARRIER_DONE_MASK,
+	ret = readl_poll_timeout(to_hw(md)->regs + MC_REG_BARRIER, v, v & MC_BARRIER_DONE_MASK,
 				 10, div_u64(timeout_ns, NSEC_PER_USEC) + 1);
 	*outstanding = mc_hw_reg_read(md, MC_REG_ACK_OUTSTANDING);
 	return ret;
@@ -197,20 +200,53 @@ static int mc_hw_release_node(struct memchan_dev *md, u32 node, u64 incarnation)
 
 static unsigned long mc_hw_tx_pfn(struct memchan_dev *md, u32 page, u32 off)
 {
-	return (md->win_start + (u64)page * md->page_size + off) >> PAGE_SHIFT;
+	return (to_hw(md)->win_start + (u64)page * md->page_size + off) >> PAGE_SHIFT;
 }
 
-static unsigned long mc_hw_rx_pfn(struct memchan_dev *md, u32 page, u32 off)
+/*
+ * x86 PAT tracks a remap of a whole vma (VM_PAT) through the vma's first PTE,
+ * which a revocation zaps; at munmap 6.1's untrack_pfn() then finds no PTE and
+ * warns. For RAM the tracking reserves nothing (reserve_pfn_range() and
+ * free_pfn_range() skip RAM), so the flag is dropped there; a receive area
+ * that is not RAM could not be revoked safely and is not mapped.
+ */
+static int mc_hw_rx_untrack(struct vm_area_struct *vma)
 {
-	void *cpu = md->rx_cpu[page];
+#ifdef VM_PAT
+	unsigned long pfn;
 
-	if (!cpu)
+	if (!(vma->vm_flags & VM_PAT))
 		return 0;
-	cpu += off;
-	/* dma-direct returns linear-map memory; remapped allocators vmalloc space */
-	if (is_vmalloc_addr(cpu))
-		return vmalloc_to_pfn(cpu);
-	return page_to_pfn(virt_to_page(cpu));
+	if (follow_pfn(vma, vma->vm_start, &pfn) ||
+	    region_intersects(PFN_PHYS(pfn), vma->vm_end - vma->vm_start,
+			      IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE) != REGION_INTERSECTS)
+		return -ENXIO;
+	memchan_vm_flags_clear(vma, VM_PAT);
+#endif
+	return 0;
+}
+
+/*
+ * The receive area into vma, off bytes into the area (page aligned, the range
+ * checked by the core and here again against the area). dma_mmap_coherent()
+ * takes the offset into the buffer from vm_pgoff; the file offset is put back
+ * for unmap_mapping_range().
+ */
+static int mc_hw_rx_mmap(struct memchan_dev *md, struct vm_area_struct *vma, u64 off)
+{
+	struct mc_hw_dev *hw = to_hw(md);
+	unsigned long pgoff = vma->vm_pgoff;
+	int ret;
+
+	if (!PAGE_ALIGNED(off) || off >= hw->rx_size ||
+	    vma->vm_end - vma->vm_start > hw->rx_size - off)
+		return -EINVAL;
+	vma->vm_pgoff = off >> PAGE_SHIFT;
+	ret = dma_mmap_coherent(&md->pdev->dev, vma, hw->rx_cpu, hw->rx_dma, hw->rx_size);
+	vma->vm_pgoff = pgoff;
+	if (ret)
+		return ret;
+	return mc_hw_rx_untrack(vma);
 }
 
 static pgprot_t mc_hw_tx_prot(pgprot_t prot)
@@ -229,9 +265,10 @@ static pgprot_t mc_hw_ctl_prot(pgprot_t prot)
 }
 
 /* What the interrupt handler does, also for the poll work: true if a cause was pending. */
-static bool mc_hw_service(struct memchan_dev *md)
+static bool mc_hw_service(struct mc_hw_dev *hw)
 {
-	u32 st = mc_hw_reg_read(md, MC_REG_IRQ_STATUS) & md->irq_mask;
+	struct memchan_dev *md = &hw->md;
+	u32 st = mc_hw_reg_read(md, MC_REG_IRQ_STATUS) & hw->irq_mask;
 
 	if (!st)
 		return false;
@@ -252,16 +289,16 @@ static irqreturn_t mc_hw_irq(int irq, void *data)
 /* one BAR read per period while nothing is pending */
 static void mc_hw_poll(struct work_struct *work)
 {
-	struct memchan_dev *md = container_of(to_delayed_work(work), struct memchan_dev, tick);
+	struct mc_hw_dev *hw = container_of(to_delayed_work(work), struct mc_hw_dev, poll);
 
-	mc_hw_service(md);
-	schedule_delayed_work(&md->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
+	mc_hw_service(hw);
+	schedule_delayed_work(&hw->poll, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
 }
 
 /* MSI-X, MSI, INTx as irq_mode allows, the first that the device and platform give; else poll */
-static int mc_hw_setup_irq(struct memchan_dev *md)
+static int mc_hw_setup_irq(struct mc_hw_dev *hw)
 {
-	struct pci_dev *pdev = md->pdev;
+	struct pci_dev *pdev = hw->md.pdev;
 	unsigned int flags;
 	int ret;
 
@@ -288,22 +325,23 @@ static int mc_hw_setup_irq(struct memchan_dev *md)
 		if (ret > 0) {
 			unsigned long irqf = IRQF_ONESHOT;
 
-			md->irq_kind = pdev->msix_enabled ? MEMCHAN_IRQ_MSIX :
+			hw->irq_kind = pdev->msix_enabled ? MEMCHAN_IRQ_MSIX :
 				       pdev->msi_enabled ? MEMCHAN_IRQ_MSI : MEMCHAN_IRQ_INTX;
-			if (md->irq_kind == MEMCHAN_IRQ_INTX)
+			if (hw->irq_kind == MEMCHAN_IRQ_INTX)
 				irqf |= IRQF_SHARED;
 			/* threaded: the handler reads registers, which may be slow */
 			return devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0), NULL,
-							 mc_hw_irq, irqf, md->name, md);
+							 mc_hw_irq, irqf, hw->md.name, hw);
 		}
 	}
-	md->irq_kind = MEMCHAN_IRQ_POLL;
-	INIT_DELAYED_WORK(&md->tick, mc_hw_poll);
+	hw->irq_kind = MEMCHAN_IRQ_POLL;
+	INIT_DELAYED_WORK(&hw->poll, mc_hw_poll);
 	return 0;
 }
 
-int memchan_hw_probe(struct memchan_dev *md)
+static int mc_hw_probe(struct memchan_dev *md)
 {
+	struct mc_hw_dev *hw = to_hw(md);
 	struct pci_dev *pdev = md->pdev;
 	struct device *dev = &pdev->dev;
 	resource_size_t win_len;
@@ -317,7 +355,7 @@ int memchan_hw_probe(struct memchan_dev *md)
 	ret = pcim_iomap_regions(pdev, BIT(MEMCHAN_BAR_REGS), MEMCHAN_NAME);
 	if (ret)
 		return ret;
-	md->regs = pcim_iomap_table(pdev)[MEMCHAN_BAR_REGS];
+	hw->regs = pcim_iomap_table(pdev)[MEMCHAN_BAR_REGS];
 
 	id = mc_hw_reg_read(md, MC_REG_ID);
 	ver = mc_hw_reg_read(md, MC_REG_VERSION);
@@ -353,80 +391,109 @@ int memchan_hw_probe(struct memchan_dev *md)
 	ret = pci_request_region(pdev, MEMCHAN_BAR_WINDOW, MEMCHAN_NAME);
 	if (ret)
 		return ret;
-	md->win_start = pci_resource_start(pdev, MEMCHAN_BAR_WINDOW);
-	ret = devm_arch_io_reserve_memtype_wc(dev, md->win_start, win_len);
+	hw->win_start = pci_resource_start(pdev, MEMCHAN_BAR_WINDOW);
+	ret = devm_arch_io_reserve_memtype_wc(dev, hw->win_start, win_len);
 	if (ret)
 		return ret;
-	devm_arch_phys_wc_add(dev, md->win_start, win_len);
+	devm_arch_phys_wc_add(dev, hw->win_start, win_len);
 	md->ctl_start = pci_resource_start(pdev, MEMCHAN_BAR_REGS);
 	md->ctl_len = MC_BAR0_SIZE;
 
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
-	md->rx_cpu = kvcalloc(md->page_count, sizeof(*md->rx_cpu), GFP_KERNEL);
-	md->rx_dma = kvcalloc(md->page_count, sizeof(*md->rx_dma), GFP_KERNEL);
-	if (!md->rx_cpu || !md->rx_dma) {
-		ret = -ENOMEM;
-		goto err_free;
+	hw->rx_size = win_len;
+	hw->rx_cpu = dma_alloc_coherent(dev, hw->rx_size, &hw->rx_dma, GFP_KERNEL);
+	if (!hw->rx_cpu) {
+		dev_err(dev, "cannot allocate the %zu-byte DMA-coherent receive area\n",
+			hw->rx_size);
+		return -ENOMEM;
 	}
 	pci_set_master(pdev);
 
 	/* start with every route closed */
 	mc_hw_reg_write(md, MC_REG_CTRL, 0);
-	mc_hw_clear_pcts(md);
+	mc_hw_clear_pcts(hw);
 	id = mc_hw_reg_read(md, MC_REG_NODE_ID);
 	if (id & MC_NODE_ID_VALID_MASK) {
 		md->node_id = (id & MC_NODE_ID_ID_MASK) >> MC_NODE_ID_ID_SHIFT;
 		md->node_auto = id & MC_NODE_ID_AUTO_MASK;
 	}
 
-	md->irq_mask = MC_IRQ_STATUS_RX_NOTIFY_MASK | MC_IRQ_STATUS_LINK_CHANGE_MASK |
+	hw->irq_mask = MC_IRQ_STATUS_RX_NOTIFY_MASK | MC_IRQ_STATUS_LINK_CHANGE_MASK |
 		       MC_IRQ_STATUS_ERROR_MASK;
-	ret = mc_hw_setup_irq(md);
+	ret = mc_hw_setup_irq(hw);
 	if (ret)
 		goto err_free;
 	mc_hw_reg_write(md, MC_REG_IRQ_STATUS, ~0U);
-	mc_hw_reg_write(md, MC_REG_IRQ_MASK, md->irq_mask);
+	mc_hw_reg_write(md, MC_REG_IRQ_MASK, hw->irq_mask);
 	md->notify_count = mc_hw_reg_read(md, MC_REG_NOTIFY_COUNT);
 	mc_hw_reg_write(md, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
-	if (md->irq_kind == MEMCHAN_IRQ_POLL)
-		schedule_delayed_work(&md->tick, 1);
+	if (hw->irq_kind == MEMCHAN_IRQ_POLL)
+		schedule_delayed_work(&hw->poll, 1);
 	return 0;
 
 err_free:
-	kvfree(md->rx_cpu);
-	kvfree(md->rx_dma);
-	md->rx_cpu = NULL;
-	md->rx_dma = NULL;
+	pci_clear_master(pdev);
+	dma_free_coherent(dev, hw->rx_size, hw->rx_cpu, hw->rx_dma);
+	hw->rx_cpu = NULL;
 	return ret;
 }
 
-void memchan_hw_remove(struct memchan_dev *md)
+static void mc_hw_remove(struct memchan_dev *md)
 {
-	u32 p;
+	struct mc_hw_dev *hw = to_hw(md);
 
-	/* stop the adapter before its receive pages go */
-	if (md->irq_kind == MEMCHAN_IRQ_POLL)
-		cancel_delayed_work_sync(&md->tick);
+	/* stop the adapter before its receive area goes (the core zapped every mapping) */
+	if (hw->irq_kind == MEMCHAN_IRQ_POLL)
+		cancel_delayed_work_sync(&hw->poll);
 	mc_hw_reg_write(md, MC_REG_IRQ_MASK, 0);
 	mc_hw_reg_write(md, MC_REG_CTRL, 0);
-	mc_hw_clear_pcts(md);
+	mc_hw_clear_pcts(hw);
 	mc_hw_reg_read(md, MC_REG_CTRL);
 	pci_clear_master(md->pdev);
-	for (p = 0; p < md->page_count; p++)
-		if (md->rx_cpu[p])
-			dma_free_coherent(&md->pdev->dev, md->page_size,
-					  md->rx_cpu[p], md->rx_dma[p]);
-	kvfree(md->rx_cpu);
-	kvfree(md->rx_dma);
-	md->rx_cpu = NULL;
-	md->rx_dma = NULL;
+	dma_free_coherent(&md->pdev->dev, hw->rx_size, hw->rx_cpu, hw->rx_dma);
+	hw->rx_cpu = NULL;
+}
+
+static ssize_t mc_hw_link_state(struct memchan_dev *md, char *buf)
+{
+	u32 st = mc_hw_reg_read(md, MC_REG_LINK_STATUS);
+
+	return sysfs_emit(buf, "%s%s%s peer=%u\n",
+			  st & MC_LINK_STATUS_UP_MASK ? "up" : "down",
+			  st & MC_LINK_STATUS_PEER_SEEN_MASK ? " peer-seen" : "",
+			  st & MC_LINK_STATUS_DISCARDING_MASK ? " discarding" : "",
+			  (st & MC_LINK_STATUS_PEER_NODE_MASK) >> MC_LINK_STATUS_PEER_NODE_SHIFT);
+}
+
+static enum memchan_irq_kind mc_hw_irq_kind(struct memchan_dev *md)
+{
+	return to_hw(md)->irq_kind;
+}
+
+static struct memchan_dev *mc_hw_alloc(void)
+{
+	struct mc_hw_dev *hw = kzalloc(sizeof(*hw), GFP_KERNEL);
+
+	return hw ? &hw->md : NULL;
+}
+
+static void mc_hw_free(struct memchan_dev *md)
+{
+	kfree(to_hw(md));
 }
 
 const struct memchan_backend memchan_hw_backend = {
 	.kind = MEMCHAN_BACKEND_HW,
+	.name = "hw",
 	.rx_private = true,
+	.alloc = mc_hw_alloc,
+	.free = mc_hw_free,
+	.probe = mc_hw_probe,
+	.remove = mc_hw_remove,
+	.link_state = mc_hw_link_state,
+	.irq_kind = mc_hw_irq_kind,
 	.reg_read = mc_hw_reg_read,
 	.tx_pct_read = mc_hw_tx_pct_read,
 	.rx_pct_read = mc_hw_rx_pct_read,
@@ -434,11 +501,10 @@ const struct memchan_backend memchan_hw_backend = {
 	.rx_pct_write = mc_hw_rx_pct_write,
 	.set_node = mc_hw_set_node,
 	.ack_sweep = mc_hw_barrier,
-	.notify = NULL,
 	.loopback = mc_hw_loopback,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
-	.rx_pfn = mc_hw_rx_pfn,
+	.rx_mmap = mc_hw_rx_mmap,
 	.tx_prot = mc_hw_tx_prot,
 	.rx_prot = mc_hw_rx_prot,
 	.ctl_prot = mc_hw_ctl_prot,

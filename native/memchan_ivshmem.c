@@ -21,17 +21,43 @@
 #include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "memchan.h"
 
 #define MEMCHAN_IVSHMEM_BAR	2
-/* The liveness rule for another host (docs/architecture.md, "Liveness"): the failure timeout
- * plus two heartbeat periods, from the defaults the library uses too. */
-#define MEMCHAN_STALE_MS	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
+/*
+ * The liveness rule for another host (docs/architecture.md, "Liveness"): the failure timeout
+ * plus two heartbeat periods, from the defaults the library uses too.
+ */
+#define MEMCHAN_STALE_MS \
+	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
+
+/* the ivshmem backend's state around the core's */
+struct mc_sf_dev {
+	struct memchan_dev md;
+	void *fab;				/* BAR2: the soft-fabric file */
+	resource_size_t fab_start;
+	u64 fab_len;
+	u64 node_area;
+	u64 node_block_size;
+	u64 data_off;
+	u64 host_id;
+	u64 owner;				/* OWNER word we stored */
+	unsigned long next_heartbeat;
+	struct delayed_work tick;		/* NOTIFY_COUNT poll, heartbeat */
+};
+
+static struct mc_sf_dev *to_sf(struct memchan_dev *md)
+{
+	return container_of(md, struct mc_sf_dev, md);
+}
 
 static void *sf_node(struct memchan_dev *md, u32 node)
 {
-	return md->fab + md->node_area + (u64)node * md->node_block_size;
+	struct mc_sf_dev *sf = to_sf(md);
+
+	return sf->fab + sf->node_area + (u64)node * sf->node_block_size;
 }
 
 /* This kernel's HOST_ID: random, non-zero, the same for every device it binds. */
@@ -72,18 +98,20 @@ static u64 *sf_node_word(struct memchan_dev *md, u32 node, u32 off)
 
 static u64 *sf_heartbeat(struct memchan_dev *md, u32 node)
 {
-	return md->fab + md->data_off + mc_sys_member_slot(md->page_size, node) +
+	struct mc_sf_dev *sf = to_sf(md);
+
+	return sf->fab + sf->data_off + mc_sys_member_slot(md->page_size, node) +
 		MC_SYS_MEMBER_HEARTBEAT;
 }
 
 static u32 sf_hdr32(struct memchan_dev *md, u32 off)
 {
-	return READ_ONCE(*(u32 *)(md->fab + off));
+	return READ_ONCE(*(u32 *)(to_sf(md)->fab + off));
 }
 
 static u64 sf_hdr64(struct memchan_dev *md, u32 off)
 {
-	return READ_ONCE(*(u64 *)(md->fab + off));
+	return READ_ONCE(*(u64 *)(to_sf(md)->fab + off));
 }
 
 static u32 mc_sf_reg_read(struct memchan_dev *md, u32 off)
@@ -140,18 +168,22 @@ static void mc_sf_clear_pcts(struct memchan_dev *md, u32 node)
 
 static void mc_sf_release_node(struct memchan_dev *md)
 {
+	struct mc_sf_dev *sf = to_sf(md);
+
 	u32 node = md->node_id;
 
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
-	smp_mb();
-	cmpxchg64(sf_node_word(md, node, MC_SF_NODE_OWNER), md->owner, 0);
+	smp_mb();	/* the block is clean before OWNER lets another claim it */
+	cmpxchg64(sf_node_word(md, node, MC_SF_NODE_OWNER), sf->owner, 0);
 	md->node_id = MEMCHAN_NODE_NONE;
-	md->owner = 0;
+	sf->owner = 0;
 }
 
 static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 {
+	struct mc_sf_dev *sf = to_sf(md);
+
 	u64 *owner_p, old, new, inc, hb;
 	u32 pid = task_tgid_nr(current);
 
@@ -185,15 +217,15 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	if (md->node_id != MEMCHAN_NODE_NONE)
 		mc_sf_release_node(md);
 	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_INCARNATION), inc);
-	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID), md->host_id);
+	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID), sf->host_id);
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), node | MC_NODE_ID_VALID_MASK);
-	md->owner = new;
+	sf->owner = new;
 	md->node_id = node;
 	md->incarnation = inc;
 	md->notify_count = READ_ONCE(*sf_reg(md, node, MC_REG_NOTIFY_COUNT));
-	md->next_heartbeat = jiffies;
-	schedule_delayed_work(&md->tick, 1);
+	sf->next_heartbeat = jiffies;
+	schedule_delayed_work(&sf->tick, 1);
 	return 0;
 }
 
@@ -205,16 +237,17 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
  */
 static int mc_sf_release_dead(struct memchan_dev *md, u32 node, u64 incarnation)
 {
+	struct mc_sf_dev *sf = to_sf(md);
 	u64 *owner_p = sf_node_word(md, node, MC_SF_NODE_OWNER);
 	u64 old = READ_ONCE(*owner_p);
 
 	if (!old || mc_sf_owner_incarnation(old) != incarnation)
 		return 0;
-	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == md->host_id)
+	if (READ_ONCE(*sf_node_word(md, node, MC_SF_NODE_HOST_ID)) == sf->host_id)
 		return 0;
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
-	smp_mb();
+	smp_mb();	/* the block is clean before OWNER lets another claim it */
 	return cmpxchg64(owner_p, old, 0) == old;
 }
 
@@ -252,7 +285,7 @@ static int mc_sf_notify(struct memchan_dev *md, u32 page, u32 *nodes)
 /* Stores are in the shared page once they leave the store buffer. */
 static int mc_sf_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding)
 {
-	smp_mb();
+	smp_mb();	/* the caller's stores to the shared pages are visible */
 	*outstanding = 0;
 	if (md->node_id != MEMCHAN_NODE_NONE) {
 		WRITE_ONCE(*sf_reg(md, md->node_id, MC_REG_BARRIER), MC_BARRIER_DONE_MASK);
@@ -268,7 +301,9 @@ static int mc_sf_loopback(struct memchan_dev *md, u32 mode)
 
 static unsigned long mc_sf_pfn(struct memchan_dev *md, u32 page, u32 off)
 {
-	return (md->fab_start + md->data_off + (u64)page * md->page_size + off) >> PAGE_SHIFT;
+	struct mc_sf_dev *sf = to_sf(md);
+
+	return (sf->fab_start + sf->data_off + (u64)page * md->page_size + off) >> PAGE_SHIFT;
 }
 
 static pgprot_t mc_sf_prot(pgprot_t prot)
@@ -278,7 +313,8 @@ static pgprot_t mc_sf_prot(pgprot_t prot)
 
 static void mc_sf_tick(struct work_struct *work)
 {
-	struct memchan_dev *md = container_of(to_delayed_work(work), struct memchan_dev, tick);
+	struct mc_sf_dev *sf = container_of(to_delayed_work(work), struct mc_sf_dev, tick);
+	struct memchan_dev *md = &sf->md;
 	u32 count;
 
 	mutex_lock(&md->lock);
@@ -289,16 +325,17 @@ static void mc_sf_tick(struct work_struct *work)
 	count = READ_ONCE(*sf_reg(md, md->node_id, MC_REG_NOTIFY_COUNT));
 	if (count != md->notify_count)
 		memchan_notify_arrived(md, count);
-	if (time_after_eq(jiffies, md->next_heartbeat)) {
+	if (time_after_eq(jiffies, sf->next_heartbeat)) {
 		atomic64_inc((atomic64_t *)sf_heartbeat(md, md->node_id));
-		md->next_heartbeat = jiffies + msecs_to_jiffies(max(memchan_heartbeat_ms, 1U));
+		sf->next_heartbeat = jiffies + msecs_to_jiffies(max(memchan_heartbeat_ms, 1U));
 	}
-	schedule_delayed_work(&md->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
+	schedule_delayed_work(&sf->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
 	mutex_unlock(&md->lock);
 }
 
 static int mc_sf_validate(struct memchan_dev *md, u64 len)
 {
+	struct mc_sf_dev *sf = to_sf(md);
 	struct device *dev = &md->pdev->dev;
 	u32 ps, pc, nodes, state;
 	const char *problem;
@@ -314,7 +351,8 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 			sf_hdr32(md, MC_SF_HDR_VERSION), MC_SF_VERSION);
 		return -EINVAL;
 	}
-	for (waited = 0; (state = smp_load_acquire((u32 *)(md->fab + MC_SF_HDR_STATE))) ==
+	/* acquire: the header the creator wrote before READY */
+	for (waited = 0; (state = smp_load_acquire((u32 *)(sf->fab + MC_SF_HDR_STATE))) ==
 	     MC_SF_STATE_INITIALIZING && waited < 2000; waited += 50)
 		msleep(50);
 	if (state != MC_SF_STATE_READY) {
@@ -372,14 +410,15 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 	md->page_size = ps;
 	md->page_count = pc;
 	md->max_nodes = nodes;
-	md->node_area = MC_SF_HEADER_SIZE;
-	md->node_block_size = nbs;
-	md->data_off = data;
+	sf->node_area = MC_SF_HEADER_SIZE;
+	sf->node_block_size = nbs;
+	sf->data_off = data;
 	return 0;
 }
 
-int memchan_ivshmem_probe(struct memchan_dev *md)
+static int mc_sf_probe(struct memchan_dev *md)
 {
+	struct mc_sf_dev *sf = to_sf(md);
 	struct pci_dev *pdev = md->pdev;
 	struct device *dev = &pdev->dev;
 	u64 len = pci_resource_len(pdev, MEMCHAN_IVSHMEM_BAR);
@@ -392,35 +431,63 @@ int memchan_ivshmem_probe(struct memchan_dev *md)
 	ret = pci_request_region(pdev, MEMCHAN_IVSHMEM_BAR, MEMCHAN_NAME);
 	if (ret)
 		return ret;
-	md->fab_start = pci_resource_start(pdev, MEMCHAN_IVSHMEM_BAR);
-	md->fab_len = len;
-	md->fab = devm_memremap(dev, md->fab_start, len, MEMREMAP_WB);
-	if (IS_ERR(md->fab))
-		return PTR_ERR(md->fab);
+	sf->fab_start = pci_resource_start(pdev, MEMCHAN_IVSHMEM_BAR);
+	sf->fab_len = len;
+	sf->fab = devm_memremap(dev, sf->fab_start, len, MEMREMAP_WB);
+	if (IS_ERR(sf->fab))
+		return PTR_ERR(sf->fab);
 	/* validation only reads: a file that fails it is left untouched */
 	ret = mc_sf_validate(md, len);
 	if (ret)
 		return ret;
 	md->regmap_version = MC_REG_VERSION_RESET;
-	md->caps = MC_CAPS_SOFT_MASK | MC_CAPS_MULTICAST_MASK;
-	md->ctl_start = md->fab_start;
+	/*
+	 * What a node block's CAPS says at creation, and what the soft fabric serves by
+	 * itself: a remote read is a load of the home's page in the shared file, an atomic
+	 * a CPU atomic on it; this driver programs READ_EN / ATOMIC_EN into its RX PCT.
+	 */
+	md->caps = MC_SF_INIT_CAPS | MC_CAPS_REMOTE_READ_MASK | MC_CAPS_ATOMICS_MASK;
+	md->ctl_start = sf->fab_start;
 	md->ctl_len = len;
-	md->host_id = mc_sf_host_id();
-	INIT_DELAYED_WORK(&md->tick, mc_sf_tick);
+	sf->host_id = mc_sf_host_id();
+	INIT_DELAYED_WORK(&sf->tick, mc_sf_tick);
 	return 0;
 }
 
-void memchan_ivshmem_remove(struct memchan_dev *md)
+static void mc_sf_remove(struct memchan_dev *md)
 {
-	cancel_delayed_work_sync(&md->tick);
+	cancel_delayed_work_sync(&to_sf(md)->tick);
 	mutex_lock(&md->lock);
 	if (md->node_id != MEMCHAN_NODE_NONE)
 		mc_sf_release_node(md);
 	mutex_unlock(&md->lock);
 }
 
+static ssize_t mc_sf_link_state(struct memchan_dev *md, char *buf)
+{
+	return sysfs_emit(buf, "soft\n");	/* there is no link */
+}
+
+static struct memchan_dev *mc_sf_alloc(void)
+{
+	struct mc_sf_dev *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+
+	return sf ? &sf->md : NULL;
+}
+
+static void mc_sf_free(struct memchan_dev *md)
+{
+	kfree(to_sf(md));
+}
+
 const struct memchan_backend memchan_ivshmem_backend = {
 	.kind = MEMCHAN_BACKEND_IVSHMEM,
+	.name = "ivshmem",
+	.alloc = mc_sf_alloc,
+	.free = mc_sf_free,
+	.probe = mc_sf_probe,
+	.remove = mc_sf_remove,
+	.link_state = mc_sf_link_state,
 	.reg_read = mc_sf_reg_read,
 	.tx_pct_read = mc_sf_tx_pct_read,
 	.rx_pct_read = mc_sf_rx_pct_read,

@@ -97,14 +97,19 @@ static void memchan_inode_free(struct inode *inode)
 static void memchan_release_dev(struct kref *kref)
 {
 	struct memchan_dev *md = container_of(kref, struct memchan_dev, kref);
+	struct pci_dev *pdev = md->pdev;
+	int i;
 
 	if (md->inode)
 		memchan_inode_free(md->inode);
 	kvfree(md->tx_users);
 	kvfree(md->rx_users);
-	kvfree(md->rx_irq_users);
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		kvfree(md->rx_attr_users[i]);
+	kfree(md->mms);
 	ida_free(&memchan_ida, md->index);
-	kfree(md);
+	md->be->free(md);
+	pci_dev_put(pdev);
 }
 
 static void memchan_put(struct memchan_dev *md)
@@ -126,9 +131,83 @@ void memchan_notify_arrived(struct memchan_dev *md, u32 count)
 	spin_unlock(&md->files_lock);
 }
 
-/* Zap every user mapping of [start, start + len) in the device's address space. */
+static const char * const memchan_irq_kind_names[] = {
+	[MEMCHAN_IRQ_NONE] = "none",
+	[MEMCHAN_IRQ_MSIX] = "msix",
+	[MEMCHAN_IRQ_MSI] = "msi",
+	[MEMCHAN_IRQ_INTX] = "intx",
+	[MEMCHAN_IRQ_POLL] = "poll",
+};
+
+static const char *memchan_irq_mode(struct memchan_dev *md)
+{
+	enum memchan_irq_kind kind = md->be->irq_kind ? md->be->irq_kind(md) : MEMCHAN_IRQ_NONE;
+
+	return kind < ARRAY_SIZE(memchan_irq_kind_names) ? memchan_irq_kind_names[kind] : "none";
+}
+
+/*
+ * Remember that current's address space maps receive pages at mmap time
+ * (be->rx_mmap); called under md->map_lock (read), so a revocation that
+ * takes it for write afterwards finds the entry.
+ */
+static int memchan_mms_add(struct memchan_dev *md)
+{
+	struct mm_struct **mms;
+	u32 i;
+	int ret = 0;
+
+	mutex_lock(&md->mms_lock);
+	for (i = 0; i < md->mms_count; i++)
+		if (md->mms[i] == current->mm)
+			goto out;
+	if (md->mms_count == md->mms_size) {
+		mms = krealloc_array(md->mms, max(2 * md->mms_size, 4U), sizeof(*mms), GFP_KERNEL);
+		if (!mms) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		md->mms = mms;
+		md->mms_size = max(2 * md->mms_size, 4U);
+	}
+	mmgrab(current->mm);
+	md->mms[md->mms_count++] = current->mm;
+out:
+	mutex_unlock(&md->mms_lock);
+	return ret;
+}
+
+/*
+ * Zap every user mapping of [start, start + len) in the device's address
+ * space; called after the grants (or md->removed) changed under md->map_lock
+ * (write). Faulted mappings re-check the grant. A vma populated by
+ * be->rx_mmap is only linked into the address space after ->mmap returns, so
+ * an mmap that passed its grant check before the change may link its vma
+ * after the first zap: wait for the mmap calls in flight in every address
+ * space that mapped that way (their mmap_lock), then zap again. Never called
+ * with mmap_lock held (md->lock may be: nothing takes md->lock under mmap_lock).
+ */
 static void memchan_zap(struct memchan_dev *md, u64 start, u64 len)
 {
+	struct mm_struct **mms;
+	u32 i, n;
+
+	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
+	mutex_lock(&md->mms_lock);
+	mms = md->mms;
+	n = md->mms_count;
+	md->mms = NULL;
+	md->mms_count = 0;
+	md->mms_size = 0;
+	mutex_unlock(&md->mms_lock);
+	if (!n)
+		return;
+	for (i = 0; i < n; i++) {
+		mmap_read_lock(mms[i]);
+		mmap_read_unlock(mms[i]);
+		mmdrop(mms[i]);
+	}
+	kfree(mms);
 	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
 }
 
@@ -160,20 +239,63 @@ static int memchan_check_tx_entry(struct memchan_dev *md, u32 e)
 	}
 }
 
-static int memchan_check_rx_entry(u64 e)
+/*
+ * Receive attributes a grant may ask for (rx_flags), in the order of
+ * md->rx_attr_users[] and f->rx_attr_map[]: the RX PCT bit each sets, and the
+ * CAPS bit without which the adapter cannot serve it (0: every adapter).
+ */
+static const struct memchan_rx_attr {
+	u32 flag;
+	u64 pct;
+	u32 cap;
+} memchan_rx_attrs[MEMCHAN_RX_ATTRS] = {
+	{ MEMCHAN_RX_IRQ, MC_RX_PCT_IRQ_ON_RX_MASK, 0 },
+	{ MEMCHAN_RX_READ, MC_RX_PCT_READ_EN_MASK, MC_CAPS_REMOTE_READ_MASK },
+	{ MEMCHAN_RX_ATOMIC, MC_RX_PCT_ATOMIC_EN_MASK, MC_CAPS_ATOMICS_MASK },
+};
+
+#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC)
+#define MEMCHAN_RX_PCT_USER	(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK | \
+				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK)
+
+/* -EOPNOTSUPP if RX PCT bits pct ask for an attribute this adapter does not serve */
+static int memchan_rx_supported(struct memchan_dev *md, u64 pct)
 {
-	if (e & ~(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK))
-		return -EINVAL;	/* reserved bits, or REMAP (driver-owned) */
+	int i;
+
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		if ((pct & memchan_rx_attrs[i].pct) && (md->caps & memchan_rx_attrs[i].cap) !=
+		    memchan_rx_attrs[i].cap)
+			return -EOPNOTSUPP;
 	return 0;
 }
 
+/* the RX PCT bits of rx_flags (valid flags only) */
+static u64 memchan_rx_flags_pct(u32 rx_flags)
+{
+	u64 pct = 0;
+	int i;
+
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		if (rx_flags & memchan_rx_attrs[i].flag)
+			pct |= memchan_rx_attrs[i].pct;
+	return pct;
+}
+
+static int memchan_check_rx_entry(struct memchan_dev *md, u64 e)
+{
+	if (e & ~MEMCHAN_RX_PCT_USER)
+		return -EINVAL;	/* reserved bits, COUNT_IRQ, or REMAP (driver-owned) */
+	return memchan_rx_supported(md, e);
+}
+
 /*
- * Private receive pages (hardware): the system pages (cluster lock, membership, region directory; docs/soft-fabric.md)
- * are received for as long as the node has an ID, whether or not a process has joined. A
- * node's copy of them is only what its adapter received, so a program that joins later must
- * find every store made since the adapter got its ID; without this, a node whose program
- * started after the others never saw their membership (found on the co-simulated board). On
- * ivshmem the pages are the shared file anyway.
+ * Private receive pages (hardware): the system pages (cluster lock, membership, region
+ * directory; docs/soft-fabric.md) are received for as long as the node has an ID, whether or
+ * not a process has joined. A node's copy of them is only what its adapter received, so a
+ * program that joins later must find every store made since the adapter got its ID; without
+ * this, a node whose program started after the others never saw their membership (found on the
+ * co-simulated board). On ivshmem the pages are the shared file anyway.
  */
 static bool memchan_rx_always(struct memchan_dev *md, u32 page)
 {
@@ -184,10 +306,13 @@ static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
 {
 	u64 e = 0;
 
+	int i;
+
 	if (md->rx_users[page] || memchan_rx_always(md, page)) {
 		e = MC_RX_PCT_RX_EN_MASK;
-		if (md->rx_irq_users[page])
-			e |= MC_RX_PCT_IRQ_ON_RX_MASK;
+		for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+			if (md->rx_attr_users[i][page])
+				e |= memchan_rx_attrs[i].pct;
 	}
 	return e;
 }
@@ -201,6 +326,7 @@ static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
 {
 	unsigned long *map = tx ? f->tx_map : f->rx_map;
 	u32 p;
+	int i;
 
 	down_write(&md->map_lock);
 	for (p = first; p < first + count; p++) {
@@ -212,8 +338,9 @@ static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
 			if (--md->tx_users[p] == 0 && !md->removed)
 				md->be->tx_pct_write(md, p, 0);
 		} else {
-			if (test_and_clear_bit(p, f->rx_irq_map))
-				md->rx_irq_users[p]--;
+			for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+				if (test_and_clear_bit(p, f->rx_attr_map[i]))
+					md->rx_attr_users[i][p]--;
 			md->rx_users[p]--;
 			if (!md->removed)
 				md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
@@ -228,7 +355,7 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 {
 	bool tx = g->flags == MEMCHAN_GRANT_TX;
 	u32 p, last;
-	int ret = 0;
+	int ret = 0, i;
 
 	if (g->flags != MEMCHAN_GRANT_TX && g->flags != MEMCHAN_GRANT_RX)
 		return -EINVAL;
@@ -239,11 +366,13 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 		if (g->rx_flags || !(g->tx_entry & MC_TX_PCT_TX_EN_MASK))
 			return -EINVAL;
 		ret = memchan_check_tx_entry(md, g->tx_entry);
-		if (ret)
-			return ret;
-	} else if (g->tx_entry || (g->rx_flags & ~MEMCHAN_RX_IRQ)) {
-		return -EINVAL;
+	} else {
+		if (g->tx_entry || (g->rx_flags & ~MEMCHAN_RX_FLAGS))
+			return -EINVAL;
+		ret = memchan_rx_supported(md, memchan_rx_flags_pct(g->rx_flags));
 	}
+	if (ret)
+		return ret;
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return -ENXIO;
 	last = g->first_page + g->count;
@@ -269,9 +398,11 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			set_bit(p, f->tx_map);
 		} else {
 			md->rx_users[p]++;
-			if (g->rx_flags & MEMCHAN_RX_IRQ) {
-				md->rx_irq_users[p]++;
-				set_bit(p, f->rx_irq_map);
+			for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+				if (g->rx_flags & memchan_rx_attrs[i].flag) {
+					md->rx_attr_users[i][p]++;
+					set_bit(p, f->rx_attr_map[i]);
+				}
 			}
 			set_bit(p, f->rx_map);
 			ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
@@ -332,6 +463,7 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 		in->flags |= MEMCHAN_INFO_NODE_VALID;
 	if (md->node_auto)
 		in->flags |= MEMCHAN_INFO_NODE_AUTO;
+	in->flags |= MEMCHAN_INFO_RX_ATTRS;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -447,7 +579,7 @@ static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void 
 				return ret;
 		}
 		if (pc->flags & MEMCHAN_PCT_WRITE_RX) {
-			ret = memchan_check_rx_entry(pc->rx_entry);
+			ret = memchan_check_rx_entry(md, pc->rx_entry);
 			if (ret)
 				return ret;
 		}
@@ -585,10 +717,11 @@ static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 	}
 	mutex_unlock(&md->lock);
 	if (t && READ_ONCE(md->notify_count) == from) {
+		unsigned long jiff = max_t(unsigned long, 1, nsecs_to_jiffies(t));
+
 		left = wait_event_interruptible_timeout(md->wq,
-				READ_ONCE(md->notify_count) != from ||
-				READ_ONCE(md->removed),
-				max_t(unsigned long, 1, nsecs_to_jiffies(t)));
+							READ_ONCE(md->notify_count) != from ||
+							READ_ONCE(md->removed), jiff);
 		if (left < 0)
 			return -EINTR;
 	}
@@ -681,11 +814,24 @@ static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 /* ---------------------------------------------------------------------- */
 /* file operations */
 
+static void memchan_file_free(struct memchan_file *f)
+{
+	int i;
+
+	kvfree(f->tx_map);
+	kvfree(f->rx_map);
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
+		kvfree(f->rx_attr_map[i]);
+	kfree(f);
+}
+
 static int memchan_open_common(struct inode *inode, struct file *file,
 			       struct memchan_dev *md, bool ctl)
 {
 	struct memchan_file *f;
 	size_t words;
+	bool nomem;
+	int i;
 
 	if (ctl && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -695,12 +841,13 @@ static int memchan_open_common(struct inode *inode, struct file *file,
 	words = BITS_TO_LONGS(md->page_count);
 	f->tx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
 	f->rx_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	f->rx_irq_map = kvcalloc(words, sizeof(long), GFP_KERNEL);
-	if (!f->tx_map || !f->rx_map || !f->rx_irq_map) {
-		kvfree(f->tx_map);
-		kvfree(f->rx_map);
-		kvfree(f->rx_irq_map);
-		kfree(f);
+	nomem = !f->tx_map || !f->rx_map;
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+		f->rx_attr_map[i] = kvcalloc(words, sizeof(long), GFP_KERNEL);
+		nomem |= !f->rx_attr_map[i];
+	}
+	if (nomem) {
+		memchan_file_free(f);
 		return -ENOMEM;
 	}
 	f->md = md;
@@ -747,10 +894,7 @@ static int memchan_release(struct inode *inode, struct file *file)
 	mutex_unlock(&md->lock);
 	if (f->efd)
 		eventfd_ctx_put(f->efd);
-	kvfree(f->tx_map);
-	kvfree(f->rx_map);
-	kvfree(f->rx_irq_map);
-	kfree(f);
+	memchan_file_free(f);
 	memchan_put(md);
 	return 0;
 }
@@ -821,8 +965,9 @@ static vm_fault_t memchan_fault(struct vm_fault *vmf)
 			goto out;
 		if (tx && test_bit(page, f->tx_map))
 			pfn = md->be->tx_pfn(md, page, off - (u64)page * md->page_size);
-		else if (!tx && test_bit(page, f->rx_map))
+		else if (!tx && test_bit(page, f->rx_map) && md->be->rx_pfn)
 			pfn = md->be->rx_pfn(md, page, off - (u64)page * md->page_size);
+		/* else (be->rx_mmap): populated at mmap time; revoked since: SIGBUS */
 	}
 	if (pfn)
 		ret = vmf_insert_pfn(vma, vmf->address, pfn);
@@ -885,6 +1030,13 @@ static int memchan_mmap(struct file *file, struct vm_area_struct *vma)
 		}
 		memchan_vm_flags_clear(vma, VM_MAYWRITE);
 		vma->vm_page_prot = md->be->rx_prot(vma->vm_page_prot);
+		if (md->be->rx_mmap) {
+			ret = memchan_mms_add(md);
+			if (!ret)
+				ret = md->be->rx_mmap(md, vma, off);
+			if (ret)
+				goto out;
+		}
 	}
 ok:
 	memchan_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
@@ -952,22 +1104,10 @@ static ssize_t link_state_show(struct device *dev, struct device_attribute *attr
 {
 	struct memchan_dev *md = memchan_from_dev(dev);
 	ssize_t ret = -ENODEV;
-	u32 st;
 
 	mutex_lock(&md->lock);
-	if (!md->removed) {
-		if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM) {
-			ret = sysfs_emit(buf, "soft\n");
-		} else {
-			st = md->be->reg_read(md, MC_REG_LINK_STATUS);
-			ret = sysfs_emit(buf, "%s%s%s peer=%u\n",
-					 st & MC_LINK_STATUS_UP_MASK ? "up" : "down",
-					 st & MC_LINK_STATUS_PEER_SEEN_MASK ? " peer-seen" : "",
-					 st & MC_LINK_STATUS_DISCARDING_MASK ? " discarding" : "",
-					 (st & MC_LINK_STATUS_PEER_NODE_MASK) >>
-					 MC_LINK_STATUS_PEER_NODE_SHIFT);
-		}
-	}
+	if (!md->removed)
+		ret = md->be->link_state(md, buf);
 	mutex_unlock(&md->lock);
 	return ret;
 }
@@ -987,14 +1127,13 @@ static ssize_t backend_show(struct device *dev, struct device_attribute *attr, c
 {
 	struct memchan_dev *md = memchan_from_dev(dev);
 
-	return sysfs_emit(buf, "%s\n",
-			  md->be->kind == MEMCHAN_BACKEND_HW ? "hw" : "ivshmem");
+	return sysfs_emit(buf, "%s\n", md->be->name);
 }
 static DEVICE_ATTR_RO(backend);
 
 static ssize_t irq_mode_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", memchan_irq_kind_name(memchan_from_dev(dev)->irq_kind));
+	return sysfs_emit(buf, "%s\n", memchan_irq_mode(memchan_from_dev(dev)));
 }
 static DEVICE_ATTR_RO(irq_mode);
 
@@ -1076,34 +1215,36 @@ static const struct attribute_group *memchan_groups[] = {
 
 static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
+	const struct memchan_backend *be = (const struct memchan_backend *)id->driver_data;
 	struct memchan_dev *md;
-	bool ivshmem = id->driver_data == MEMCHAN_BACKEND_IVSHMEM;
-	int ret;
+	bool nomem;
+	int ret, i;
 
-	if (ivshmem && !memchan_bind_ivshmem)
+	if (be->kind == MEMCHAN_BACKEND_IVSHMEM && !memchan_bind_ivshmem)
 		return -ENODEV;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
 
-	md = kzalloc(sizeof(*md), GFP_KERNEL);
+	md = be->alloc();
 	if (!md)
 		return -ENOMEM;
 	ret = ida_alloc(&memchan_ida, GFP_KERNEL);
 	if (ret < 0) {
-		kfree(md);
+		be->free(md);
 		return ret;
 	}
 	md->index = ret;
 	kref_init(&md->kref);
-	md->pdev = pdev;
+	md->pdev = pci_dev_get(pdev);
+	md->be = be;
 	md->node_id = MEMCHAN_NODE_NONE;
 	mutex_init(&md->lock);
 	init_rwsem(&md->map_lock);
+	mutex_init(&md->mms_lock);
 	spin_lock_init(&md->files_lock);
 	INIT_LIST_HEAD(&md->files);
 	init_waitqueue_head(&md->wq);
-	md->be = ivshmem ? &memchan_ivshmem_backend : &memchan_hw_backend;
 	snprintf(md->name, sizeof(md->name), MEMCHAN_NAME "%d", md->index);
 	snprintf(md->ctl_name, sizeof(md->ctl_name), MEMCHAN_NAME "%d-ctl", md->index);
 
@@ -1114,7 +1255,7 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_put;
 	}
 
-	ret = ivshmem ? memchan_ivshmem_probe(md) : memchan_hw_probe(md);
+	ret = be->probe(md);
 	if (ret)
 		goto err_put;
 	if (md->page_size < PAGE_SIZE || md->page_size % PAGE_SIZE) {
@@ -1125,8 +1266,12 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	md->tx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
 	md->rx_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
-	md->rx_irq_users = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
-	if (!md->tx_users || !md->rx_users || !md->rx_irq_users) {
+	nomem = !md->tx_users || !md->rx_users;
+	for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
+		md->rx_attr_users[i] = kvcalloc(md->page_count, sizeof(u32), GFP_KERNEL);
+		nomem |= !md->rx_attr_users[i];
+	}
+	if (nomem) {
 		ret = -ENOMEM;
 		goto err_backend;
 	}
@@ -1143,7 +1288,6 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = misc_register(&md->misc);
 	if (ret)
 		goto err_backend;
-	md->misc_registered = true;
 
 	md->misc_ctl.minor = MISC_DYNAMIC_MINOR;
 	md->misc_ctl.name = md->ctl_name;
@@ -1153,20 +1297,16 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = misc_register(&md->misc_ctl);
 	if (ret)
 		goto err_misc;
-	md->ctl_registered = true;
 
 	dev_info(&pdev->dev, "%s: %s backend, %u pages of %u bytes, %u nodes, irq %s\n",
-		 md->name, ivshmem ? "ivshmem" : "hw", md->page_count,
-		 md->page_size, md->max_nodes, memchan_irq_kind_name(md->irq_kind));
+		 md->name, be->name, md->page_count, md->page_size, md->max_nodes,
+		 memchan_irq_mode(md));
 	return 0;
 
 err_misc:
 	misc_deregister(&md->misc);
 err_backend:
-	if (ivshmem)
-		memchan_ivshmem_remove(md);
-	else
-		memchan_hw_remove(md);
+	be->remove(md);
 err_put:
 	memchan_put(md);
 	return ret;
@@ -1195,17 +1335,15 @@ static void memchan_remove(struct pci_dev *pdev)
 	mutex_unlock(&md->lock);
 	wake_up_interruptible_all(&md->wq);
 
-	if (md->be->kind == MEMCHAN_BACKEND_IVSHMEM)
-		memchan_ivshmem_remove(md);
-	else
-		memchan_hw_remove(md);
+	md->be->remove(md);
 	memchan_put(md);
 }
 
 static const struct pci_device_id memchan_ids[] = {
-	{ PCI_DEVICE(MC_PCI_VENDOR, MC_PCI_DEVICE), .driver_data = MEMCHAN_BACKEND_HW },
+	{ PCI_DEVICE(MC_PCI_VENDOR, MC_PCI_DEVICE),
+	  .driver_data = (kernel_ulong_t)&memchan_hw_backend },
 	{ PCI_DEVICE(MC_IVSHMEM_VENDOR, MC_IVSHMEM_DEVICE),
-	  .driver_data = MEMCHAN_BACKEND_IVSHMEM },
+	  .driver_data = (kernel_ulong_t)&memchan_ivshmem_backend },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, memchan_ids);

@@ -51,7 +51,12 @@
 
 /* MEMCHAN_INFO: out only; flags must be 0 on entry. */
 #define MEMCHAN_INFO_NODE_VALID	(1U << 0)	/* out: a node ID is set */
-#define MEMCHAN_INFO_NODE_AUTO	(1U << 1)	/* out: ... assigned by the link (MEMCHAN_NODE_AUTO) */
+#define MEMCHAN_INFO_NODE_AUTO	(1U << 1)	/* out: ... assigned by the link (NODE_AUTO) */
+/*
+ * out: the driver takes MEMCHAN_RX_READ / MEMCHAN_RX_ATOMIC grants and READ_EN /
+ * ATOMIC_EN in MEMCHAN_PCT, each where caps has REMOTE_READ / ATOMICS
+ */
+#define MEMCHAN_INFO_RX_ATTRS	(1U << 2)
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -93,7 +98,7 @@ struct memchan_info {
  * on timeout (ETIMEDOUT: no peer announcing AUTO or an ID) or a signal (EINTR)
  * the adapter keeps the node ID it had. EOPNOTSUPP on ivshmem.
  */
-#define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim whose heartbeat stopped */
+#define MEMCHAN_NODE_TAKEOVER	(1U << 0)	/* ivshmem: take over a claim, heartbeat stopped */
 #define MEMCHAN_NODE_AUTO	(1U << 1)	/* hardware: the link assigns the node ID */
 struct memchan_node {
 	__u32 argsz;
@@ -105,8 +110,10 @@ struct memchan_node {
 /*
  * MEMCHAN_PCT: read one page's TX and RX PCT entries; with the WRITE flags
  * (CAP_SYS_ADMIN, else EPERM) write them first. Entries use the encodings
- * of memchan_regs.h; reserved bits, REMAP_EN/REMAP_ADDR (the driver owns
- * receive-side remapping) and out-of-range destinations are refused.
+ * of memchan_regs.h; reserved bits, COUNT_IRQ, REMAP_EN/REMAP_ADDR (the
+ * driver owns receive-side remapping) and out-of-range destinations are
+ * refused (EINVAL); READ_EN / ATOMIC_EN where caps lacks REMOTE_READ /
+ * ATOMICS with EOPNOTSUPP. A refused write changes neither entry.
  */
 #define MEMCHAN_PCT_WRITE_TX	(1U << 0)
 #define MEMCHAN_PCT_WRITE_RX	(1U << 1)
@@ -122,7 +129,10 @@ struct memchan_pct {
  * MEMCHAN_GRANT / MEMCHAN_REVOKE: give (take back) this open file the right
  * to map pages first_page..first_page+count-1 for transmit (MEMCHAN_GRANT_TX,
  * tx_entry = the TX PCT entry to program, TX_EN set) or receive
- * (MEMCHAN_GRANT_RX, rx_flags = MEMCHAN_RX_IRQ or 0). Exactly one of TX/RX.
+ * (MEMCHAN_GRANT_RX, rx_flags = MEMCHAN_RX_* or 0). Exactly one of TX/RX.
+ * A receive page's RX PCT entry has RX_EN and each attribute that at least
+ * one open file's grant of it asks for. MEMCHAN_RX_READ / MEMCHAN_RX_ATOMIC
+ * where caps lacks REMOTE_READ / ATOMICS: EOPNOTSUPP, nothing granted.
  * A grant fails with EBUSY when a page already carries a different route on
  * this node or (ivshmem) another node's TX PCT routes it elsewhere; with
  * EEXIST when this file already holds that grant; ENXIO without a node ID.
@@ -134,6 +144,8 @@ struct memchan_pct {
 #define MEMCHAN_GRANT_TX	(1U << 0)
 #define MEMCHAN_GRANT_RX	(1U << 1)
 #define MEMCHAN_RX_IRQ		(1U << 0)	/* rx_flags: notify on arrival (IRQ_ON_RX) */
+#define MEMCHAN_RX_READ		(1U << 1)	/* rx_flags: other nodes may read (READ_EN) */
+#define MEMCHAN_RX_ATOMIC	(1U << 2)	/* rx_flags: ... run atomics on it (ATOMIC_EN) */
 struct memchan_grant {
 	__u32 argsz;
 	__u32 flags;

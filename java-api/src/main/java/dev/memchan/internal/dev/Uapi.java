@@ -44,6 +44,9 @@ public final class Uapi {
     /** {@code MEMCHAN_INFO_NODE_AUTO}: {@code (1U << 1)}. */
     public static final int INFO_NODE_AUTO = 2;
 
+    /** {@code MEMCHAN_INFO_RX_ATTRS}: {@code (1U << 2)}. */
+    public static final int INFO_RX_ATTRS = 4;
+
     /** {@code MEMCHAN_NODE_TAKEOVER}: {@code (1U << 0)}. */
     public static final int NODE_TAKEOVER = 1;
 
@@ -64,6 +67,12 @@ public final class Uapi {
 
     /** {@code MEMCHAN_RX_IRQ}: {@code (1U << 0)}. */
     public static final int RX_IRQ = 1;
+
+    /** {@code MEMCHAN_RX_READ}: {@code (1U << 1)}. */
+    public static final int RX_READ = 2;
+
+    /** {@code MEMCHAN_RX_ATOMIC}: {@code (1U << 2)}. */
+    public static final int RX_ATOMIC = 4;
 
     /** {@code MEMCHAN_ERRCNT_CHECK}: {@code (1U << 0)}. */
     public static final int ERRCNT_CHECK = 1;
