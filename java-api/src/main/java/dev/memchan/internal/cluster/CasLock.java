@@ -1,0 +1,104 @@
+package dev.memchan.internal.cluster;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.layout.SystemPagesDescriptor;
+import dev.memchan.spi.Backend;
+import dev.memchan.spi.RemoteWindow;
+
+import java.lang.invoke.VarHandle;
+
+/**
+ * A cluster lock on a remote compare-and-swap (Telegraphos; RDMA verbs' atomic CAS): one u64 word in
+ * the memory of the lock set's home node, 0 when free, else the holder's node ID + 1. Acquire: CAS
+ * 0 -> mine at the home, backing off like the bid lock on conflict; release: CAS mine -> 0. One remote
+ * atomic per uncontended acquisition instead of the bid lock's store, fence and wait for the local
+ * copy; the price is the home: the words live in one node's memory, so the lock set dies with it.
+ *
+ * <pre>
+ *  lock set pages at the home:  | word 0 | pad to SYS_CAS_LOCK_SIZE | word 1 | ... |   word = holder node + 1, 0 free
+ * </pre>
+ */
+public final class CasLock implements NodeLock {
+    private final RemoteWindow home;
+    private final long word;
+    private final long mine;
+    private final boolean writeCombining;
+
+    /**
+     * @param writeCombining the holder's protected stores may sit in write-combining buffers: drain them with a
+     *                       real fence before the release (the remote atomic itself is ordered behind earlier
+     *                       stores to the home only)
+     */
+    public CasLock(RemoteWindow home, int lock, int me, boolean writeCombining) {
+        this.home = home;
+        this.word = SystemPagesDescriptor.casLockWord(lock);
+        this.mine = value(me);
+        this.writeCombining = writeCombining;
+    }
+
+    /** The word's value while {@code node} holds the lock. */
+    static long value(int node) {
+        return node + 1L;
+    }
+
+    /** Bytes of a CAS lock set of {@code locks} locks. */
+    public static long setSize(int locks) {
+        return SystemPagesDescriptor.casLockWord(locks);
+    }
+
+    @Override
+    public boolean tryAcquire() {
+        return home.compareAndExchange(word, 0L, mine) == 0L;
+    }
+
+    @Override
+    public void acquire(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        int attempt = 0;
+        while (!tryAcquire()) {
+            BidLock.backOff(attempt++);
+            if (System.nanoTime() - deadline > 0) {
+                throw new MemchanException(Kind.TIMEOUT, "lock not acquired within " + timeoutNanos / 1_000_000 + " ms");
+            }
+        }
+    }
+
+    @Override
+    public void release() {
+        if (writeCombining) {
+            VarHandle.fullFence();
+        }
+        long was = home.compareAndExchange(word, mine, 0L);
+        if (was != mine) {
+            throw new MemchanException(Kind.DEVICE_ERROR, "CAS lock word at the home holds " + was + ", not this node's "
+                    + mine + ": the lock was taken from this node (declared dead?)");
+        }
+    }
+
+    @Override
+    public int holder() {
+        long v = home.getLongAcquire(word);
+        return v == 0 ? -1 : (int) (v - 1);
+    }
+
+    /** Clears node {@code n}'s hold on lock {@code lock} (held by a process of the node that died). */
+    public static void clearHolder(RemoteWindow home, int lock, int n) {
+        home.compareAndExchange(SystemPagesDescriptor.casLockWord(lock), value(n), 0L);
+    }
+
+    /** Clears node {@code n}'s hold on every lock of the CAS lock set {@code e} (dead node or dead process). */
+    public static void clearHolder(Backend backend, DirectoryEntry e, int n) {
+        try (RemoteWindow w = backend.openRemote(e.home(), e.firstPage(), e.pageCount())) {
+            for (int l = 0; l < e.lockCount(); l++) {
+                clearHolder(w, l, n);
+            }
+        } catch (MemchanException ex) {
+            if (ex.kind() != Kind.PERMISSION) {
+                throw ex;
+            }
+            // the home no longer grants atomics (it left or died): the set's words went with it
+        }
+    }
+}
