@@ -217,7 +217,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_MIN_NODES = 32'h2;
   localparam logic [63:0] MC_SF_MAX_FILE_SIZE = 64'h400000000;
   localparam logic [31:0] MC_SF_PAGE_COUNTER_SIZE = 32'h8;
-  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h80000008;  // CAPS of every node block at creation: SOFT | MULTICAST
+  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h800000E8;  // CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS
   localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
   localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
   localparam logic [31:0] MC_SF_HDR_MAGIC = 32'h0;  // 0x4349524241464D43, bytes "MCFABRIC"

@@ -224,7 +224,7 @@
 #define MC_SF_MIN_NODES 0x2U
 #define MC_SF_MAX_FILE_SIZE 0x400000000ULL
 #define MC_SF_PAGE_COUNTER_SIZE 0x8U
-#define MC_SF_INIT_CAPS 0x80000008U /* CAPS of every node block at creation: SOFT | MULTICAST */
+#define MC_SF_INIT_CAPS 0x800000E8U /* CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
 #define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
 #define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
 #define MC_SF_HDR_MAGIC 0x0U /* 0x4349524241464D43, bytes "MCFABRIC" */

@@ -29,7 +29,10 @@ public final class ClusterLockSet implements AutoCloseable {
     /** CAS sets: the words at the home; null for bid sets. */
     private final RemoteMapping home;
     private final NodeLock[] locks;
+    /** Bid sets: one thread of this process per lock (the node has one bid slot per lock). */
     private final ReentrantLock[] local;
+    /** CAS sets: the thread holding each lock (the word names the process; its CAS already excludes other threads). */
+    private final Thread[] holders;
     /** The node's local table and this set's node mutex in it: one process of the node bids in the set at a time. */
     private final NodeLocal node;
     private final long nodeMutex;
@@ -45,12 +48,13 @@ public final class ClusterLockSet implements AutoCloseable {
         this.nodeMutex = node.lockSetMutex(region.entryIndex());
         this.locks = new NodeLock[count];
         this.local = new ReentrantLock[count];
+        this.holders = new Thread[count];
         long row = BidLock.rowSize(fabric.maxNodes());
         for (int i = 0; i < count; i++) {
             locks[i] = kind == LockKind.BID
                     ? new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
                             fabric.adapter().incarnation(), out.writeCombining())
-                    : new CasLock(home.window(), i, fabric.nodeId(), true);
+                    : new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.adapter().transmitWriteCombining());
             local[i] = new ReentrantLock();
         }
     }
@@ -97,13 +101,21 @@ public final class ClusterLockSet implements AutoCloseable {
     /** Acquires within {@code timeout} or throws TIMEOUT. */
     public void acquire(int lock, Duration timeout) {
         check(lock);
+        if (kind == LockKind.CAS) {
+            if (holders[lock] == Thread.currentThread()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is already held by this thread");
+            }
+            locks[lock].acquire(timeout.toNanos());
+            holders[lock] = Thread.currentThread();
+            return;
+        }
         local[lock].lock();
         try {
             acquireNode();
             try {
                 locks[lock].acquire(timeout.toNanos());
             } catch (RuntimeException e) {
-                NodeMutex.release(node.segment(), nodeMutex, node.pid());
+                releaseNode();
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -113,33 +125,50 @@ public final class ClusterLockSet implements AutoCloseable {
     }
 
     /**
-     * The set's node mutex (held while any thread of this process holds one of its locks). Taken over
-     * from a process of the node that died holding it: its bids, the node's, are cleared first.
+     * A bid set's node mutex (held while any thread of this process holds one of its locks). Taken over
+     * from a process of the node that died holding it: its bids, the node's, are cleared first. A CAS set
+     * needs none: its words name the holding process, not only the node.
      */
     private void acquireNode() {
+        if (kind == LockKind.CAS) {
+            return;
+        }
         NodeMutex.acquire(node.segment(), nodeMutex, node.pid(), () -> {
             long row = BidLock.rowSize(fabric.maxNodes());
             for (int i = 0; i < locks.length; i++) {
-                if (kind == LockKind.BID) {
-                    BidLock.clearBid(out.segment(), i * row, fabric.nodeId());
-                } else {
-                    CasLock.clearHolder(home.window(), i, fabric.nodeId());
-                }
+                BidLock.clearBid(out.segment(), i * row, fabric.nodeId());
             }
         });
+    }
+
+    private boolean tryAcquireNode() {
+        return kind == LockKind.CAS || NodeMutex.tryAcquire(node.segment(), nodeMutex, node.pid());
+    }
+
+    private void releaseNode() {
+        if (kind == LockKind.BID) {
+            NodeMutex.release(node.segment(), nodeMutex, node.pid());
+        }
     }
 
     /** One attempt; true when the lock is now held by this thread. */
     public boolean tryAcquire(int lock) {
         check(lock);
+        if (kind == LockKind.CAS) {
+            if (holders[lock] != Thread.currentThread() && locks[lock].tryAcquire()) {
+                holders[lock] = Thread.currentThread();
+                return true;
+            }
+            return false;
+        }
         if (!local[lock].tryLock()) {
             return false;
         }
-        if (NodeMutex.tryAcquire(node.segment(), nodeMutex, node.pid())) {
+        if (tryAcquireNode()) {
             if (locks[lock].tryAcquire()) {
                 return true;
             }
-            NodeMutex.release(node.segment(), nodeMutex, node.pid());
+            releaseNode();
         }
         local[lock].unlock();
         return false;
@@ -148,12 +177,21 @@ public final class ClusterLockSet implements AutoCloseable {
     /** Releases a lock held by this thread; its protected stores are fenced before the release. */
     public void release(int lock) {
         check(lock);
-        if (!local[lock].isHeldByCurrentThread()) {
+        if (!heldByCurrentThread(lock)) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
         }
+        if (kind == LockKind.CAS) {
+            holders[lock] = null;
+            locks[lock].release();
+            return;
+        }
         locks[lock].release();
-        NodeMutex.release(node.segment(), nodeMutex, node.pid());
+        releaseNode();
         local[lock].unlock();
+    }
+
+    private boolean heldByCurrentThread(int lock) {
+        return kind == LockKind.CAS ? holders[lock] == Thread.currentThread() : local[lock].isHeldByCurrentThread();
     }
 
     /** The node holding lock {@code lock}, or -1 (a racing bid also shows as -1). */
@@ -166,7 +204,7 @@ public final class ClusterLockSet implements AutoCloseable {
     @Override
     public void close() {
         for (int i = 0; i < locks.length; i++) {
-            if (local[i].isHeldByCurrentThread()) {
+            if (heldByCurrentThread(i)) {
                 release(i);
             }
         }

@@ -313,8 +313,8 @@ public final class Regs {
     public static final int SF_MIN_NODES = 0x2;
     public static final long SF_MAX_FILE_SIZE = 0x400000000L;
     public static final int SF_PAGE_COUNTER_SIZE = 0x8;
-    /** CAPS of every node block at creation: SOFT | MULTICAST */
-    public static final long SF_INIT_CAPS = 0x80000008L;
+    /** CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
+    public static final long SF_INIT_CAPS = 0x800000E8L;
     /** CTRL of every node block at creation: ENABLE | RETRY_EN */
     public static final int SF_INIT_CTRL = 0x3;
     /** LINK_STATUS of every node block at creation: UP */

@@ -80,6 +80,14 @@ public interface Backend extends AutoCloseable {
     }
 
     /**
+     * Whether this backend's transmit grants are write-combining ({@link Grant#writeCombining()}): then a
+     * lock's release must drain the protected stores with a real fence first. The safe answer is true.
+     */
+    default boolean transmitWriteCombining() {
+        return true;
+    }
+
+    /**
      * Remote read and atomics on {@code count} network pages from {@code firstPage} homed at node
      * {@code home} (seed 000's remote read, seed 003's remote atomics and copy). Refused, and counted in
      * the home's REMOTE_REFUSED, unless the home's receive PCT grants READ_EN or ATOMIC_EN on every page;

@@ -124,6 +124,37 @@ class RemoteConformanceTest {
     }
 
     @Test
+    void pageCountersCountWhatTheHomeServedAndNotifyAtTheThreshold() throws Exception {
+        String fabric = TestBackend.newFabric("rhot");
+        long key = TestBackend.key();
+        int threshold = 50;
+        try (NodeProcess home = NodeProcess.start("home", "hot-home", fabric, "" + key, "" + threshold);
+             Fabric f = Fabric.open(fabric, TestBackend.joinOptions())) {
+            String ready = home.expect("READY", T);
+            int homeNode = nodeOf(ready);
+            int first = Integer.parseInt(ready.replaceAll(".*first=(\\d+).*", "$1"));
+            int ps = f.pageSize();
+            try (Region r = f.allocate(key, 2L * ps, 0660); RemoteMapping m = r.attachRemote(homeNode)) {
+                for (int i = 0; i < threshold - 1; i++) { // page 0: one read short of the threshold
+                    m.getLongAcquire(8);
+                }
+                for (int i = 0; i < 3; i++) { // page 1: three atomics
+                    m.getAndAddLong(ps, 1);
+                }
+                m.getLongAcquire(ps + 8);      // page 1: one read
+                m.getLongAcquire(0);           // page 0 reaches the threshold: the home is notified
+                assertEquals("HOT page=" + first + " reads=" + threshold + " atomics=0", home.expect("HOT", T));
+                for (int i = 0; i < threshold; i++) { // past the threshold: no second notification
+                    m.getLongAcquire(0);
+                }
+                home.send("REPORT");
+                assertEquals("COUNTS reads=" + 2 * threshold + ",1 atomics=0,3 again=-1", home.expect("COUNTS", T));
+                assertEquals(3, m.getLongAcquire(ps), "the atomics landed at the home");
+            }
+        }
+    }
+
+    @Test
     void sigkilledCasLockHolderIsReleasedWithinTheFailureBound() throws Exception {
         String fabric = TestBackend.newFabric("casdeath");
         long lockKey = TestBackend.key();

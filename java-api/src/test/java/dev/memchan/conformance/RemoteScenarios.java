@@ -37,6 +37,7 @@ final class RemoteScenarios {
             case "read-remote" -> readRemote(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
             case "grant-home" -> grantHome(f, Long.parseLong(a[2]));
             case "cas-watch" -> casWatch(f, Long.parseLong(a[2]));
+            case "hot-home" -> hotHome(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
             default -> {
                 return false;
             }
@@ -151,6 +152,24 @@ final class RemoteScenarios {
         say("REFUSED " + f.remoteRefused() + " reads=" + f.remoteReadsServed(r.firstPage()) + " atomics="
                 + (f.remoteAtomicsServed(r.firstPage()) + f.remoteAtomicsServed(r.firstPage() + 1)) + " words="
                 + readable.getLongVolatile(0) + "," + plain.getLongVolatile(8));
+        await("QUIT");
+    }
+
+    /**
+     * A home of a 2-page region that asks for the counter notification on both pages, threshold
+     * {@code threshold}: reports the first hot page and its counters when notified.
+     */
+    private static void hotHome(Fabric f, long key, int threshold) throws IOException {
+        Region r = f.allocate(key, 2L * f.pageSize(), 0660);
+        r.attachReceive(false, RemoteAccess.READ, RemoteAccess.ATOMIC, RemoteAccess.COUNT_NOTIFY);
+        f.setPageCountThreshold(threshold);
+        say("READY node=" + f.nodeId() + " first=" + r.firstPage());
+        int page = f.awaitHotPage(TestBackend.allowance(Duration.ofSeconds(60)));
+        say("HOT page=" + page + " reads=" + f.remoteReadsServed(page) + " atomics=" + f.remoteAtomicsServed(page));
+        await("REPORT");
+        say("COUNTS reads=" + f.remoteReadsServed(r.firstPage()) + "," + f.remoteReadsServed(r.firstPage() + 1)
+                + " atomics=" + f.remoteAtomicsServed(r.firstPage()) + "," + f.remoteAtomicsServed(r.firstPage() + 1)
+                + " again=" + f.awaitHotPage(Duration.ZERO));
         await("QUIT");
     }
 

@@ -11,14 +11,21 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A cluster lock on a remote compare-and-swap (Telegraphos; RDMA verbs' atomic CAS): one u64 word in
- * the memory of the lock set's home node, 0 when free, else the holder's node ID + 1. Acquire: CAS
- * 0 -> mine at the home, backing off like the bid lock on conflict; release: CAS mine -> 0. One remote
- * atomic per uncontended acquisition instead of the bid lock's store, fence and wait for the local
- * copy; the price is the home: the words live in one node's memory, so the lock set dies with it.
+ * the memory of the lock set's home node, 0 when free, else the holding process: its pid and its node
+ * ID + 1. Acquire: CAS 0 -> mine at the home, backing off like the bid lock on conflict; release: CAS
+ * mine -> 0. One remote atomic per uncontended acquisition instead of the bid lock's store, fence and
+ * wait for the local copy; and since the word names the process, processes of one node need no node
+ * mutex in front of it. The price is the home: the words live in one node's memory, so the lock set
+ * dies with it.
  *
  * <pre>
- *  lock set pages at the home:  | word 0 | pad to SYS_CAS_LOCK_SIZE | word 1 | ... |   word = holder node + 1, 0 free
+ *  lock set pages at the home:  | word 0 | pad to SYS_CAS_LOCK_SIZE | word 1 | ... |
+ *  word:  63        32 31       8 7            0
+ *        +------------+----------+--------------+
+ *        |    pid     |    0     |  node + 1    |      0: free
+ *        +------------+----------+--------------+
  * </pre>
+ * Only this class reads or writes the word (the C side and the RTL never see a CAS lock).
  */
 public final class CasLock implements NodeLock {
     private final RemoteWindow home;
@@ -31,16 +38,27 @@ public final class CasLock implements NodeLock {
      *                       real fence before the release (the remote atomic itself is ordered behind earlier
      *                       stores to the home only)
      */
-    public CasLock(RemoteWindow home, int lock, int me, boolean writeCombining) {
+    public CasLock(RemoteWindow home, int lock, int me, int pid, boolean writeCombining) {
         this.home = home;
         this.word = SystemPagesDescriptor.casLockWord(lock);
-        this.mine = value(me);
+        this.mine = value(me, pid);
         this.writeCombining = writeCombining;
     }
 
-    /** The word's value while {@code node} holds the lock. */
-    static long value(int node) {
-        return node + 1L;
+    private static final long NODE_MASK = 0xFF;
+    private static final int PID_SHIFT = 32;
+
+    /** The word's value while process {@code pid} of {@code node} holds the lock. */
+    static long value(int node, int pid) {
+        return (long) pid << PID_SHIFT | (node + 1L);
+    }
+
+    static int holderNode(long value) {
+        return value == 0 ? -1 : (int) (value & NODE_MASK) - 1;
+    }
+
+    static int holderPid(long value) {
+        return (int) (value >>> PID_SHIFT);
     }
 
     /** Bytes of a CAS lock set of {@code locks} locks. */
@@ -79,20 +97,21 @@ public final class CasLock implements NodeLock {
 
     @Override
     public int holder() {
-        long v = home.getLongAcquire(word);
-        return v == 0 ? -1 : (int) (v - 1);
+        return holderNode(home.getLongAcquire(word));
     }
 
-    /** Clears node {@code n}'s hold on lock {@code lock} (held by a process of the node that died). */
-    public static void clearHolder(RemoteWindow home, int lock, int n) {
-        home.compareAndExchange(SystemPagesDescriptor.casLockWord(lock), value(n), 0L);
-    }
-
-    /** Clears node {@code n}'s hold on every lock of the CAS lock set {@code e} (dead node or dead process). */
-    public static void clearHolder(Backend backend, DirectoryEntry e, int n) {
+    /**
+     * Clears the hold of node {@code n} (a dead node, or a node leaving the set) or, with {@code pid} != 0,
+     * of that process of node {@code n} (a dead process) on every lock of the CAS lock set {@code e}.
+     */
+    public static void clearHolder(Backend backend, DirectoryEntry e, int n, int pid) {
         try (RemoteWindow w = backend.openRemote(e.home(), e.firstPage(), e.pageCount())) {
             for (int l = 0; l < e.lockCount(); l++) {
-                clearHolder(w, l, n);
+                long off = SystemPagesDescriptor.casLockWord(l);
+                long v = w.getLongAcquire(off);
+                if (holderNode(v) == n && (pid == 0 || holderPid(v) == pid)) {
+                    w.compareAndExchange(off, v, 0L); // fails harmlessly if it changed meanwhile: then it is not theirs
+                }
             }
         } catch (MemchanException ex) {
             if (ex.kind() != Kind.PERMISSION) {

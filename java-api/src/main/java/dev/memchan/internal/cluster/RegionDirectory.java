@@ -233,7 +233,9 @@ public final class RegionDirectory {
     private void dropLocked(int s, DirectoryEntry e, int bits, int deadPid) {
         int mine = local.entryBits(s, e.index());
         int dropped = mine & bits;
-        if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
+        if (e.isCasLockSet() && deadPid != 0) {
+            CasLock.clearHolder(backend, e, me, deadPid); // its holds name it
+        } else if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
             clearLockSetBids(e, me); // it died holding one of the set's locks: the node's bids are its
             NodeMutex.clearOwnedBy(local.segment(), local.lockSetMutex(e.index()), deadPid);
         }
@@ -296,7 +298,7 @@ public final class RegionDirectory {
 
     private void clearLockSetBids(DirectoryEntry e, int n) {
         if (e.isCasLockSet()) {
-            CasLock.clearHolder(backend, e, n);
+            CasLock.clearHolder(backend, e, n, 0);
             return;
         }
         try (Backend.Grant g = backend.grantTransmit(e.firstPage(), e.pageCount(), ClusterService.SYSTEM_TX_ENTRY)) {

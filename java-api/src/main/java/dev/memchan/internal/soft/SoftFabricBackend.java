@@ -434,6 +434,11 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     }
 
     @Override
+    public boolean transmitWriteCombining() {
+        return false; // MAP_SHARED file pages: write-back memory
+    }
+
+    @Override
     public synchronized RemoteWindow openRemote(int home, int firstPage, int count) {
         ensureOpen();
         if (home < 0 || home >= layout.maxNodes()) {
