@@ -317,8 +317,8 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * The lock kind {@link #lockSet(long, int)} uses here: the bid lock on every backend (docs/performance.md,
-     * "Cluster locks": the CAS lock is faster uncontended but its set dies with its home node; the bid lock has
-     * no single node to lose).
+     * "Remote read, remote atomics and the two cluster locks": the CAS lock is faster uncontended, but its set
+     * dies with its home node; the bid lock has no single node to lose).
      */
     public LockKind defaultLockKind() {
         return LockKind.BID;

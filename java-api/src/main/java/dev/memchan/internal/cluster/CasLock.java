@@ -73,6 +73,9 @@ public final class CasLock implements NodeLock {
 
     @Override
     public void acquire(long timeoutNanos) {
+        if (tryAcquire()) {
+            return; // uncontended: no clock read (a VM's clock source may cost more than the CAS)
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         int attempt = 0;
         while (!tryAcquire()) {
