@@ -131,7 +131,7 @@ def build(rm):
     c.section("Soft fabric file")
     for key in ("magic", "version", "header_size", "node_regs_size", "state_initializing", "state_ready",
                 "min_file_size", "default_file_size", "default_page_size", "default_max_nodes", "min_nodes",
-                "max_file_size"):
+                "max_file_size", "page_counter_size"):
         c.add(f"SF_{key.upper()}", sf[key], 64 if sf[key] >= 1 << 31 else 32)
     for reg in ("caps", "ctrl", "link_status"):
         fields = {f["name"]: f for r in rm["register"] if r["name"] == reg.upper() for f in r.get("field", [])}
@@ -145,6 +145,8 @@ def build(rm):
         c.add(f"SF_HDR_{f['name']}", f["offset"], 32, f["desc"])
     for f in sf["node"]:
         c.add(f"SF_NODE_{f['name']}", f["offset"], 32, f["desc"])
+    for f in sf["page_counter"]:
+        c.add(f"SF_PAGE_COUNTER_{f['name']}", f["offset"], 32, f["desc"])
     check_fields("soft_fabric.owner", sf["owner"], 64)
     for f in sf["owner"]:
         lsb, w = bits(f["bits"])
@@ -155,7 +157,7 @@ def build(rm):
     c.section("System pages (cluster service state in reserved network pages)")
     for key in ("pages", "lock_page", "membership_page", "directory_page", "region_pages_first",
                 "region_entry_size", "membership_slot_size", "node_state_absent", "node_state_alive",
-                "node_state_leaving", "static_key", "lock_bid_size", "mcast_group_entry_size",
+                "node_state_leaving", "static_key", "lock_bid_size", "cas_lock_size", "mcast_group_entry_size",
                 "default_heartbeat_ms", "default_failure_timeout_ms"):
         c.add(f"SYS_{key.upper()}", sysm[key], 64 if sysm[key] >= 1 << 31 else 32)
     for name, value in sysm["region_state"].items():
@@ -739,6 +741,10 @@ def render_md(rm, geom, sysp):
                     ("offset", "size", "node block word", "meaning"))
     out += [""]
     out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["owner"]], ("bits", "OWNER field", "meaning"))
+    out += ["", f"Page counters: {sf['page_counter_size']} bytes per page at `page_counters_offset + "
+            "PAGE_COUNTER_SIZE * page` of the page's home node block.", ""]
+    out += md_table([(f"+{f['offset']}", f["size"], f["name"], f["desc"]) for f in sf["page_counter"]],
+                    ("offset", "size", "counter", "meaning"))
     out += geom.render_md()
     sysm = rm["system"]
     out += ["", "## System pages", "",

@@ -6,7 +6,7 @@ package memchan_regs_pkg;
   // Identity and limits
   localparam logic [31:0] MC_ID = 32'h4D454D43;
   localparam logic [31:0] MC_VERSION_MAJOR = 32'h1;
-  localparam logic [31:0] MC_VERSION_MINOR = 32'h0;
+  localparam logic [31:0] MC_VERSION_MINOR = 32'h1;
   localparam logic [31:0] MC_MAX_NODES = 32'h20;
   localparam logic [31:0] MC_MULTICAST_GROUPS = 32'h10;
   localparam logic [31:0] MC_MAX_PAGES = 32'h4000;
@@ -95,6 +95,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_IRQ_STATUS_ERROR_MASK = 32'h4;  // ERROR_COUNT incremented
   localparam logic [31:0] MC_IRQ_STATUS_BARRIER_DONE_SHIFT = 32'h3;
   localparam logic [31:0] MC_IRQ_STATUS_BARRIER_DONE_MASK = 32'h8;  // an acknowledge sweep completed
+  localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_SHIFT = 32'h4;
+  localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_MASK = 32'h10;  // a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE)
   localparam logic [31:0] MC_REG_IRQ_MASK = 32'h34;  // Interrupt enable, same bits as IRQ_STATUS
   localparam logic [31:0] MC_REG_BARRIER = 32'h38;  // Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned
   localparam logic [31:0] MC_BARRIER_START_SHIFT = 32'h0;
@@ -106,6 +108,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ACK_OUTSTANDING = 32'h3C;  // Acknowledge requests sent whose acknowledgement has not returned
   localparam logic [31:0] MC_REG_RX_NOTIFY_PAGE = 32'h40;  // Network page of the last packet that raised RX_NOTIFY
   localparam logic [31:0] MC_REG_NOTIFY_COUNT = 32'h44;  // Count of receive notifications (wraps)
+  localparam logic [31:0] MC_REG_HOT_PAGE = 32'h48;  // Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT)
   localparam logic [31:0] MC_REG_TX_PACKETS = 32'h80;  // Data packets transmitted (wraps)
   localparam logic [31:0] MC_REG_TX_BYTES = 32'h84;  // Payload bytes transmitted (wraps)
   localparam logic [31:0] MC_REG_RX_PACKETS = 32'h88;  // Data packets written to host memory (wraps)
@@ -117,18 +120,20 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ERROR_COUNT = 32'hA0;  // Transfers that may have been lost (retry exhausted or disabled, discard-after-error)
   localparam logic [31:0] MC_REG_ACKS_RECEIVED = 32'hA4;  // Acknowledgement packets received
   localparam logic [31:0] MC_REG_TX_DROP_PARTIAL = 32'hA8;  // Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule
+  localparam logic [31:0] MC_REG_REMOTE_REFUSED = 32'hAC;  // Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned
   localparam logic [31:0] MC_REG_RX_BASE_LO = 32'hC0;  // Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE)
   localparam logic [31:0] MC_REG_RX_BASE_HI = 32'hC4;  // High word of the identity-mapped receive area address
   localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT = 32'hC8;  // Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error)
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT = 32'hCC;  // Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N)
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD = 32'hD0;  // Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE = 32'hD4;  // Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining)
+  localparam logic [31:0] MC_REG_PAGE_COUNT_THRESHOLD = 32'hD8;  // A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page)
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 
   // Register reset values (what a board's register block holds after reset)
   localparam logic [31:0] MC_REG_ID_RESET = 32'h4D454D43;
-  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10000;
+  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10001;
   localparam logic [31:0] MC_REG_PAGE_COUNT_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_SIZE_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_MAX_NODES_RESET = 32'h20;
@@ -143,6 +148,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ACK_OUTSTANDING_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_NOTIFY_PAGE_RESET = 32'h0;
   localparam logic [31:0] MC_REG_NOTIFY_COUNT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_HOT_PAGE_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_PACKETS_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_BYTES_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_PACKETS_RESET = 32'h0;
@@ -154,12 +160,14 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ERROR_COUNT_RESET = 32'h0;
   localparam logic [31:0] MC_REG_ACKS_RECEIVED_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_DROP_PARTIAL_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_REFUSED_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_BASE_LO_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_BASE_HI_RESET = 32'h0;
   localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT_RESET = 32'h8;
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT_RESET = 32'h800;
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE_RESET = 32'h4;
+  localparam logic [31:0] MC_REG_PAGE_COUNT_THRESHOLD_RESET = 32'h0;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE_RESET = 32'h0;
 
   // TX_PCT entry (32 bits)
@@ -188,7 +196,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_ATOMIC_EN_SHIFT = 32'h5;
   localparam logic [63:0] MC_RX_PCT_ATOMIC_EN_MASK = 64'h20;  // other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page
   localparam logic [31:0] MC_RX_PCT_COUNT_IRQ_SHIFT = 32'h6;
-  localparam logic [63:0] MC_RX_PCT_COUNT_IRQ_MASK = 64'h40;  // the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT
+  localparam logic [63:0] MC_RX_PCT_COUNT_IRQ_MASK = 64'h40;  // the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT
   localparam logic [31:0] MC_RX_PCT_REMAP_EN_SHIFT = 32'h3;
   localparam logic [63:0] MC_RX_PCT_REMAP_EN_MASK = 64'h8;  // write to REMAP_ADDR instead of the identity-mapped receive area
   localparam logic [31:0] MC_RX_PCT_REMAP_ADDR_SHIFT = 32'hC;
@@ -197,7 +205,7 @@ package memchan_regs_pkg;
 
   // Soft fabric file
   localparam logic [63:0] MC_SF_MAGIC = 64'h4349524241464D43;
-  localparam logic [31:0] MC_SF_VERSION = 32'h1;
+  localparam logic [31:0] MC_SF_VERSION = 32'h2;
   localparam logic [31:0] MC_SF_HEADER_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_NODE_REGS_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_STATE_INITIALIZING = 32'h0;
@@ -208,7 +216,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_DEFAULT_MAX_NODES = 32'h10;
   localparam logic [31:0] MC_SF_MIN_NODES = 32'h2;
   localparam logic [63:0] MC_SF_MAX_FILE_SIZE = 64'h400000000;
-  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h80000008;  // CAPS of every node block at creation: SOFT | MULTICAST
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_SIZE = 32'h8;
+  localparam logic [31:0] MC_SF_INIT_CAPS = 32'h800000E8;  // CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS
   localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
   localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
   localparam logic [31:0] MC_SF_HDR_MAGIC = 32'h0;  // 0x4349524241464D43, bytes "MCFABRIC"
@@ -230,6 +239,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_NODE_HOST_ID = 32'h808;  // hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0)
   localparam logic [31:0] MC_SF_NODE_INCARNATION = 32'h810;  // incremented at every claim of this node ID
   localparam logic [31:0] MC_SF_NODE_TX_PCT = 32'h1000;  // transmit PCT, PAGE_COUNT x u32 (tx_pct encoding)
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_READS = 32'h0;  // remote reads of the page served (a load, or a fetch of a range touching the page); wraps
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_ATOMICS = 32'h4;  // remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps
   localparam logic [31:0] MC_SF_OWNER_PID_SHIFT = 32'h0;
   localparam logic [63:0] MC_SF_OWNER_PID_MASK = 64'hFFFFFFFF;  // pid of the owning process (in the owner's PID namespace)
   localparam logic [31:0] MC_SF_OWNER_INCARNATION_SHIFT = 32'h20;
@@ -248,6 +259,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_NODE_STATE_LEAVING = 32'h2;
   localparam logic [63:0] MC_SYS_STATIC_KEY = 64'h7374617400000000;
   localparam logic [31:0] MC_SYS_LOCK_BID_SIZE = 32'h8;
+  localparam logic [31:0] MC_SYS_CAS_LOCK_SIZE = 32'h40;
   localparam logic [31:0] MC_SYS_MCAST_GROUP_ENTRY_SIZE = 32'h4;
   localparam logic [31:0] MC_SYS_DEFAULT_HEARTBEAT_MS = 32'h64;
   localparam logic [31:0] MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS = 32'h320;
@@ -257,6 +269,10 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCKSET_MASK = 32'h1;  // the entry is a lock set (its pages hold lock bids), not a region
   localparam logic [31:0] MC_SYS_REGION_FLAGS_STATIC_SHIFT = 32'h1;
   localparam logic [31:0] MC_SYS_REGION_FLAGS_STATIC_MASK = 32'h2;  // a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_CAS_SHIFT = 32'h2;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_CAS_MASK = 32'h4;  // a lock set of compare-and-swap words homed at HOME (one SYS_CAS_LOCK_SIZE slot per lock), not bid rows
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_HOME_SHIFT = 32'h8;
+  localparam logic [31:0] MC_SYS_REGION_FLAGS_HOME_MASK = 32'hFF00;  // the node whose memory holds a CAS lock set's words (its allocator); 0 otherwise
   localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCK_COUNT_SHIFT = 32'h10;
   localparam logic [31:0] MC_SYS_REGION_FLAGS_LOCK_COUNT_MASK = 32'hFFFF0000;  // number of locks of a lock set
   localparam logic [31:0] MC_SYS_REGION_ROUTE_ROUTED_SHIFT = 32'h0;
@@ -285,7 +301,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_RX_NODES = 32'h28;  // node mask: nodes attached for receive
   localparam logic [31:0] MC_SYS_REGION_TX_LOOPBACK = 32'h2C;  // node mask: transmitters with local copy
   localparam logic [31:0] MC_SYS_REGION_ROUTE = 32'h30;  // region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits
-  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT
+  localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT
   localparam logic [31:0] MC_SYS_REGION_GENERATION = 32'h38;  // directory GENERATION when the entry was allocated
 
   // Register index of the RTL register block (SV only): 0 unmapped, one per register,
@@ -309,23 +325,26 @@ package memchan_regs_pkg;
   localparam logic [5:0] MC_RI_ACK_OUTSTANDING = 6'd14;
   localparam logic [5:0] MC_RI_RX_NOTIFY_PAGE = 6'd15;
   localparam logic [5:0] MC_RI_NOTIFY_COUNT = 6'd16;
-  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd17;
-  localparam logic [5:0] MC_RI_TX_BYTES = 6'd18;
-  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd19;
-  localparam logic [5:0] MC_RI_RX_BYTES = 6'd20;
-  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd21;
-  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd22;
-  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd23;
-  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd24;
-  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd25;
-  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd26;
-  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd27;
-  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd28;
-  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd29;
-  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd30;
-  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd31;
-  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd32;
-  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd33;
+  localparam logic [5:0] MC_RI_HOT_PAGE = 6'd17;
+  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd18;
+  localparam logic [5:0] MC_RI_TX_BYTES = 6'd19;
+  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd20;
+  localparam logic [5:0] MC_RI_RX_BYTES = 6'd21;
+  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd22;
+  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd23;
+  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd24;
+  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd25;
+  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd26;
+  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd27;
+  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd28;
+  localparam logic [5:0] MC_RI_REMOTE_REFUSED = 6'd29;
+  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd30;
+  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd31;
+  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd32;
+  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd33;
+  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd34;
+  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd35;
+  localparam logic [5:0] MC_RI_PAGE_COUNT_THRESHOLD = 6'd36;
 
   // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
   function automatic logic [5:0] mc_reg_index(input logic [11:0] off);
@@ -347,6 +366,7 @@ package memchan_regs_pkg;
       12'(MC_REG_ACK_OUTSTANDING): mc_reg_index = MC_RI_ACK_OUTSTANDING;
       12'(MC_REG_RX_NOTIFY_PAGE): mc_reg_index = MC_RI_RX_NOTIFY_PAGE;
       12'(MC_REG_NOTIFY_COUNT): mc_reg_index = MC_RI_NOTIFY_COUNT;
+      12'(MC_REG_HOT_PAGE): mc_reg_index = MC_RI_HOT_PAGE;
       12'(MC_REG_TX_PACKETS): mc_reg_index = MC_RI_TX_PACKETS;
       12'(MC_REG_TX_BYTES): mc_reg_index = MC_RI_TX_BYTES;
       12'(MC_REG_RX_PACKETS): mc_reg_index = MC_RI_RX_PACKETS;
@@ -358,12 +378,14 @@ package memchan_regs_pkg;
       12'(MC_REG_ERROR_COUNT): mc_reg_index = MC_RI_ERROR_COUNT;
       12'(MC_REG_ACKS_RECEIVED): mc_reg_index = MC_RI_ACKS_RECEIVED;
       12'(MC_REG_TX_DROP_PARTIAL): mc_reg_index = MC_RI_TX_DROP_PARTIAL;
+      12'(MC_REG_REMOTE_REFUSED): mc_reg_index = MC_RI_REMOTE_REFUSED;
       12'(MC_REG_RX_BASE_LO): mc_reg_index = MC_RI_RX_BASE_LO;
       12'(MC_REG_RX_BASE_HI): mc_reg_index = MC_RI_RX_BASE_HI;
       12'(MC_REG_LINK_RETRY_LIMIT): mc_reg_index = MC_RI_LINK_RETRY_LIMIT;
       12'(MC_REG_LINK_ACK_TIMEOUT): mc_reg_index = MC_RI_LINK_ACK_TIMEOUT;
       12'(MC_REG_HEARTBEAT_PERIOD): mc_reg_index = MC_RI_HEARTBEAT_PERIOD;
       12'(MC_REG_TX_COMBINE_IDLE): mc_reg_index = MC_RI_TX_COMBINE_IDLE;
+      12'(MC_REG_PAGE_COUNT_THRESHOLD): mc_reg_index = MC_RI_PAGE_COUNT_THRESHOLD;
       default:
         for (int i = 0; i < 16; i++)
           if (off == 12'(MC_REG_MCAST_GROUP_BASE + 4 * i))

@@ -13,7 +13,7 @@
 /* Identity and limits */
 #define MC_ID 0x4D454D43U
 #define MC_VERSION_MAJOR 0x1U
-#define MC_VERSION_MINOR 0x0U
+#define MC_VERSION_MINOR 0x1U
 #define MC_MAX_NODES 0x20U
 #define MC_MULTICAST_GROUPS 0x10U
 #define MC_MAX_PAGES 0x4000U
@@ -102,6 +102,8 @@
 #define MC_IRQ_STATUS_ERROR_MASK 0x4U /* ERROR_COUNT incremented */
 #define MC_IRQ_STATUS_BARRIER_DONE_SHIFT 0x3U
 #define MC_IRQ_STATUS_BARRIER_DONE_MASK 0x8U /* an acknowledge sweep completed */
+#define MC_IRQ_STATUS_PAGE_HOT_SHIFT 0x4U
+#define MC_IRQ_STATUS_PAGE_HOT_MASK 0x10U /* a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE) */
 #define MC_REG_IRQ_MASK 0x34U /* Interrupt enable, same bits as IRQ_STATUS */
 #define MC_REG_BARRIER 0x38U /* Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned */
 #define MC_BARRIER_START_SHIFT 0x0U
@@ -113,6 +115,7 @@
 #define MC_REG_ACK_OUTSTANDING 0x3CU /* Acknowledge requests sent whose acknowledgement has not returned */
 #define MC_REG_RX_NOTIFY_PAGE 0x40U /* Network page of the last packet that raised RX_NOTIFY */
 #define MC_REG_NOTIFY_COUNT 0x44U /* Count of receive notifications (wraps) */
+#define MC_REG_HOT_PAGE 0x48U /* Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT) */
 #define MC_REG_TX_PACKETS 0x80U /* Data packets transmitted (wraps) */
 #define MC_REG_TX_BYTES 0x84U /* Payload bytes transmitted (wraps) */
 #define MC_REG_RX_PACKETS 0x88U /* Data packets written to host memory (wraps) */
@@ -124,18 +127,20 @@
 #define MC_REG_ERROR_COUNT 0xA0U /* Transfers that may have been lost (retry exhausted or disabled, discard-after-error) */
 #define MC_REG_ACKS_RECEIVED 0xA4U /* Acknowledgement packets received */
 #define MC_REG_TX_DROP_PARTIAL 0xA8U /* Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
+#define MC_REG_REMOTE_REFUSED 0xACU /* Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned */
 #define MC_REG_RX_BASE_LO 0xC0U /* Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
 #define MC_REG_RX_BASE_HI 0xC4U /* High word of the identity-mapped receive area address */
 #define MC_REG_LINK_RETRY_LIMIT 0xC8U /* Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
 #define MC_REG_LINK_ACK_TIMEOUT 0xCCU /* Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
 #define MC_REG_HEARTBEAT_PERIOD 0xD0U /* Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
 #define MC_REG_TX_COMBINE_IDLE 0xD4U /* Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
+#define MC_REG_PAGE_COUNT_THRESHOLD 0xD8U /* A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page) */
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 
 /* Register reset values (what a board's register block holds after reset) */
 #define MC_REG_ID_RESET 0x4D454D43U
-#define MC_REG_VERSION_RESET 0x10000U
+#define MC_REG_VERSION_RESET 0x10001U
 #define MC_REG_PAGE_COUNT_RESET 0x0U
 #define MC_REG_PAGE_SIZE_RESET 0x1000U
 #define MC_REG_MAX_NODES_RESET 0x20U
@@ -150,6 +155,7 @@
 #define MC_REG_ACK_OUTSTANDING_RESET 0x0U
 #define MC_REG_RX_NOTIFY_PAGE_RESET 0x0U
 #define MC_REG_NOTIFY_COUNT_RESET 0x0U
+#define MC_REG_HOT_PAGE_RESET 0x0U
 #define MC_REG_TX_PACKETS_RESET 0x0U
 #define MC_REG_TX_BYTES_RESET 0x0U
 #define MC_REG_RX_PACKETS_RESET 0x0U
@@ -161,12 +167,14 @@
 #define MC_REG_ERROR_COUNT_RESET 0x0U
 #define MC_REG_ACKS_RECEIVED_RESET 0x0U
 #define MC_REG_TX_DROP_PARTIAL_RESET 0x0U
+#define MC_REG_REMOTE_REFUSED_RESET 0x0U
 #define MC_REG_RX_BASE_LO_RESET 0x0U
 #define MC_REG_RX_BASE_HI_RESET 0x0U
 #define MC_REG_LINK_RETRY_LIMIT_RESET 0x8U
 #define MC_REG_LINK_ACK_TIMEOUT_RESET 0x800U
 #define MC_REG_HEARTBEAT_PERIOD_RESET 0x1000U
 #define MC_REG_TX_COMBINE_IDLE_RESET 0x4U
+#define MC_REG_PAGE_COUNT_THRESHOLD_RESET 0x0U
 #define MC_REG_MCAST_GROUP_BASE_RESET 0x0U
 
 /* TX_PCT entry (32 bits) */
@@ -195,7 +203,7 @@
 #define MC_RX_PCT_ATOMIC_EN_SHIFT 0x5U
 #define MC_RX_PCT_ATOMIC_EN_MASK 0x20ULL /* other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
 #define MC_RX_PCT_COUNT_IRQ_SHIFT 0x6U
-#define MC_RX_PCT_COUNT_IRQ_MASK 0x40ULL /* the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT */
+#define MC_RX_PCT_COUNT_IRQ_MASK 0x40ULL /* the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
 #define MC_RX_PCT_REMAP_EN_SHIFT 0x3U
 #define MC_RX_PCT_REMAP_EN_MASK 0x8ULL /* write to REMAP_ADDR instead of the identity-mapped receive area */
 #define MC_RX_PCT_REMAP_ADDR_SHIFT 0xCU
@@ -204,7 +212,7 @@
 
 /* Soft fabric file */
 #define MC_SF_MAGIC 0x4349524241464D43ULL
-#define MC_SF_VERSION 0x1U
+#define MC_SF_VERSION 0x2U
 #define MC_SF_HEADER_SIZE 0x1000U
 #define MC_SF_NODE_REGS_SIZE 0x1000U
 #define MC_SF_STATE_INITIALIZING 0x0U
@@ -215,7 +223,8 @@
 #define MC_SF_DEFAULT_MAX_NODES 0x10U
 #define MC_SF_MIN_NODES 0x2U
 #define MC_SF_MAX_FILE_SIZE 0x400000000ULL
-#define MC_SF_INIT_CAPS 0x80000008U /* CAPS of every node block at creation: SOFT | MULTICAST */
+#define MC_SF_PAGE_COUNTER_SIZE 0x8U
+#define MC_SF_INIT_CAPS 0x800000E8U /* CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
 #define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
 #define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
 #define MC_SF_HDR_MAGIC 0x0U /* 0x4349524241464D43, bytes "MCFABRIC" */
@@ -237,6 +246,8 @@
 #define MC_SF_NODE_HOST_ID 0x808U /* hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
 #define MC_SF_NODE_INCARNATION 0x810U /* incremented at every claim of this node ID */
 #define MC_SF_NODE_TX_PCT 0x1000U /* transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
+#define MC_SF_PAGE_COUNTER_READS 0x0U /* remote reads of the page served (a load, or a fetch of a range touching the page); wraps */
+#define MC_SF_PAGE_COUNTER_ATOMICS 0x4U /* remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps */
 #define MC_SF_OWNER_PID_SHIFT 0x0U
 #define MC_SF_OWNER_PID_MASK 0xFFFFFFFFULL /* pid of the owning process (in the owner's PID namespace) */
 #define MC_SF_OWNER_INCARNATION_SHIFT 0x20U
@@ -255,6 +266,7 @@
 #define MC_SYS_NODE_STATE_LEAVING 0x2U
 #define MC_SYS_STATIC_KEY 0x7374617400000000ULL
 #define MC_SYS_LOCK_BID_SIZE 0x8U
+#define MC_SYS_CAS_LOCK_SIZE 0x40U
 #define MC_SYS_MCAST_GROUP_ENTRY_SIZE 0x4U
 #define MC_SYS_DEFAULT_HEARTBEAT_MS 0x64U
 #define MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS 0x320U
@@ -264,6 +276,10 @@
 #define MC_SYS_REGION_FLAGS_LOCKSET_MASK 0x1U /* the entry is a lock set (its pages hold lock bids), not a region */
 #define MC_SYS_REGION_FLAGS_STATIC_SHIFT 0x1U
 #define MC_SYS_REGION_FLAGS_STATIC_MASK 0x2U /* a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page */
+#define MC_SYS_REGION_FLAGS_CAS_SHIFT 0x2U
+#define MC_SYS_REGION_FLAGS_CAS_MASK 0x4U /* a lock set of compare-and-swap words homed at HOME (one SYS_CAS_LOCK_SIZE slot per lock), not bid rows */
+#define MC_SYS_REGION_FLAGS_HOME_SHIFT 0x8U
+#define MC_SYS_REGION_FLAGS_HOME_MASK 0xFF00U /* the node whose memory holds a CAS lock set's words (its allocator); 0 otherwise */
 #define MC_SYS_REGION_FLAGS_LOCK_COUNT_SHIFT 0x10U
 #define MC_SYS_REGION_FLAGS_LOCK_COUNT_MASK 0xFFFF0000U /* number of locks of a lock set */
 #define MC_SYS_REGION_ROUTE_ROUTED_SHIFT 0x0U
@@ -292,7 +308,7 @@
 #define MC_SYS_REGION_RX_NODES 0x28U /* node mask: nodes attached for receive */
 #define MC_SYS_REGION_TX_LOOPBACK 0x2CU /* node mask: transmitters with local copy */
 #define MC_SYS_REGION_ROUTE 0x30U /* region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits */
-#define MC_SYS_REGION_FLAGS 0x34U /* region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT */
+#define MC_SYS_REGION_FLAGS 0x34U /* region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
 
 /* Soft fabric geometry (regmap/memchan.toml [soft_fabric] derived, page_count, rule) */
@@ -317,10 +333,16 @@ static inline unsigned long long mc_sf_rx_pct_offset(unsigned long long page_siz
 	return (MC_SF_NODE_TX_PCT + mc_align((MC_TX_PCT_ENTRY_SIZE * page_count), page_size));
 }
 
-/* NODE_BLOCK_SIZE: registers, TX PCT and RX PCT, each padded to a page */
-static inline unsigned long long mc_sf_node_block_size(unsigned long long page_size, unsigned long long page_count)
+/* offset of the page counters in a node block: the RX PCT padded to a page */
+static inline unsigned long long mc_sf_page_counters_offset(unsigned long long page_size, unsigned long long page_count)
 {
 	return (mc_sf_rx_pct_offset(page_size, page_count) + mc_align((MC_RX_PCT_ENTRY_SIZE * page_count), page_size));
+}
+
+/* NODE_BLOCK_SIZE: registers, TX PCT, RX PCT and page counters, each padded to a page */
+static inline unsigned long long mc_sf_node_block_size(unsigned long long page_size, unsigned long long page_count)
+{
+	return (mc_sf_page_counters_offset(page_size, page_count) + mc_align((MC_SF_PAGE_COUNTER_SIZE * page_count), page_size));
 }
 
 /* DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page */
@@ -408,6 +430,12 @@ static inline unsigned long long mc_sys_bid_in_row(unsigned long long node)
 static inline unsigned long long mc_sys_lock_row_size(unsigned long long max_nodes)
 {
 	return (MC_SYS_LOCK_BID_SIZE * max_nodes);
+}
+
+/* lock number index's word (u64: 0 free, else the holder's CAS lock value) in a CAS lock set's pages */
+static inline unsigned long long mc_sys_cas_lock_word(unsigned long long index)
+{
+	return (MC_SYS_CAS_LOCK_SIZE * index);
 }
 
 /* node's cluster-lock bid (u64) in the lock page */

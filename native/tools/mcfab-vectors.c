@@ -32,6 +32,8 @@ static int system_row(const char *line)
 		got = mc_sys_bid_in_row(arg);
 	else if (!strcmp(fn, "lock_row_size"))
 		got = mc_sys_lock_row_size(arg);
+	else if (!strcmp(fn, "cas_lock_word"))
+		got = mc_sys_cas_lock_word(arg);
 	else if (!strcmp(fn, "lock_bid"))
 		got = mc_sys_lock_bid(ps, arg);
 	else if (!strcmp(fn, "member_slot"))
@@ -92,14 +94,15 @@ int main(int argc, char **argv)
 		snprintf(want, sizeof(want), "%s", line + n);
 		problem = mc_sf_geometry_problem(size, ps, nodes);
 		if (problem) {
-			snprintf(got, sizeof(got), "%s,,,,,", problem);
+			snprintf(got, sizeof(got), "%s,,,,,,", problem);
 			if (!mcfab_geometry(&g, size, ps, nodes))
 				snprintf(got, sizeof(got), "mcfab_geometry accepted a request refused on %s", problem);
 		} else if (mcfab_geometry(&g, size, ps, nodes)) {
 			snprintf(got, sizeof(got), "mcfab_geometry refused a valid request");
 		} else {
-			snprintf(got, sizeof(got), ",%u,%llu,%llu,%llu,%llu", g.page_count,
+			snprintf(got, sizeof(got), ",%u,%llu,%llu,%llu,%llu,%llu", g.page_count,
 				 mc_sf_rx_pct_offset(g.page_size, g.page_count),
+				 mc_sf_page_counters_offset(g.page_size, g.page_count),
 				 (unsigned long long)g.node_block_size, (unsigned long long)g.data_offset,
 				 mc_sf_data_end(g.page_size, g.page_count, g.max_nodes));
 		}

@@ -2,6 +2,8 @@ package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.cluster.BidLock;
+import dev.memchan.internal.cluster.CasLock;
+import dev.memchan.internal.cluster.NodeLock;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeMutex;
 
@@ -9,52 +11,76 @@ import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A set of cluster-wide locks (imc_lkalloc / imc_lkacquire / imc_lkrelease), using the Memory
- * Channel lock algorithm: a region mapped broadcast + local copy and receive by every user, one row
- * of per-node bids per lock (see {@link BidLock}). Locks held by a node that dies are released by the
+ * A set of cluster-wide locks (imc_lkalloc / imc_lkacquire / imc_lkrelease) of one {@link LockKind}:
+ * the Memory Channel bid lock (a region mapped broadcast + local copy and receive by every user, one
+ * row of per-node bids per lock, see {@link BidLock}) or the remote compare-and-swap lock (a word per
+ * lock in the home's memory, see {@link CasLock}). Locks held by a node that dies are released by the
  * surviving nodes' cluster service. Threads of one process may share a lock set: within the process
- * a local lock serializes them, since the node has one bid slot per lock. Processes of one node share
- * it too: the set's node mutex (in the node's local table) admits one process of the node to its bid
- * slots at a time, and is taken back, with the node's bids, from a process that died holding it.
+ * a local lock serializes them, since the node has one bid slot (one holder value) per lock. Processes
+ * of one node share it too: the set's node mutex (in the node's local table) admits one process of the
+ * node at a time, and is taken back, with the node's hold, from a process that died holding it.
  */
 public final class ClusterLockSet implements AutoCloseable {
     private final Fabric fabric;
     private final Region region;
+    private final LockKind kind;
+    /** Bid sets: the transmit mapping (bids are cleared through it); null for CAS sets. */
     private final OutgoingMapping out;
-    private final IncomingMapping in;
-    private final BidLock[] locks;
+    /** CAS sets: the words at the home; null for bid sets. */
+    private final RemoteMapping home;
+    private final NodeLock[] locks;
+    /** Bid sets: one thread of this process per lock (the node has one bid slot per lock). */
     private final ReentrantLock[] local;
+    /** CAS sets: the thread holding each lock (the word names the process; its CAS already excludes other threads). */
+    private final Thread[] holders;
     /** The node's local table and this set's node mutex in it: one process of the node bids in the set at a time. */
     private final NodeLocal node;
     private final long nodeMutex;
 
-    private ClusterLockSet(Fabric fabric, Region region, OutgoingMapping out, IncomingMapping in, int count) {
+    private ClusterLockSet(Fabric fabric, Region region, LockKind kind, OutgoingMapping out, IncomingMapping in,
+                           RemoteMapping home, int count) {
         this.fabric = fabric;
         this.region = region;
+        this.kind = kind;
         this.out = out;
-        this.in = in;
+        this.home = home;
         this.node = fabric.nodeLocal();
         this.nodeMutex = node.lockSetMutex(region.entryIndex());
-        this.locks = new BidLock[count];
+        this.locks = new NodeLock[count];
         this.local = new ReentrantLock[count];
+        this.holders = new Thread[count];
         long row = BidLock.rowSize(fabric.maxNodes());
         for (int i = 0; i < count; i++) {
-            locks[i] = new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
-                    fabric.adapter().incarnation(), out.writeCombining());
+            locks[i] = kind == LockKind.BID
+                    ? new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
+                            fabric.adapter().incarnation(), out.writeCombining())
+                    : new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.adapter().transmitWriteCombining());
             local[i] = new ReentrantLock();
         }
     }
 
-    static ClusterLockSet open(Fabric fabric, long key, int count) {
-        Region region = fabric.allocateLockRegion(key, count, count * BidLock.rowSize(fabric.maxNodes()));
+    static ClusterLockSet open(Fabric fabric, long key, int count, LockKind kind) {
+        long bytes = kind == LockKind.BID ? count * BidLock.rowSize(fabric.maxNodes()) : CasLock.setSize(count);
+        Region region = fabric.allocateLockRegion(key, count, bytes, kind);
         try {
-            OutgoingMapping out = region.attachTransmit(Route.broadcast(), true);
-            IncomingMapping in = region.attachReceive(false);
-            return new ClusterLockSet(fabric, region, out, in, count);
+            if (kind == LockKind.BID) {
+                OutgoingMapping out = region.attachTransmit(Route.broadcast(), true);
+                IncomingMapping in = region.attachReceive(false);
+                return new ClusterLockSet(fabric, region, kind, out, in, null, count);
+            }
+            int homeNode = region.home();
+            if (homeNode == fabric.nodeId()) { // the home grants atomics on the words, and takes the same path to them
+                region.attachReceive(false, RemoteAccess.READ, RemoteAccess.ATOMIC);
+            }
+            return new ClusterLockSet(fabric, region, kind, null, null, region.attachRemote(homeNode), count);
         } catch (RuntimeException e) {
             region.close();
             throw e;
         }
+    }
+
+    public LockKind kind() {
+        return kind;
     }
 
     public int size() {
@@ -75,13 +101,21 @@ public final class ClusterLockSet implements AutoCloseable {
     /** Acquires within {@code timeout} or throws TIMEOUT. */
     public void acquire(int lock, Duration timeout) {
         check(lock);
+        if (kind == LockKind.CAS) {
+            if (holders[lock] == Thread.currentThread()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is already held by this thread");
+            }
+            locks[lock].acquire(timeout.toNanos());
+            holders[lock] = Thread.currentThread();
+            return;
+        }
         local[lock].lock();
         try {
             acquireNode();
             try {
                 locks[lock].acquire(timeout.toNanos());
             } catch (RuntimeException e) {
-                NodeMutex.release(node.segment(), nodeMutex, node.pid());
+                releaseNode();
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -91,10 +125,14 @@ public final class ClusterLockSet implements AutoCloseable {
     }
 
     /**
-     * The set's node mutex (held while any thread of this process holds one of its locks). Taken over
-     * from a process of the node that died holding it: its bids, the node's, are cleared first.
+     * A bid set's node mutex (held while any thread of this process holds one of its locks). Taken over
+     * from a process of the node that died holding it: its bids, the node's, are cleared first. A CAS set
+     * needs none: its words name the holding process, not only the node.
      */
     private void acquireNode() {
+        if (kind == LockKind.CAS) {
+            return;
+        }
         NodeMutex.acquire(node.segment(), nodeMutex, node.pid(), () -> {
             long row = BidLock.rowSize(fabric.maxNodes());
             for (int i = 0; i < locks.length; i++) {
@@ -103,17 +141,34 @@ public final class ClusterLockSet implements AutoCloseable {
         });
     }
 
+    private boolean tryAcquireNode() {
+        return kind == LockKind.CAS || NodeMutex.tryAcquire(node.segment(), nodeMutex, node.pid());
+    }
+
+    private void releaseNode() {
+        if (kind == LockKind.BID) {
+            NodeMutex.release(node.segment(), nodeMutex, node.pid());
+        }
+    }
+
     /** One attempt; true when the lock is now held by this thread. */
     public boolean tryAcquire(int lock) {
         check(lock);
+        if (kind == LockKind.CAS) {
+            if (holders[lock] != Thread.currentThread() && locks[lock].tryAcquire()) {
+                holders[lock] = Thread.currentThread();
+                return true;
+            }
+            return false;
+        }
         if (!local[lock].tryLock()) {
             return false;
         }
-        if (NodeMutex.tryAcquire(node.segment(), nodeMutex, node.pid())) {
+        if (tryAcquireNode()) {
             if (locks[lock].tryAcquire()) {
                 return true;
             }
-            NodeMutex.release(node.segment(), nodeMutex, node.pid());
+            releaseNode();
         }
         local[lock].unlock();
         return false;
@@ -122,25 +177,34 @@ public final class ClusterLockSet implements AutoCloseable {
     /** Releases a lock held by this thread; its protected stores are fenced before the release. */
     public void release(int lock) {
         check(lock);
-        if (!local[lock].isHeldByCurrentThread()) {
+        if (!heldByCurrentThread(lock)) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
         }
+        if (kind == LockKind.CAS) {
+            holders[lock] = null;
+            locks[lock].release();
+            return;
+        }
         locks[lock].release();
-        NodeMutex.release(node.segment(), nodeMutex, node.pid());
+        releaseNode();
         local[lock].unlock();
+    }
+
+    private boolean heldByCurrentThread(int lock) {
+        return kind == LockKind.CAS ? holders[lock] == Thread.currentThread() : local[lock].isHeldByCurrentThread();
     }
 
     /** The node holding lock {@code lock}, or -1 (a racing bid also shows as -1). */
     public int holder(int lock) {
         check(lock);
-        return BidLock.holder(in.segment(), lock * BidLock.rowSize(fabric.maxNodes()), fabric.maxNodes());
+        return locks[lock].holder();
     }
 
     /** Releases locks still held by this process, detaches and deallocates. */
     @Override
     public void close() {
         for (int i = 0; i < locks.length; i++) {
-            if (local[i].isHeldByCurrentThread()) {
+            if (heldByCurrentThread(i)) {
                 release(i);
             }
         }

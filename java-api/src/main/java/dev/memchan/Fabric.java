@@ -307,19 +307,39 @@ public final class Fabric implements AutoCloseable {
         return track(new Region(this, cluster.directory().allocate(key, (int) pages, mode, 0, credentials)));
     }
 
-    /** imc_lkalloc: a set of {@code locks} cluster locks under {@code key} (created or joined). */
+    /**
+     * imc_lkalloc: a set of {@code locks} cluster locks under {@code key} (created or joined) of this backend's
+     * default kind ({@link #defaultLockKind()}).
+     */
     public ClusterLockSet lockSet(long key, int locks) {
-        ensureOpen();
-        return track(ClusterLockSet.open(this, key, locks));
+        return lockSet(key, locks, defaultLockKind());
     }
 
-    Region allocateLockRegion(long key, int locks, long bytes) {
+    /**
+     * The lock kind {@link #lockSet(long, int)} uses here: the bid lock on every backend (docs/performance.md,
+     * "Remote read, remote atomics and the two cluster locks": the CAS lock is faster uncontended, but its set
+     * dies with its home node; the bid lock has no single node to lose).
+     */
+    public LockKind defaultLockKind() {
+        return LockKind.BID;
+    }
+
+    /** imc_lkalloc with the lock algorithm chosen: a {@link LockKind#CAS} set is homed at the node that allocates it. */
+    public ClusterLockSet lockSet(long key, int locks, LockKind kind) {
+        ensureOpen();
+        if (kind == null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "lock kind must be BID or CAS, not null");
+        }
+        return track(ClusterLockSet.open(this, key, locks, kind));
+    }
+
+    Region allocateLockRegion(long key, int locks, long bytes, LockKind kind) {
         int maxLocks = SystemPagesDescriptor.regionFlagsLockCount((int) Regs.SYS_REGION_FLAGS_LOCK_COUNT_MASK);
         if (locks < 1 || locks > maxLocks) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a lock set has 1.." + maxLocks + " locks, not " + locks);
         }
         int pages = (int) ((bytes + pageSize() - 1) / pageSize());
-        return new Region(this, cluster.directory().allocate(key, pages, 0660, SystemPagesDescriptor.regionFlags(true, false, locks), credentials));
+        return new Region(this, cluster.directory().allocate(key, pages, 0660, SystemPagesDescriptor.regionFlags(true, false, kind == LockKind.CAS, kind == LockKind.CAS ? nodeId() : 0, locks), credentials));
     }
 
     /** Sets multicast group {@code group}'s members (a node mask); refused while a region uses the group. */
@@ -369,6 +389,50 @@ public final class Fabric implements AutoCloseable {
 
     public void onClusterEvent(Consumer<ClusterEvent> listener) {
         cluster.addListener(listener);
+    }
+
+    /**
+     * Remote reads and atomics this node refused as a home (its REMOTE_REFUSED register): pages it does not
+     * grant the access on, misaligned words.
+     */
+    public long remoteRefused() {
+        return Integer.toUnsignedLong(backend.readRegister(Regs.REG_REMOTE_REFUSED));
+    }
+
+    /** Remote reads this node served as the home of network page {@code page} (its page counter; wraps at 2^32). */
+    public long remoteReadsServed(int page) {
+        return backend.pageCounter(page, Regs.SF_PAGE_COUNTER_READS);
+    }
+
+    /** Remote atomics this node served as the home of network page {@code page} (wraps at 2^32). */
+    public long remoteAtomicsServed(int page) {
+        return backend.pageCounter(page, Regs.SF_PAGE_COUNTER_ATOMICS);
+    }
+
+    /**
+     * Sets the page counter threshold (PAGE_COUNT_THRESHOLD): a page granted with
+     * {@link RemoteAccess#COUNT_NOTIFY} whose read or atomic counter reaches it notifies this node
+     * ({@link #awaitHotPage}). 0 turns it off.
+     */
+    public void setPageCountThreshold(int threshold) {
+        backend.setPageCountThreshold(threshold);
+    }
+
+    /**
+     * Waits for a page of this node to become hot (its counter reached the threshold) and returns it, or -1
+     * after {@code timeout}. Consumes the notification: a second hot page before the call shows as the last one.
+     */
+    public int awaitHotPage(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            int seen = backend.notifyCount();
+            int page = backend.takeHotPage();
+            long left = deadline - System.nanoTime();
+            if (page >= 0 || left <= 0) {
+                return page;
+            }
+            backend.awaitNotify(seen, left);
+        }
     }
 
     /** imc_rderrcnt: transfers that may have been lost so far (always 0 on the soft fabric). */

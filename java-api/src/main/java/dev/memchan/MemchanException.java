@@ -27,7 +27,9 @@ public class MemchanException extends RuntimeException {
         /** The device or the operating system failed. */
         DEVICE_ERROR,
         /** The object was closed. */
-        CLOSED
+        CLOSED,
+        /** This backend or driver does not have the feature (e.g. remote read on a driver without the grant uapi). */
+        UNSUPPORTED
     }
 
     private final Kind kind;

@@ -17,6 +17,8 @@ import java.util.List;
 public final class Region implements AutoCloseable {
     static final int TX = 0;
     static final int RX = 1;
+    /** A remote mapping: no directory state of its own (the region's user bit is enough). */
+    static final int REMOTE = 2;
 
     private final Fabric fabric;
     private final int index;
@@ -24,6 +26,7 @@ public final class Region implements AutoCloseable {
     private final long key;
     private final int firstPage;
     private final int pageCount;
+    private final int flags;
     private final List<AutoCloseable> mappings = new ArrayList<>();
     private boolean closed;
 
@@ -34,6 +37,12 @@ public final class Region implements AutoCloseable {
         this.key = e.key();
         this.firstPage = e.firstPage();
         this.pageCount = e.pageCount();
+        this.flags = e.flags();
+    }
+
+    /** The home of a CAS lock set's region (its allocator). */
+    int home() {
+        return dev.memchan.layout.SystemPagesDescriptor.regionFlagsHome(flags);
     }
 
     public long key() {
@@ -123,8 +132,19 @@ public final class Region implements AutoCloseable {
         return attachReceive(notify, 0, sizeBytes());
     }
 
-    /** Attaches {@code length} bytes from {@code offset} (whole pages) for receive, mapped read-only. */
-    public synchronized IncomingMapping attachReceive(boolean notify, long offset, long length) {
+    /**
+     * Attaches the whole region for receive as its home, granting other nodes {@code grants} on its pages
+     * (remote read, atomics, the counter notification; see {@link RemoteAccess}).
+     */
+    public IncomingMapping attachReceive(boolean notify, RemoteAccess... grants) {
+        return attachReceive(notify, 0, sizeBytes(), grants);
+    }
+
+    /**
+     * Attaches {@code length} bytes from {@code offset} (whole pages) for receive, mapped read-only, granting
+     * other nodes {@code grants} on them.
+     */
+    public synchronized IncomingMapping attachReceive(boolean notify, long offset, long length, RemoteAccess... grants) {
         int[] pages = pages(offset, length);
         ensureOpen();
         boolean first = fabric.firstAttachment(index, RX);
@@ -138,12 +158,44 @@ public final class Region implements AutoCloseable {
         }
         Backend.Grant grant;
         try {
-            grant = fabric.adapter().grantReceive(firstPage + pages[0], pages[1], RxPct.encode(true, notify));
+            grant = fabric.adapter().grantReceive(firstPage + pages[0], pages[1], RxPct.encode(true, notify,
+                    has(grants, RemoteAccess.READ), has(grants, RemoteAccess.ATOMIC), has(grants, RemoteAccess.COUNT_NOTIFY)));
         } catch (RuntimeException ex) {
             detached(RX);
             throw ex;
         }
         IncomingMapping m = new IncomingMapping(this, grant);
+        mappings.add(m);
+        return m;
+    }
+
+    private static boolean has(RemoteAccess[] grants, RemoteAccess a) {
+        for (RemoteAccess g : grants) {
+            if (g == a) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Maps the whole region for remote read and atomics at node {@code home}, which must receive it and
+     * grant {@link RemoteAccess#READ} or {@link RemoteAccess#ATOMIC} on every page; refused otherwise
+     * (PERMISSION: the region is not homed there), counted in the home's REMOTE_REFUSED.
+     */
+    public RemoteMapping attachRemote(int home) {
+        return attachRemote(home, 0, sizeBytes());
+    }
+
+    /** Maps {@code length} bytes from {@code offset} (whole pages) for remote read and atomics at {@code home}. */
+    public synchronized RemoteMapping attachRemote(int home, long offset, long length) {
+        int[] pages = pages(offset, length);
+        ensureOpen();
+        if (home < 0 || home >= fabric.maxNodes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "home node " + home + " out of range 0.." + (fabric.maxNodes() - 1)
+                    + " on " + fabric.location());
+        }
+        RemoteMapping m = new RemoteMapping(this, fabric.adapter().openRemote(home, firstPage + pages[0], pages[1]), offset);
         mappings.add(m);
         return m;
     }
@@ -170,7 +222,7 @@ public final class Region implements AutoCloseable {
     }
 
     private void detached(int kind) {
-        if (fabric.lastAttachment(index, kind)) {
+        if (kind != REMOTE && fabric.lastAttachment(index, kind)) {
             fabric.directory().detach(index, generation, kind == TX);
         }
     }

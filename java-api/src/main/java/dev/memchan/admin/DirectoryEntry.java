@@ -39,6 +39,16 @@ public record DirectoryEntry(int index, int state, int mode, long key, int uid, 
         return SystemPagesDescriptor.regionFlagsLockset(flags);
     }
 
+    /** A lock set of compare-and-swap words in its {@link #home()}'s memory (else, if a lock set, bid rows). */
+    public boolean isCasLockSet() {
+        return SystemPagesDescriptor.regionFlagsCas(flags);
+    }
+
+    /** The node holding a CAS lock set's words (0 for anything else). */
+    public int home() {
+        return SystemPagesDescriptor.regionFlagsHome(flags);
+    }
+
     /** A static carve-out (mcctl pct / apply): users are the nodes holding PCT entries on its pages. */
     public boolean isStatic() {
         return SystemPagesDescriptor.regionFlagsStatic(flags);

@@ -40,6 +40,12 @@ public interface SoftFabricView extends AutoCloseable {
 
     long rxPct(int node, int page);
 
+    /**
+     * A page counter of node {@code node} as the home of {@code page}, unsigned: {@code counter} is
+     * {@code Regs.SF_PAGE_COUNTER_READS} (remote reads served) or {@code Regs.SF_PAGE_COUNTER_ATOMICS}.
+     */
+    long pageCounter(int node, int page, int counter);
+
     /** The membership, directory and multicast groups of the file's system pages. */
     ClusterView cluster();
 

@@ -15,7 +15,7 @@ public final class Regs {
     // Identity and limits
     public static final int ID = 0x4D454D43;
     public static final int VERSION_MAJOR = 0x1;
-    public static final int VERSION_MINOR = 0x0;
+    public static final int VERSION_MINOR = 0x1;
     public static final int MAX_NODES = 0x20;
     public static final int MULTICAST_GROUPS = 0x10;
     public static final int MAX_PAGES = 0x4000;
@@ -146,6 +146,9 @@ public final class Regs {
     public static final int IRQ_STATUS_BARRIER_DONE_SHIFT = 0x3;
     /** an acknowledge sweep completed */
     public static final int IRQ_STATUS_BARRIER_DONE_MASK = 0x8;
+    public static final int IRQ_STATUS_PAGE_HOT_SHIFT = 0x4;
+    /** a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE) */
+    public static final int IRQ_STATUS_PAGE_HOT_MASK = 0x10;
     /** Interrupt enable, same bits as IRQ_STATUS */
     public static final int REG_IRQ_MASK = 0x34;
     /** Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned */
@@ -165,6 +168,8 @@ public final class Regs {
     public static final int REG_RX_NOTIFY_PAGE = 0x40;
     /** Count of receive notifications (wraps) */
     public static final int REG_NOTIFY_COUNT = 0x44;
+    /** Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT) */
+    public static final int REG_HOT_PAGE = 0x48;
     /** Data packets transmitted (wraps) */
     public static final int REG_TX_PACKETS = 0x80;
     /** Payload bytes transmitted (wraps) */
@@ -187,6 +192,8 @@ public final class Regs {
     public static final int REG_ACKS_RECEIVED = 0xA4;
     /** Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
     public static final int REG_TX_DROP_PARTIAL = 0xA8;
+    /** Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned */
+    public static final int REG_REMOTE_REFUSED = 0xAC;
     /** Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
     public static final int REG_RX_BASE_LO = 0xC0;
     /** High word of the identity-mapped receive area address */
@@ -199,13 +206,15 @@ public final class Regs {
     public static final int REG_HEARTBEAT_PERIOD = 0xD0;
     /** Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
     public static final int REG_TX_COMBINE_IDLE = 0xD4;
+    /** A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page) */
+    public static final int REG_PAGE_COUNT_THRESHOLD = 0xD8;
     /** Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
     public static final int REG_MCAST_GROUP_BASE = 0x100;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;
 
     // Register reset values (what a board's register block holds after reset)
     public static final int REG_ID_RESET = 0x4D454D43;
-    public static final int REG_VERSION_RESET = 0x10000;
+    public static final int REG_VERSION_RESET = 0x10001;
     public static final int REG_PAGE_COUNT_RESET = 0x0;
     public static final int REG_PAGE_SIZE_RESET = 0x1000;
     public static final int REG_MAX_NODES_RESET = 0x20;
@@ -220,6 +229,7 @@ public final class Regs {
     public static final int REG_ACK_OUTSTANDING_RESET = 0x0;
     public static final int REG_RX_NOTIFY_PAGE_RESET = 0x0;
     public static final int REG_NOTIFY_COUNT_RESET = 0x0;
+    public static final int REG_HOT_PAGE_RESET = 0x0;
     public static final int REG_TX_PACKETS_RESET = 0x0;
     public static final int REG_TX_BYTES_RESET = 0x0;
     public static final int REG_RX_PACKETS_RESET = 0x0;
@@ -231,12 +241,14 @@ public final class Regs {
     public static final int REG_ERROR_COUNT_RESET = 0x0;
     public static final int REG_ACKS_RECEIVED_RESET = 0x0;
     public static final int REG_TX_DROP_PARTIAL_RESET = 0x0;
+    public static final int REG_REMOTE_REFUSED_RESET = 0x0;
     public static final int REG_RX_BASE_LO_RESET = 0x0;
     public static final int REG_RX_BASE_HI_RESET = 0x0;
     public static final int REG_LINK_RETRY_LIMIT_RESET = 0x8;
     public static final int REG_LINK_ACK_TIMEOUT_RESET = 0x800;
     public static final int REG_HEARTBEAT_PERIOD_RESET = 0x1000;
     public static final int REG_TX_COMBINE_IDLE_RESET = 0x4;
+    public static final int REG_PAGE_COUNT_THRESHOLD_RESET = 0x0;
     public static final int REG_MCAST_GROUP_BASE_RESET = 0x0;
 
     // TX_PCT entry (32 bits)
@@ -276,7 +288,7 @@ public final class Regs {
     /** other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
     public static final long RX_PCT_ATOMIC_EN_MASK = 0x20L;
     public static final int RX_PCT_COUNT_IRQ_SHIFT = 0x6;
-    /** the page's access counter reaching the threshold raises IRQ_STATUS.PAGE_HOT */
+    /** the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
     public static final long RX_PCT_COUNT_IRQ_MASK = 0x40L;
     public static final int RX_PCT_REMAP_EN_SHIFT = 0x3;
     /** write to REMAP_ADDR instead of the identity-mapped receive area */
@@ -289,7 +301,7 @@ public final class Regs {
 
     // Soft fabric file
     public static final long SF_MAGIC = 0x4349524241464D43L;
-    public static final int SF_VERSION = 0x1;
+    public static final int SF_VERSION = 0x2;
     public static final int SF_HEADER_SIZE = 0x1000;
     public static final int SF_NODE_REGS_SIZE = 0x1000;
     public static final int SF_STATE_INITIALIZING = 0x0;
@@ -300,8 +312,9 @@ public final class Regs {
     public static final int SF_DEFAULT_MAX_NODES = 0x10;
     public static final int SF_MIN_NODES = 0x2;
     public static final long SF_MAX_FILE_SIZE = 0x400000000L;
-    /** CAPS of every node block at creation: SOFT | MULTICAST */
-    public static final long SF_INIT_CAPS = 0x80000008L;
+    public static final int SF_PAGE_COUNTER_SIZE = 0x8;
+    /** CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
+    public static final long SF_INIT_CAPS = 0x800000E8L;
     /** CTRL of every node block at creation: ENABLE | RETRY_EN */
     public static final int SF_INIT_CTRL = 0x3;
     /** LINK_STATUS of every node block at creation: UP */
@@ -344,6 +357,10 @@ public final class Regs {
     public static final int SF_NODE_INCARNATION = 0x810;
     /** transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
     public static final int SF_NODE_TX_PCT = 0x1000;
+    /** remote reads of the page served (a load, or a fetch of a range touching the page); wraps */
+    public static final int SF_PAGE_COUNTER_READS = 0x0;
+    /** remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps */
+    public static final int SF_PAGE_COUNTER_ATOMICS = 0x4;
     public static final int SF_OWNER_PID_SHIFT = 0x0;
     /** pid of the owning process (in the owner's PID namespace) */
     public static final long SF_OWNER_PID_MASK = 0xFFFFFFFFL;
@@ -364,6 +381,7 @@ public final class Regs {
     public static final int SYS_NODE_STATE_LEAVING = 0x2;
     public static final long SYS_STATIC_KEY = 0x7374617400000000L;
     public static final int SYS_LOCK_BID_SIZE = 0x8;
+    public static final int SYS_CAS_LOCK_SIZE = 0x40;
     public static final int SYS_MCAST_GROUP_ENTRY_SIZE = 0x4;
     public static final int SYS_DEFAULT_HEARTBEAT_MS = 0x64;
     public static final int SYS_DEFAULT_FAILURE_TIMEOUT_MS = 0x320;
@@ -376,6 +394,12 @@ public final class Regs {
     public static final int SYS_REGION_FLAGS_STATIC_SHIFT = 0x1;
     /** a static carve-out: pages routed by mcctl pct / apply, USERS = nodes holding such PCT entries, key STATIC_KEY | first page */
     public static final int SYS_REGION_FLAGS_STATIC_MASK = 0x2;
+    public static final int SYS_REGION_FLAGS_CAS_SHIFT = 0x2;
+    /** a lock set of compare-and-swap words homed at HOME (one SYS_CAS_LOCK_SIZE slot per lock), not bid rows */
+    public static final int SYS_REGION_FLAGS_CAS_MASK = 0x4;
+    public static final int SYS_REGION_FLAGS_HOME_SHIFT = 0x8;
+    /** the node whose memory holds a CAS lock set's words (its allocator); 0 otherwise */
+    public static final int SYS_REGION_FLAGS_HOME_MASK = 0xFF00;
     public static final int SYS_REGION_FLAGS_LOCK_COUNT_SHIFT = 0x10;
     /** number of locks of a lock set */
     public static final long SYS_REGION_FLAGS_LOCK_COUNT_MASK = 0xFFFF0000L;
@@ -428,7 +452,7 @@ public final class Regs {
     public static final int SYS_REGION_TX_LOOPBACK = 0x2C;
     /** region_route: route every transmitter uses, tx_pct encoding of DEST_KIND and DEST, bit 0 ROUTED while any node transmits */
     public static final int SYS_REGION_ROUTE = 0x30;
-    /** region_flags: bit 0 LOCKSET, bit 1 STATIC, bits 31:16 LOCK_COUNT */
+    /** region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT */
     public static final int SYS_REGION_FLAGS = 0x34;
     /** directory GENERATION when the entry was allocated */
     public static final int SYS_REGION_GENERATION = 0x38;

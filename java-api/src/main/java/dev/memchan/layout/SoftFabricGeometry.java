@@ -38,9 +38,14 @@ public final class SoftFabricGeometry {
         return (Regs.SF_NODE_TX_PCT + align((Regs.TX_PCT_ENTRY_SIZE * pageCount), pageSize));
     }
 
-    /** NODE_BLOCK_SIZE: registers, TX PCT and RX PCT, each padded to a page: {@code rx_pct_offset + align(RX_PCT_ENTRY_SIZE * page_count, page_size)} */
-    public static long nodeBlockSize(long pageSize, long pageCount) {
+    /** offset of the page counters in a node block: the RX PCT padded to a page: {@code rx_pct_offset + align(RX_PCT_ENTRY_SIZE * page_count, page_size)} */
+    public static long pageCountersOffset(long pageSize, long pageCount) {
         return (rxPctOffset(pageSize, pageCount) + align((Regs.RX_PCT_ENTRY_SIZE * pageCount), pageSize));
+    }
+
+    /** NODE_BLOCK_SIZE: registers, TX PCT, RX PCT and page counters, each padded to a page: {@code page_counters_offset + align(SF_PAGE_COUNTER_SIZE * page_count, page_size)} */
+    public static long nodeBlockSize(long pageSize, long pageCount) {
+        return (pageCountersOffset(pageSize, pageCount) + align((Regs.SF_PAGE_COUNTER_SIZE * pageCount), pageSize));
     }
 
     /** DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page: {@code align(SF_HEADER_SIZE + max_nodes * node_block_size, page_size)} */

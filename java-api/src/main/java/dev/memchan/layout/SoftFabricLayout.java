@@ -29,6 +29,7 @@ public final class SoftFabricLayout {
     private final long nodeBlockSize;
     private final long dataOffset;
     private final long rxPctOffset;
+    private final long pageCountersOffset;
 
     private SoftFabricLayout(long fileSize, int pageSize, int maxNodes, int pageCount) {
         this.fileSize = fileSize;
@@ -36,6 +37,7 @@ public final class SoftFabricLayout {
         this.maxNodes = maxNodes;
         this.pageCount = pageCount;
         this.rxPctOffset = SoftFabricGeometry.rxPctOffset(pageSize, pageCount);
+        this.pageCountersOffset = SoftFabricGeometry.pageCountersOffset(pageSize, pageCount);
         this.nodeBlockSize = SoftFabricGeometry.nodeBlockSize(pageSize, pageCount);
         this.dataOffset = SoftFabricGeometry.dataOffset(pageSize, pageCount, maxNodes);
     }
@@ -67,6 +69,11 @@ public final class SoftFabricLayout {
     /** Offset of the RX PCT in a node block. */
     public long rxPctOffset() {
         return rxPctOffset;
+    }
+
+    /** Offset of the page counters in a node block. */
+    public long pageCountersOffset() {
+        return pageCountersOffset;
     }
 
     public long fileSize() {
@@ -110,6 +117,11 @@ public final class SoftFabricLayout {
     /** File offset of node {@code node}'s receive PCT entry for {@code page}. */
     public long rxPct(int node, int page) {
         return nodeBlock(node) + rxPctOffset + (long) RX_PCT_ENTRY_SIZE * page;
+    }
+
+    /** File offset of the counters of {@code page} in its home {@code node}'s block (fields {@code SF_PAGE_COUNTER_*}). */
+    public long pageCounters(int node, int page) {
+        return nodeBlock(node) + pageCountersOffset + (long) SF_PAGE_COUNTER_SIZE * page;
     }
 
     /** File offset of network page {@code page}. */

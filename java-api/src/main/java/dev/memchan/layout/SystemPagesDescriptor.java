@@ -34,7 +34,7 @@ package dev.memchan.layout;
  * +0x30  | ROUTE (4) | FLAGS (4)
  * +0x38  | GENERATION (8)
  *
- * FLAGS word: LOCKSET 0, STATIC 1, LOCK_COUNT 31:16
+ * FLAGS word: LOCKSET 0, STATIC 1, CAS 2, HOME 15:8, LOCK_COUNT 31:16
  * ROUTE word: ROUTED 0, DEST_KIND 5:4, DEST 15:8 (the tx_pct bits)
  * </pre>
  */
@@ -50,6 +50,11 @@ public final class SystemPagesDescriptor {
     /** bytes of one row of lock bids: {@code SYS_LOCK_BID_SIZE * max_nodes} */
     public static long lockRowSize(long maxNodes) {
         return (Regs.SYS_LOCK_BID_SIZE * maxNodes);
+    }
+
+    /** lock number index's word (u64: 0 free, else the holder's CAS lock value) in a CAS lock set's pages: {@code SYS_CAS_LOCK_SIZE * index} */
+    public static long casLockWord(long index) {
+        return (Regs.SYS_CAS_LOCK_SIZE * index);
     }
 
     /** node's cluster-lock bid (u64) in the lock page: {@code SYS_LOCK_PAGE * page_size + bid_in_row} */
@@ -92,14 +97,24 @@ public final class SystemPagesDescriptor {
         return (regionFlags & Regs.SYS_REGION_FLAGS_STATIC_MASK) != 0;
     }
 
+    /** a lock set of compare-and-swap words homed at HOME (one SYS_CAS_LOCK_SIZE slot per lock), not bid rows */
+    public static boolean regionFlagsCas(int regionFlags) {
+        return (regionFlags & Regs.SYS_REGION_FLAGS_CAS_MASK) != 0;
+    }
+
+    /** the node whose memory holds a CAS lock set's words (its allocator); 0 otherwise */
+    public static int regionFlagsHome(int regionFlags) {
+        return (regionFlags & Regs.SYS_REGION_FLAGS_HOME_MASK) >>> Regs.SYS_REGION_FLAGS_HOME_SHIFT;
+    }
+
     /** number of locks of a lock set */
     public static int regionFlagsLockCount(int regionFlags) {
         return (regionFlags & (int) Regs.SYS_REGION_FLAGS_LOCK_COUNT_MASK) >>> Regs.SYS_REGION_FLAGS_LOCK_COUNT_SHIFT;
     }
 
     /** The REGION_FLAGS word of a region entry from its fields. */
-    public static int regionFlags(boolean locksetBit, boolean staticBit, int lockCount) {
-        return (locksetBit ? Regs.SYS_REGION_FLAGS_LOCKSET_MASK : 0) | (staticBit ? Regs.SYS_REGION_FLAGS_STATIC_MASK : 0) | ((lockCount << Regs.SYS_REGION_FLAGS_LOCK_COUNT_SHIFT) & (int) Regs.SYS_REGION_FLAGS_LOCK_COUNT_MASK);
+    public static int regionFlags(boolean locksetBit, boolean staticBit, boolean casBit, int home, int lockCount) {
+        return (locksetBit ? Regs.SYS_REGION_FLAGS_LOCKSET_MASK : 0) | (staticBit ? Regs.SYS_REGION_FLAGS_STATIC_MASK : 0) | (casBit ? Regs.SYS_REGION_FLAGS_CAS_MASK : 0) | ((home << Regs.SYS_REGION_FLAGS_HOME_SHIFT) & Regs.SYS_REGION_FLAGS_HOME_MASK) | ((lockCount << Regs.SYS_REGION_FLAGS_LOCK_COUNT_SHIFT) & (int) Regs.SYS_REGION_FLAGS_LOCK_COUNT_MASK);
     }
 
     /** set while any node transmits (the route below is in force) */

@@ -79,6 +79,49 @@ public interface Backend extends AutoCloseable {
                 location() + " has no link and no loopback mode");
     }
 
+    /**
+     * Whether this backend's transmit grants are write-combining ({@link Grant#writeCombining()}): then a
+     * lock's release must drain the protected stores with a real fence first. The safe answer is true.
+     */
+    default boolean transmitWriteCombining() {
+        return true;
+    }
+
+    /**
+     * Remote read and atomics on {@code count} network pages from {@code firstPage} homed at node
+     * {@code home} (seed 000's remote read, seed 003's remote atomics and copy). Refused, and counted in
+     * the home's REMOTE_REFUSED, unless the home's receive PCT grants READ_EN or ATOMIC_EN on every page;
+     * each operation checks its own grant again (a home may withdraw it).
+     */
+    default RemoteWindow openRemote(int home, int firstPage, int count) {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": remote read and atomics are not supported by this driver (no uapi to grant READ_EN/ATOMIC_EN yet)");
+    }
+
+    /**
+     * A counter of remote accesses served by this node as the home of {@code page}, unsigned (wraps at
+     * 2^32): {@code counter} is {@code Regs.SF_PAGE_COUNTER_READS} or {@code Regs.SF_PAGE_COUNTER_ATOMICS}.
+     */
+    default long pageCounter(int page, int counter) {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": page access counters are not supported by this driver");
+    }
+
+    /** Sets PAGE_COUNT_THRESHOLD (0: never notify). Privileged where the backend has privileges. */
+    default void setPageCountThreshold(int threshold) {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": page access counters are not supported by this driver");
+    }
+
+    /**
+     * Acknowledges IRQ_STATUS.PAGE_HOT: when it is set, clears it and returns HOT_PAGE (the page whose counter
+     * reached the threshold), else -1.
+     */
+    default int takeHotPage() {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": page access counters are not supported by this driver");
+    }
+
     /** Transfers that may have been lost (the adapter's ERROR_COUNT); always 0 on the soft fabric. */
     long errorCount();
 

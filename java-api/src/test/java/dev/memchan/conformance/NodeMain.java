@@ -6,6 +6,7 @@ import dev.memchan.ClusterLockSet;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.IncomingMapping;
+import dev.memchan.LockKind;
 import dev.memchan.MemchanException;
 import dev.memchan.Notifier;
 import dev.memchan.OutgoingMapping;
@@ -110,8 +111,8 @@ public final class NodeMain {
                 case "iriw-send" -> iriwSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
                 case "iriw-recv" -> iriwRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]), Path.of(a[5]));
                 case "barrier" -> barrier(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
-                case "lock-count" -> lockCount(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]));
-                case "hold-lock" -> holdLock(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
+                case "lock-count" -> lockCount(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), lockKind(a, 5));
+                case "hold-lock" -> holdLock(f, Long.parseLong(a[2]), Long.parseLong(a[3]), lockKind(a, 4));
                 case "watch-death" -> watchDeath(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]));
                 case "notify-wait" -> notifyWait(f, Long.parseLong(a[2]));
                 case "notify-signal" -> notifySignal(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
@@ -122,7 +123,11 @@ public final class NodeMain {
                 case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
                 case "proc-alloc" -> procAlloc(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
                 case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
-                default -> fail("unknown scenario " + scenario);
+                default -> {
+                    if (!RemoteScenarios.run(f, a)) {
+                        fail("unknown scenario " + scenario);
+                    }
+                }
             }
         }
     }
@@ -264,8 +269,8 @@ public final class NodeMain {
     }
 
     /** Mutual exclusion: a counter incremented by plain load/store only under the cluster lock. */
-    private static void lockCount(Fabric f, long lockKey, long dataKey, int iterations) throws IOException {
-        ClusterLockSet locks = f.lockSet(lockKey, 1);
+    private static void lockCount(Fabric f, long lockKey, long dataKey, int iterations, LockKind kind) throws IOException {
+        ClusterLockSet locks = f.lockSet(lockKey, 1, kind == null ? f.defaultLockKind() : kind);
         Region r = f.allocate(dataKey, f.pageSize(), 0660);
         OutgoingMapping out = r.attachTransmit(Route.broadcast(), true);
         IncomingMapping in = r.attachReceive(false);
@@ -352,8 +357,13 @@ public final class NodeMain {
         await("QUIT");
     }
 
-    private static void holdLock(Fabric f, long lockKey, long regionKey) throws IOException {
-        ClusterLockSet locks = f.lockSet(lockKey, 1);
+    /** The lock kind named by optional argument {@code i} (BID or CAS), else the fabric's default. */
+    private static LockKind lockKind(String[] a, int i) {
+        return a.length > i ? LockKind.valueOf(a[i]) : null;
+    }
+
+    private static void holdLock(Fabric f, long lockKey, long regionKey, LockKind kind) throws IOException {
+        ClusterLockSet locks = f.lockSet(lockKey, 1, kind == null ? f.defaultLockKind() : kind);
         Region r = f.allocate(regionKey, f.pageSize(), 0660);
         r.attachTransmit(Route.broadcast(), true);
         r.attachReceive(false);
@@ -371,6 +381,22 @@ public final class NodeMain {
             fail("lock 0 acquired while node " + victim + " holds it");
         }
         say("READY node=" + f.nodeId() + " holder=" + locks.holder(0));
+        awaitLeaveThenAcquire(f, locks, victim);
+        int bit = 1 << victim;
+        for (DirectoryEntry e : f.admin().view().regions()) {
+            if (((e.users() | e.txNodes() | e.rxNodes() | e.txLoopback()) & bit) != 0) {
+                fail(String.format("region 0x%x still lists dead node %d", e.key(), victim));
+            }
+        }
+        if ((f.members() & bit) != 0) {
+            fail("dead node " + victim + " still a member");
+        }
+        say("CLEAN");
+        await("QUIT");
+    }
+
+    /** Waits for {@code victim}'s LEAVE (says LEAVE ... at=ms), then takes lock 0 it held (says ACQUIRED at=ms). */
+    static void awaitLeaveThenAcquire(Fabric f, ClusterLockSet locks, int victim) throws InterruptedException {
         Duration window = TestBackend.allowance(Duration.ofSeconds(30));
         long deadline = System.nanoTime() + window.toNanos();
         while (true) {
@@ -386,17 +412,6 @@ public final class NodeMain {
         locks.acquire(0, TestBackend.allowance(Duration.ofSeconds(10)));
         say("ACQUIRED at=" + System.currentTimeMillis());
         locks.release(0);
-        int bit = 1 << victim;
-        for (DirectoryEntry e : f.admin().view().regions()) {
-            if (((e.users() | e.txNodes() | e.rxNodes() | e.txLoopback()) & bit) != 0) {
-                fail(String.format("region 0x%x still lists dead node %d", e.key(), victim));
-            }
-        }
-        if ((f.members() & bit) != 0) {
-            fail("dead node " + victim + " still a member");
-        }
-        say("CLEAN");
-        await("QUIT");
     }
 
     private static void notifyWait(Fabric f, long key) throws IOException {

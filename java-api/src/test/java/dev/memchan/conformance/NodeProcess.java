@@ -227,6 +227,21 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The counting scenarios' round: GO to every node, DONE from every node, then REPORT to the first one;
+     * returns its COUNT line.
+     */
+    public static String countRound(java.util.List<NodeProcess> nodes, Duration timeout) throws IOException, InterruptedException {
+        for (NodeProcess p : nodes) {
+            p.send("GO");
+        }
+        for (NodeProcess p : nodes) {
+            p.expect("DONE", timeout);
+        }
+        nodes.get(0).send("REPORT");
+        return nodes.get(0).expect("COUNT", timeout);
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

@@ -1,7 +1,10 @@
 package dev.memchan.conformance;
 
 import org.junit.jupiter.api.AfterAll;
+import dev.memchan.LockKind;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +12,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Barrier, cluster locks and notification across real processes. */
 class SynchronizationConformanceTest {
@@ -47,30 +51,25 @@ class SynchronizationConformanceTest {
         }
     }
 
-    @Test
-    void clusterLockGivesMutualExclusionToFourProcesses() throws Exception {
+    @ParameterizedTest
+    @EnumSource(LockKind.class)
+    void clusterLockGivesMutualExclusionToFourProcesses(LockKind kind) throws Exception {
+        assumeTrue(kind == LockKind.BID || TestBackend.isSoft(), "dev: the driver has no uapi yet to grant ATOMIC_EN, "
+                + "which the CAS lock's home needs (issue 11's driver part); its backend refuses with UNSUPPORTED");
         String fabric = TestBackend.newFabric("lock");
         long lockKey = TestBackend.key();
         long dataKey = TestBackend.key();
         int processes = Math.min(4, TestBackend.nodes());
-        int each = TestBackend.count(3_000, 100); // 12,000 acquisitions in all on four nodes
+        // 12,000 bid-lock acquisitions in all on four nodes; 40,000 CAS-lock acquisitions (issue 11)
+        int each = kind == LockKind.BID ? TestBackend.count(3_000, 100) : TestBackend.count(10_000, 200);
         List<NodeProcess> nodes = new ArrayList<>();
         try {
-            for (int i = 0; i < processes; i++) {
-                nodes.add(NodeProcess.start("lock" + i, "lock-count", fabric, "" + lockKey, "" + dataKey, "" + each));
-            }
-            for (NodeProcess p : nodes) {
-                p.expect("READY", T);
-            }
-            for (NodeProcess p : nodes) {
-                p.send("GO");
-            }
-            for (NodeProcess p : nodes) {
-                p.expect("DONE", T);
+            for (int i = 0; i < processes; i++) { // a CAS set's home is the first to allocate it; all stay until QUIT
+                nodes.add(NodeProcess.start("lock" + i, "lock-count", fabric, "" + lockKey, "" + dataKey, "" + each, kind.name()));
+                nodes.get(i).expect("READY", T);
             }
             // every process waited for its stores' acknowledgements before DONE: the counter is final
-            nodes.get(0).send("REPORT");
-            assertEquals("COUNT " + (long) processes * each, nodes.get(0).expect("COUNT", T),
+            assertEquals("COUNT " + (long) processes * each, NodeProcess.countRound(nodes, T),
                     "lost updates: the counter was incremented without mutual exclusion");
         } finally {
             for (NodeProcess p : nodes) {

@@ -31,6 +31,7 @@ class SystemPagesDescriptorTest {
             long got = switch (f[0]) {
                 case "bid_in_row" -> SystemPagesDescriptor.bidInRow(arg);
                 case "lock_row_size" -> SystemPagesDescriptor.lockRowSize(arg);
+                case "cas_lock_word" -> SystemPagesDescriptor.casLockWord(arg);
                 case "lock_bid" -> SystemPagesDescriptor.lockBid(ps, arg);
                 case "member_slot" -> SystemPagesDescriptor.memberSlot(ps, arg);
                 case "directory" -> SystemPagesDescriptor.directory(ps);
@@ -52,17 +53,24 @@ class SystemPagesDescriptorTest {
         for (int locks : new int[] {0, 1, 2, 255, 0x8000, maxLocks}) {
             for (boolean lockSet : new boolean[] {false, true}) {
                 for (boolean carveOut : new boolean[] {false, true}) {
-                    int flags = SystemPagesDescriptor.regionFlags(lockSet, carveOut, locks);
-                    assertEquals(lockSet, SystemPagesDescriptor.regionFlagsLockset(flags));
-                    assertEquals(carveOut, SystemPagesDescriptor.regionFlagsStatic(flags));
-                    assertEquals(locks, SystemPagesDescriptor.regionFlagsLockCount(flags));
+                    for (int home : new int[] {0, 1, 31}) {
+                        boolean cas = home != 0;
+                        int flags = SystemPagesDescriptor.regionFlags(lockSet, carveOut, cas, home, locks);
+                        assertEquals(lockSet, SystemPagesDescriptor.regionFlagsLockset(flags));
+                        assertEquals(carveOut, SystemPagesDescriptor.regionFlagsStatic(flags));
+                        assertEquals(cas, SystemPagesDescriptor.regionFlagsCas(flags));
+                        assertEquals(home, SystemPagesDescriptor.regionFlagsHome(flags));
+                        assertEquals(locks, SystemPagesDescriptor.regionFlagsLockCount(flags));
+                    }
                 }
             }
         }
         // a lock count wider than its field does not spill into LOCKSET / STATIC
-        int spilled = SystemPagesDescriptor.regionFlags(false, false, maxLocks + 1);
+        int spilled = SystemPagesDescriptor.regionFlags(false, false, false, 0, maxLocks + 1);
         assertFalse(SystemPagesDescriptor.regionFlagsLockset(spilled));
         assertFalse(SystemPagesDescriptor.regionFlagsStatic(spilled));
+        // nor does a home beyond 8 bits spill into LOCK_COUNT
+        assertEquals(0, SystemPagesDescriptor.regionFlagsLockCount(SystemPagesDescriptor.regionFlags(false, false, true, 0x1FF, 0)));
     }
 
     @Test

@@ -27,7 +27,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * it is visible too), then read the row. Only our bid: the lock is ours. Otherwise withdraw and back
  * off for a random, growing time. The ordering rules make at most one node see itself alone.
  */
-public final class BidLock {
+public final class BidLock implements NodeLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private final MemorySegment tx;
@@ -70,6 +70,7 @@ public final class BidLock {
     }
 
     /** One bid; true when the lock is now held. Never blocks for long. */
+    @Override
     public boolean tryAcquire() {
         if (othersBidding()) {
             return false;
@@ -93,6 +94,7 @@ public final class BidLock {
     }
 
     /** Acquires, backing off on conflict; throws TIMEOUT after {@code timeoutNanos}. */
+    @Override
     public void acquire(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         int attempt = 0;
@@ -121,6 +123,7 @@ public final class BidLock {
      * Releases: the protected stores must reach everyone before the bid's withdrawal. On write-back memory
      * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first.
      */
+    @Override
     public void release() {
         if (writeCombining) {
             VarHandle.fullFence();
@@ -137,6 +140,11 @@ public final class BidLock {
     public static void clearBid(MemorySegment tx, long rowOffset, int node) {
         VarHandle.fullFence();
         LONG.setVolatile(tx, rowOffset + SystemPagesDescriptor.bidInRow(node), 0L);
+    }
+
+    @Override
+    public int holder() {
+        return holder(rx, row, nodes);
     }
 
     /** The node holding the only bid in a row, or -1. */

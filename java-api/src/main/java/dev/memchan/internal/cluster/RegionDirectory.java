@@ -119,12 +119,15 @@ public final class RegionDirectory {
                         + "routed by mcctl pct or apply); choose another key", key, e.firstPage(), e.endPage() - 1));
             }
             if (e != null) {
-                if (e.pageCount() != pages || e.flags() != flags) {
+                // a CAS lock set is joined whoever asks: its HOME stays the allocator's
+                int kind = ~SYS_REGION_FLAGS_HOME_MASK;
+                if (e.pageCount() != pages || (e.flags() & kind) != (flags & kind)) {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, String.format(
                             "key 0x%x is allocated as %s of %d pages; asked for %s of %d pages", key,
-                            e.isLockSet() ? "a lock set of " + e.lockCount() + " locks" : "a region", e.pageCount(),
+                            e.isLockSet() ? "a " + (e.isCasLockSet() ? "CAS" : "bid") + " lock set of " + e.lockCount() + " locks" : "a region", e.pageCount(),
                             SystemPagesDescriptor.regionFlagsLockset(flags)
-                                    ? "a lock set of " + SystemPagesDescriptor.regionFlagsLockCount(flags) + " locks" : "a region", pages));
+                                    ? "a " + (SystemPagesDescriptor.regionFlagsCas(flags) ? "CAS" : "bid") + " lock set of "
+                                    + SystemPagesDescriptor.regionFlagsLockCount(flags) + " locks" : "a region", pages));
                 }
                 if (!cred.permits(e, 4) && !cred.permits(e, 2)) {
                     throw new MemchanException(Kind.PERMISSION, String.format("key 0x%x (mode 0%o, uid %d, gid %d) "
@@ -230,7 +233,9 @@ public final class RegionDirectory {
     private void dropLocked(int s, DirectoryEntry e, int bits, int deadPid) {
         int mine = local.entryBits(s, e.index());
         int dropped = mine & bits;
-        if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
+        if (e.isCasLockSet() && deadPid != 0) {
+            CasLock.clearHolder(backend, e, me, deadPid); // its holds name it
+        } else if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
             clearLockSetBids(e, me); // it died holding one of the set's locks: the node's bids are its
             NodeMutex.clearOwnedBy(local.segment(), local.lockSetMutex(e.index()), deadPid);
         }
@@ -241,7 +246,7 @@ public final class RegionDirectory {
         int others = local.entryBitsOfOthers(s, e.index());
         int bit = 1 << me;
         if ((dropped & NodeLocalDescriptor.BIT_USER) != 0 && (others & NodeLocalDescriptor.BIT_USER) == 0) {
-            if (e.isLockSet()) {
+            if (e.isLockSet() && !(e.isCasLockSet() && e.home() == me)) { // a home's words leave with it
                 clearLockSetBids(e, me);
             }
             removeUsers(e, bit);
@@ -292,6 +297,10 @@ public final class RegionDirectory {
     }
 
     private void clearLockSetBids(DirectoryEntry e, int n) {
+        if (e.isCasLockSet()) {
+            CasLock.clearHolder(backend, e, n, 0);
+            return;
+        }
         try (Backend.Grant g = backend.grantTransmit(e.firstPage(), e.pageCount(), ClusterService.SYSTEM_TX_ENTRY)) {
             long row = BidLock.rowSize(nodes);
             for (int l = 0; l < e.lockCount(); l++) {
@@ -360,7 +369,7 @@ public final class RegionDirectory {
         for (int i = 0; i < free.length; i++) {
             int[] run = plan.newRuns().get(i);
             write(DirectoryEntry.allocated(free[i], DirectoryRules.staticKey(run[0]), 0, 0, 0, run[0], run[1] - run[0],
-                    1 << node, SystemPagesDescriptor.regionFlags(false, true, 0), bumpGenerationLocked()));
+                    1 << node, SystemPagesDescriptor.regionFlags(false, true, false, 0, 0), bumpGenerationLocked()));
         }
     }
 

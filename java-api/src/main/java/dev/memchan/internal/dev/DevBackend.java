@@ -357,6 +357,10 @@ public final class DevBackend implements Backend {
         ensureOpen();
         checkRange(firstPage, count);
         String problem = RxPct.problem(rxEntry);
+        if ((rxEntry & RxPct.REMOTE_GRANTS) != 0) {
+            throw new MemchanException(Kind.UNSUPPORTED, location() + ": granting remote read, atomics or the counter "
+                    + "interrupt (READ_EN, ATOMIC_EN, COUNT_IRQ) is not supported by this driver (no uapi for it yet)");
+        }
         if (problem != null || !RxPct.enabled(rxEntry)
                 || (rxEntry & ~(RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK)) != 0) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs an entry of RX_EN and optionally "

@@ -21,16 +21,21 @@ import dev.memchan.layout.SystemPagesDescriptor;
  *   lock-set mutexes: directoryCapacity x u64 (owner pid &lt;&lt; 32 | depth): the process whose threads bid
  *                   in the node's slots of that lock set
  *   page bitmaps:   SLOTS x PAGE_MAPS x bitmapBytes(pageCount): pages each process maps for transmit,
- *                   for receive, for receive with notification (the soft fabric's PCT reference counts)
+ *                   for receive, for receive with notification, with remote read, with atomics, with
+ *                   the counter interrupt (the soft fabric's PCT reference counts)
  * </pre>
  */
 public final class NodeLocalDescriptor {
     public static final long MAGIC_VALUE = 0x4c41434f4c434d4dL; // "MMCLOCAL"
     public static final int SLOTS = 64;
-    public static final int PAGE_MAPS = 3;
+    public static final int PAGE_MAPS = 6;
     public static final int MAP_TX = 0;
     public static final int MAP_RX = 1;
     public static final int MAP_RX_NOTIFY = 2;
+    /** Receive maps whose process, as the page's home, grants remote read / atomics / the counter interrupt. */
+    public static final int MAP_RX_READ = 3;
+    public static final int MAP_RX_ATOMIC = 4;
+    public static final int MAP_RX_COUNT_IRQ = 5;
 
     public static final int BIT_USER = 1;
     public static final int BIT_TX = 2;

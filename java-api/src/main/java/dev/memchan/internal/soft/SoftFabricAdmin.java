@@ -161,6 +161,16 @@ public final class SoftFabricAdmin implements SoftFabricView {
         return (long) LONG.getVolatile(control, layout.rxPct(node, page));
     }
 
+    @Override
+    public long pageCounter(int node, int page, int counter) {
+        checkNode(node);
+        checkPage(page);
+        if (counter != SF_PAGE_COUNTER_READS && counter != SF_PAGE_COUNTER_ATOMICS) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "no page counter at offset " + counter);
+        }
+        return Integer.toUnsignedLong((int) INT.getVolatile(control, layout.pageCounters(node, page) + counter));
+    }
+
     // ---- system pages (read-only) --------------------------------------------------------------
 
     @Override

@@ -16,6 +16,7 @@ import dev.memchan.layout.SoftFabricLayout;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
+import dev.memchan.spi.RemoteWindow;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -55,6 +56,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     private final int[] txRefs;
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
+    private final List<SoftRemoteWindow> remotes = new ArrayList<>();
     private boolean closed;
 
     private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, Liveness liveness) {
@@ -215,11 +217,14 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         }
     }
 
+    /** Clears node {@code n}'s PCTs and the counters of the pages it was home of (a new claim starts from zero). */
     private void clearPcts(int n) {
         for (int p = 0; p < layout.pageCount(); p++) {
             INT.setVolatile(control, layout.txPct(n, p), 0);
             LONG.setVolatile(control, layout.rxPct(n, p), 0L);
         }
+        control.asSlice(layout.pageCounters(n, 0), (long) SF_PAGE_COUNTER_SIZE * layout.pageCount()).fill((byte) 0);
+        INT.setVolatile(control, layout.nodeBlock(n) + REG_PAGE_COUNT_THRESHOLD, 0);
     }
 
     @Override
@@ -381,33 +386,117 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         });
     }
 
+    /** The node-local maps a receive entry's optional bits are counted in, in {@link #RX_MAP_BITS}' order. */
+    private static final int[] RX_MAPS = {NodeLocalDescriptor.MAP_RX_NOTIFY, NodeLocalDescriptor.MAP_RX_READ,
+            NodeLocalDescriptor.MAP_RX_ATOMIC, NodeLocalDescriptor.MAP_RX_COUNT_IRQ};
+    private static final long[] RX_MAP_BITS = {RX_PCT_IRQ_ON_RX_MASK, RX_PCT_READ_EN_MASK, RX_PCT_ATOMIC_EN_MASK, RX_PCT_COUNT_IRQ_MASK};
+    private static final long RX_GRANTABLE = RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK | RxPct.REMOTE_GRANTS;
+
+    /** This process's receive entry bits of page {@code p} as its node-local maps record them. */
+    private long mappedRxEntry(int p) {
+        long entry = RX_PCT_RX_EN_MASK;
+        for (int i = 0; i < RX_MAPS.length; i++) {
+            if (local.pageMapped(slot, RX_MAPS[i], p)) {
+                entry |= RX_MAP_BITS[i];
+            }
+        }
+        return entry;
+    }
+
     @Override
     public synchronized Grant grantReceive(int firstPage, int count, long rxEntry) {
         ensureOpen();
         checkRange(firstPage, count);
         String problem = RxPct.problem(rxEntry);
-        if (problem != null || !RxPct.enabled(rxEntry)) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs a valid entry with RX_EN"
-                    + (problem == null ? "" : ": " + problem));
+        if (problem != null || !RxPct.enabled(rxEntry) || (rxEntry & ~RX_GRANTABLE) != 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs a valid entry with RX_EN and optionally "
+                    + "IRQ_ON_RX, READ_EN, ATOMIC_EN, COUNT_IRQ" + (problem == null ? "" : ": " + problem));
         }
-        boolean notify = RxPct.interruptOnReceive(rxEntry);
         return local.locked(() -> {
             for (int p = firstPage; p < firstPage + count; p++) {
-                if (rxRefs[p] > 0 && local.pageMapped(slot, NodeLocalDescriptor.MAP_RX_NOTIFY, p) != notify) {
-                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive by this process "
-                            + (notify ? "without" : "with") + " notification");
+                if (rxRefs[p] > 0 && mappedRxEntry(p) != rxEntry) {
+                    throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive by this process as "
+                            + RxPct.describe(mappedRxEntry(p)) + ", not " + RxPct.describe(rxEntry));
                 }
             }
             MappedGrant g = map(firstPage, count, false);
             for (int p = firstPage; p < firstPage + count; p++) {
                 if (rxRefs[p]++ == 0) {
                     local.setPageMapped(slot, NodeLocalDescriptor.MAP_RX, p, true);
-                    local.setPageMapped(slot, NodeLocalDescriptor.MAP_RX_NOTIFY, p, notify);
+                    for (int i = 0; i < RX_MAPS.length; i++) {
+                        local.setPageMapped(slot, RX_MAPS[i], p, (rxEntry & RX_MAP_BITS[i]) != 0);
+                    }
                     writeNodeRxEntry(p);
                 }
             }
             return g;
         });
+    }
+
+    @Override
+    public boolean transmitWriteCombining() {
+        return false; // MAP_SHARED file pages: write-back memory
+    }
+
+    @Override
+    public synchronized RemoteWindow openRemote(int home, int firstPage, int count) {
+        ensureOpen();
+        if (home < 0 || home >= layout.maxNodes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "home node " + home + " out of range 0.." + (layout.maxNodes() - 1));
+        }
+        checkRange(firstPage, count);
+        SoftRemoteWindow.checkHomed(control, layout, home, firstPage, count);
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment seg = Posix.mmap(fd, layout.dataPage(firstPage), (long) count * layout.pageSize(), true, arena);
+            SoftRemoteWindow w = new SoftRemoteWindow(control, layout, home, firstPage, count, arena, seg, this::releaseRemote);
+            remotes.add(w);
+            return w;
+        } catch (ErrnoException e) {
+            arena.close();
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map pages " + firstPage + "+" + count + ": " + e.getMessage(), e);
+        }
+    }
+
+    private synchronized void releaseRemote(SoftRemoteWindow w) {
+        if (remotes.remove(w)) {
+            w.arena().close();
+        }
+    }
+
+    @Override
+    public long pageCounter(int page, int counter) {
+        checkRange(page, 1);
+        return pageCounter(node, page, counter);
+    }
+
+    /** Any node's counter of a page it is home of (status displays). */
+    public long pageCounter(int otherNode, int page, int counter) {
+        if (counter != SF_PAGE_COUNTER_READS && counter != SF_PAGE_COUNTER_ATOMICS) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "no page counter at offset " + counter);
+        }
+        return Integer.toUnsignedLong((int) INT.getVolatile(control, layout.pageCounters(otherNode, page) + counter));
+    }
+
+    @Override
+    public int takeHotPage() {
+        int status;
+        do {
+            status = (int) INT.getVolatile(control, regs + REG_IRQ_STATUS);
+            if ((status & IRQ_STATUS_PAGE_HOT_MASK) == 0) {
+                return -1;
+            }
+        } while (!INT.compareAndSet(control, regs + REG_IRQ_STATUS, status, status & ~IRQ_STATUS_PAGE_HOT_MASK));
+        return (int) INT.getVolatile(control, regs + REG_HOT_PAGE);
+    }
+
+    @Override
+    public void setPageCountThreshold(int threshold) {
+        ensureOpen();
+        if (threshold < 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "page count threshold " + threshold + " is negative (0 turns it off)");
+        }
+        INT.setVolatile(control, regs + REG_PAGE_COUNT_THRESHOLD, threshold);
     }
 
     private MappedGrant map(int firstPage, int count, boolean transmit) {
@@ -452,16 +541,28 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             }
         } else {
             local.setPageMapped(s, NodeLocalDescriptor.MAP_RX, p, false);
-            local.setPageMapped(s, NodeLocalDescriptor.MAP_RX_NOTIFY, p, false);
+            for (int map : RX_MAPS) {
+                local.setPageMapped(s, map, p, false);
+            }
             writeNodeRxEntry(p);
         }
     }
 
-    /** Under the table mutex: the node's RX entry of page p: enabled while a process maps it, notifying if one asked. */
+    /**
+     * Under the table mutex: the node's RX entry of page p: enabled while a process maps it, notifying if
+     * one asked, granting remote read, atomics and the counter interrupt while one of them grants it.
+     */
     private void writeNodeRxEntry(int p) {
-        boolean mapped = local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_RX, p);
-        boolean notify = local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_RX_NOTIFY, p);
-        LONG.setVolatile(control, layout.rxPct(node, p), mapped ? RxPct.encode(true, notify) : 0L);
+        long entry = 0;
+        if (local.pageMappedByOthers(-1, NodeLocalDescriptor.MAP_RX, p)) {
+            entry = RX_PCT_RX_EN_MASK;
+            for (int i = 0; i < RX_MAPS.length; i++) {
+                if (local.pageMappedByOthers(-1, RX_MAPS[i], p)) {
+                    entry |= RX_MAP_BITS[i];
+                }
+            }
+        }
+        LONG.setVolatile(control, layout.rxPct(node, p), entry);
     }
 
     @Override
@@ -546,6 +647,9 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         }
         for (MappedGrant g : new ArrayList<>(grants)) {
             release(g);
+        }
+        for (SoftRemoteWindow w : new ArrayList<>(remotes)) {
+            releaseRemote(w);
         }
         local.locked(() -> {
             int other = local.otherLiveSlot(slot);

@@ -47,7 +47,7 @@ class DirectoryRulesTest {
     void codecRoundTripsEveryFieldAndFreeZeroesTheEntry() {
         DirectoryEntry e = new DirectoryEntry(7, SYS_REGION_STATE_ALLOCATED, 0640, 0x1234_5678_9abcL, 11, 12, 20, 3, 0b101,
                 0b100, 0b001, 0b100, SystemPagesDescriptor.regionRoute(true, DEST_KIND_NODE, 0),
-                SystemPagesDescriptor.regionFlags(true, false, 5), 99);
+                SystemPagesDescriptor.regionFlags(true, false, false, 0, 5), 99);
         SystemPagesCodec.writeEntry(sys, PS, e);
         assertEquals(e, SystemPagesCodec.readEntry(sys, PS, 7));
         assertEquals(5, e.lockCount());
@@ -61,7 +61,7 @@ class DirectoryRulesTest {
     void firstFitStartsAfterTheSystemPagesAndStepsAroundEveryEntry() {
         assertEquals(SYS_PAGES, DirectoryRules.firstFit(sys, PS, PAGES, 4, "test"));
         put(0, 0x1, SYS_PAGES, 4, 0);
-        put(1, DirectoryRules.staticKey(SYS_PAGES + 6), SYS_PAGES + 6, 2, SystemPagesDescriptor.regionFlags(false, true, 0));
+        put(1, DirectoryRules.staticKey(SYS_PAGES + 6), SYS_PAGES + 6, 2, SystemPagesDescriptor.regionFlags(false, true, false, 0, 0));
         // the 2-page hole between them fits 2 pages, not 3
         assertEquals(SYS_PAGES + 4, DirectoryRules.firstFit(sys, PS, PAGES, 2, "test"));
         assertEquals(SYS_PAGES + 8, DirectoryRules.firstFit(sys, PS, PAGES, 3, "test"));
@@ -141,7 +141,7 @@ class DirectoryRulesTest {
 
     @Test
     void staticPlanJoinsCoveringCarveOutsAndAddsTheUncoveredRuns() {
-        int staticFlags = SystemPagesDescriptor.regionFlags(false, true, 0);
+        int staticFlags = SystemPagesDescriptor.regionFlags(false, true, false, 0, 0);
         put(0, DirectoryRules.staticKey(20), 20, 4, staticFlags); // users = node 0
         DirectoryRules.StaticPlan plan = DirectoryRules.planStatic(sys, PS, 1, 18, 10);
         assertEquals(1, plan.joined().size());

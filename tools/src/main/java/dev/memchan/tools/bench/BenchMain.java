@@ -2,6 +2,7 @@ package dev.memchan.tools.bench;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import dev.memchan.LockKind;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,15 +19,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * <pre>
  *   BenchMain run --reference PATH [--quick] [--rounds N] [--only SECTION,...] [--sizes BYTES,...] [--markdown FILE]
  * </pre>
- * SECTION: latency, throughput, store, lock (default all); N counted rounds per measurement (default 5, 2 with --quick);
+ * SECTION: latency, throughput, store, lock, remote (default all); N counted rounds per measurement (default 5, 2 with --quick);
  * BYTES: the throughput section's message sizes (default 32, 64, 256, 4096, 65536).
  * runs, interleaved so that machine noise hits both sides alike: Java ping-pong vs C ping-pong on the
  * same kind of shared memory (batch means and per-round percentiles); message throughput of the channel
  * beside Agrona's OneToOneRingBuffer and the channel protocol in C, 32 B to 64 KiB; the JMH store-overhead
- * benchmark; uncontended cluster lock vs a CAS spinlock. Peers are separate JVMs ({@code BenchMain peer ...}).
+ * benchmark; uncontended bid lock and CAS lock vs a CAS spinlock; remote read and atomic latency vs a one-way
+ * remote write. Peers are separate JVMs ({@code BenchMain peer ...}).
  */
 public final class BenchMain {
-    private static final List<String> SECTIONS = List.of("latency", "throughput", "store", "lock");
+    private static final List<String> SECTIONS = List.of("latency", "throughput", "store", "lock", "remote");
 
     private BenchMain() {
     }
@@ -93,6 +95,9 @@ public final class BenchMain {
             if (only.contains("lock")) {
                 md.append(locks(f, reps, quick ? 200_000 : 1_000_000));
             }
+            if (only.contains("remote")) {
+                md.append(remote(f, location, reps, quick ? 100_000 : 500_000));
+            }
         } finally {
             Fabric.removeSoftFabric(name);
         }
@@ -110,18 +115,51 @@ public final class BenchMain {
     }
 
     private static String locks(Fabric f, int reps, int iterations) {
-        List<Double> cl = new ArrayList<>();
+        List<Double> bid = new ArrayList<>();
         List<Double> cas = new ArrayList<>();
-        for (int rep = 0; rep < reps; rep++) {
-            cl.add(LockTiming.clusterLock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations));
-            cas.add(LockTiming.casSpinlock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations));
+        List<Double> spin = new ArrayList<>();
+        for (int rep = 0; rep < reps; rep++) { // interleaved: noise weighs on all three alike
+            bid.add(LockTiming.clusterLock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations, LockKind.BID));
+            cas.add(LockTiming.clusterLock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations, LockKind.CAS));
+            spin.add(LockTiming.casSpinlock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations));
         }
-        Stats ls = Stats.of(cl);
-        Stats rs = Stats.of(cas);
+        Stats bs = Stats.of(bid);
+        Stats cs = Stats.of(cas);
+        Stats ss = Stats.of(spin);
         return "### Uncontended lock acquire + release\n\n| lock | median ns | min | max |\n|---|---|---|---|\n"
-                + String.format(Locale.ROOT, "| memchan cluster lock (MC bid algorithm) | %.1f | %.1f | %.1f |%n", ls.median(), ls.min(), ls.max())
-                + String.format(Locale.ROOT, "| CAS spinlock on the same memory (reference) | %.1f | %.1f | %.1f |%n", rs.median(), rs.min(), rs.max())
-                + String.format(Locale.ROOT, "%n**cluster lock / CAS = %.2f**%n", ls.median() / rs.median());
+                + String.format(Locale.ROOT, "| memchan bid lock (MC algorithm) | %.1f | %.1f | %.1f |%n", bs.median(), bs.min(), bs.max())
+                + String.format(Locale.ROOT, "| memchan CAS lock (remote compare-and-swap) | %.1f | %.1f | %.1f |%n", cs.median(), cs.min(), cs.max())
+                + String.format(Locale.ROOT, "| CAS spinlock on the same memory (reference) | %.1f | %.1f | %.1f |%n", ss.median(), ss.min(), ss.max())
+                + String.format(Locale.ROOT, "%n**bid lock / CAS spinlock = %.2f, CAS lock / CAS spinlock = %.2f**%n%n",
+                        bs.median() / ss.median(), cs.median() / ss.median());
+    }
+
+    /** Remote read and atomics from a second node of this process to node 0, beside the one-way remote write. */
+    private static String remote(Fabric home, String location, int reps, int iterations) {
+        String[] names = {"remote read (getLongAcquire)", "remote fetch-and-add", "remote compare-and-swap", "remote write, one-way (reference)"};
+        List<List<Double>> ns = new ArrayList<>();
+        List<List<Double>> ratio = new ArrayList<>();
+        for (int i = 0; i < names.length; i++) {
+            ns.add(new ArrayList<>());
+            ratio.add(new ArrayList<>());
+        }
+        try (Fabric requester = Fabric.open(location, FabricOptions.defaults().withCreate(false))) {
+            for (int rep = 0; rep < reps; rep++) {
+                double[] r = RemoteTiming.againstRemoteWrite(home, requester, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations);
+                for (int i = 0; i < names.length; i++) {
+                    ns.get(i).add(r[i]);
+                    ratio.get(i).add(r[i] / r[3]);
+                }
+            }
+        }
+        StringBuilder md = new StringBuilder("### Remote read and atomics (mean ns per operation)\n\n"
+                + "| operation | median ns | min | max | / remote write (median of per-run ratios) |\n|---|---|---|---|---|\n");
+        for (int i = 0; i < names.length; i++) {
+            Stats s = Stats.of(ns.get(i));
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.2f |%n", names[i], s.median(), s.min(), s.max(),
+                    Stats.of(ratio.get(i)).median()));
+        }
+        return md.append('\n').toString();
     }
 
     private static void peer(String[] a) {

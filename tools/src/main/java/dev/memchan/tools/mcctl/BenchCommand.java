@@ -1,11 +1,13 @@
 package dev.memchan.tools.mcctl;
 
 import dev.memchan.Fabric;
+import dev.memchan.LockKind;
 import dev.memchan.MemchanException;
 import dev.memchan.tools.bench.BenchService;
 import dev.memchan.tools.bench.ChannelThroughput;
 import dev.memchan.tools.bench.LockTiming;
 import dev.memchan.tools.bench.PingPong;
+import dev.memchan.tools.bench.RemoteTiming;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 import picocli.CommandLine.Command;
@@ -22,16 +24,18 @@ import java.util.concurrent.atomic.AtomicReference;
 
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Benchmarks, measured by the benchmark engine (dev.memchan.tools.bench): ping-pong latency "
-                + "percentiles, message-channel bandwidth per message size, cluster-lock throughput.",
+                + "percentiles, message-channel bandwidth per message size, bid and CAS cluster-lock throughput, remote read and "
+                + "atomic latency.",
                 "Between two nodes of this process (two threads) when the fabric has two free nodes: the soft fabric, or "
                         + "dev:/dev/memchan* on a host with two adapters. Between two hosts: mcctl bench serve on one, "
                         + "--peer NODE on the other.",
                 "A progress bar runs on stderr when it is a terminal; --csv or --json for scripts."},
         subcommands = {BenchCommand.PingPongBench.class, BenchCommand.Bandwidth.class, BenchCommand.Lock.class,
-                BenchCommand.Serve.class},
+                BenchCommand.Remote.class, BenchCommand.Serve.class},
         footerHeading = "%nExamples:%n",
         footer = {"  mcctl bench pingpong --fabric shm:lab", "  mcctl bench bandwidth --sizes 64,4096,65536 --csv",
                 "  mcctl bench lock --iterations 100000 --json",
+                "  mcctl bench remote",
                 "  mcctl bench serve                   # on the host whose adapter is node 1",
                 "  mcctl bench pingpong --peer 1       # on another host"})
 final class BenchCommand extends Base {
@@ -98,6 +102,14 @@ final class BenchCommand extends Base {
                 System.err.print("\r" + " ".repeat(width + 20) + "\r");
             }
             System.err.flush();
+        }
+
+        /** CSV rows of name, iterations, ns and the ratio to row {@code reference} (measured in the same run). */
+        void csvAgainstReference(String header, String[] names, int iterations, double[] ns, int reference) {
+            out().println(header);
+            for (int i = 0; i < names.length; i++) {
+                out().printf(Locale.ROOT, "%s,%d,%.1f,%.2f%n", names[i], iterations, ns[i], ns[i] / ns[reference]);
+            }
         }
 
         void checkPositive(long v, String option) {
@@ -290,7 +302,8 @@ final class BenchCommand extends Base {
     }
 
     @Command(name = "lock", mixinStandardHelpOptions = true,
-            description = "Uncontended cluster-lock acquire + release throughput, next to a CAS spinlock on the same memory.",
+            description = "Uncontended cluster-lock acquire + release: the bid lock (Memory Channel) and the CAS lock (remote "
+                    + "compare-and-swap), next to a CAS spinlock on the same memory, measured in one run.",
             footerHeading = "%nExamples:%n", footer = {"  mcctl bench lock", "  mcctl bench lock --iterations 1000000 --csv"})
     static final class Lock extends Run {
         @Option(names = "--iterations", defaultValue = "100000", description = "Acquire + release pairs (default ${DEFAULT-VALUE}).")
@@ -301,24 +314,65 @@ final class BenchCommand extends Base {
             checkPositive(iterations, "--iterations");
             double[] ns;
             try (Fabric a = Targets.join(location())) { // uncontended: one node is enough
-                progress("lock", 0, 2);
-                double cluster = LockTiming.clusterLock(a, key(), iterations);
-                progress("lock", 1, 2);
-                double cas = LockTiming.casSpinlock(a, key(), iterations);
-                progress("lock", 2, 2);
-                ns = new double[]{cluster, cas};
+                progress("lock", 0, 3);
+                double bid = LockTiming.clusterLock(a, key(), iterations, LockKind.BID);
+                progress("lock", 1, 3);
+                double cas = LockTiming.clusterLock(a, key(), iterations, LockKind.CAS);
+                progress("lock", 2, 3);
+                double spin = LockTiming.casSpinlock(a, key(), iterations);
+                progress("lock", 3, 3);
+                ns = new double[]{bid, cas, spin};
             }
+            String[] names = {"bid", "cas", "spinlock"};
             if (json()) {
                 printJson(Json.obj("benchmark", "lock", "fabric", location(), "iterations", iterations,
-                        "cluster_lock_ns", ns[0], "cluster_lock_per_second", 1e9 / ns[0], "cas_spinlock_ns", ns[1],
-                        "cas_spinlock_per_second", 1e9 / ns[1]));
+                        "cluster_lock_ns", ns[0], "cluster_lock_per_second", 1e9 / ns[0], "cas_lock_ns", ns[1],
+                        "cas_lock_per_second", 1e9 / ns[1], "cas_spinlock_ns", ns[2], "cas_spinlock_per_second", 1e9 / ns[2],
+                        "bid_over_spinlock", ns[0] / ns[2], "cas_over_spinlock", ns[1] / ns[2]));
             } else if (csv) {
-                out().println("lock,iterations,ns_per_acquire_release,per_second");
-                out().printf(Locale.ROOT, "cluster,%d,%.1f,%.0f%ncas,%d,%.1f,%.0f%n", iterations, ns[0], 1e9 / ns[0], iterations, ns[1], 1e9 / ns[1]);
+                csvAgainstReference("lock,iterations,ns_per_acquire_release,over_spinlock", names, iterations, ns, 2);
             } else {
                 out().printf(Locale.ROOT, "lock throughput on %s, %,d uncontended acquire + release:%n", location(), iterations);
-                out().printf(Locale.ROOT, "  cluster lock (MC bid algorithm)  %10.1f ns  %,12.0f /s%n", ns[0], 1e9 / ns[0]);
-                out().printf(Locale.ROOT, "  CAS spinlock (reference)         %10.1f ns  %,12.0f /s%n", ns[1], 1e9 / ns[1]);
+                out().printf(Locale.ROOT, "  bid lock (MC algorithm)       %10.1f ns  %,12.0f /s  %6.2fx spinlock%n", ns[0], 1e9 / ns[0], ns[0] / ns[2]);
+                out().printf(Locale.ROOT, "  CAS lock (remote CAS)         %10.1f ns  %,12.0f /s  %6.2fx spinlock%n", ns[1], 1e9 / ns[1], ns[1] / ns[2]);
+                out().printf(Locale.ROOT, "  CAS spinlock (reference)      %10.1f ns  %,12.0f /s%n", ns[2], 1e9 / ns[2]);
+            }
+            out().flush();
+            return Exit.OK;
+        }
+    }
+
+    @Command(name = "remote", mixinStandardHelpOptions = true,
+            description = {"Remote read and remote atomic latency between two nodes of this process, next to the one-way "
+                    + "remote write (the 8-byte ping-pong's half round trip) measured in the same run.",
+                    "Needs a backend with remote read and atomics (CAPS REMOTE_READ, ATOMICS); others exit 3."},
+            footerHeading = "%nExamples:%n", footer = {"  mcctl bench remote", "  mcctl bench remote --iterations 1000000 --json"})
+    static final class Remote extends Run {
+        @Option(names = "--iterations", defaultValue = "200000", description = "Operations of each kind (default ${DEFAULT-VALUE}).")
+        int iterations;
+
+        @Override
+        public Integer call() {
+            checkPositive(iterations, "--iterations");
+            double[] ns = withTwoNodes((home, requester) -> {
+                progress("remote", 0, 1);
+                double[] r = RemoteTiming.againstRemoteWrite(home, requester, key(), iterations);
+                progress("remote", 1, 1);
+                return r;
+            });
+            String[] names = {"remote_read", "fetch_and_add", "compare_and_swap", "remote_write_one_way"};
+            if (json()) {
+                printJson(Json.obj("benchmark", "remote", "fabric", location(), "iterations", iterations, "unit", "ns mean",
+                        "remote_read_ns", ns[0], "fetch_and_add_ns", ns[1], "compare_and_swap_ns", ns[2],
+                        "remote_write_one_way_ns", ns[3], "read_over_write", ns[0] / ns[3], "fetch_and_add_over_write", ns[1] / ns[3],
+                        "compare_and_swap_over_write", ns[2] / ns[3]));
+            } else if (csv) {
+                csvAgainstReference("operation,iterations,mean_ns,over_remote_write", names, iterations, ns, 3);
+            } else {
+                out().printf(Locale.ROOT, "remote read and atomics on %s, %,d each, mean latency:%n", location(), iterations);
+                for (int i = 0; i < 4; i++) {
+                    out().printf(Locale.ROOT, "  %-22s %10.1f ns  %6.2fx remote write%n", names[i].replace('_', ' '), ns[i], ns[i] / ns[3]);
+                }
             }
             out().flush();
             return Exit.OK;

@@ -25,7 +25,7 @@ public final class Exit {
     public static int of(MemchanException.Kind kind) {
         return switch (kind) {
             case INVALID_ARGUMENT, IN_USE -> USAGE;
-            case NOT_FOUND, PERMISSION, NATIVE_ACCESS -> NO_DEVICE;
+            case NOT_FOUND, PERMISSION, NATIVE_ACCESS, UNSUPPORTED -> NO_DEVICE;
             case BAD_FORMAT, TIMEOUT, DEVICE_ERROR, CLOSED -> DEVICE_ERROR;
         };
     }

@@ -52,6 +52,11 @@ final class MonitorCommand extends Base {
                     Map<String, Long> before = previous.put(n, c);
                     Map<String, Object> row = Json.obj("node", n, "state", info.state(), "link",
                             Counters.link(t.readRegister(n, REG_LINK_STATUS)), "counters", c);
+                    long[] served = Counters.servedTotals(t, n);
+                    if (served != null) { // the backend has page counters: what this node served as a home, all pages
+                        row.put("served_reads", served[0]);
+                        row.put("served_atomics", served[1]);
+                    }
                     if (before != null && seconds > 0) {
                         row.put("tx_packets_per_s", (c.get("tx_packets") - before.get("tx_packets")) / seconds);
                         row.put("rx_packets_per_s", (c.get("rx_packets") - before.get("rx_packets")) / seconds);
@@ -80,20 +85,25 @@ final class MonitorCommand extends Base {
             out.println();
         }
         out.printf("%s  %s  sample %s%n", doc.get("fabric"), doc.get("time"), doc.get("sample"));
-        out.printf("%-4s %-7s %-5s %12s %12s %10s %10s %8s %8s %8s %8s%n", "NODE", "STATE", "LINK", "TX_PACKETS", "RX_PACKETS",
-                "TX/s", "NOTIFY/s", "NOTIFY", "ERRORS", "CRC", "DROPS");
+        out.printf("%-4s %-7s %-5s %12s %12s %10s %10s %8s %8s %8s %8s %8s %12s %12s%n", "NODE", "STATE", "LINK", "TX_PACKETS", "RX_PACKETS",
+                "TX/s", "NOTIFY/s", "NOTIFY", "ERRORS", "CRC", "DROPS", "REFUSED", "REMOTE_READS", "REMOTE_ATOMS");
         for (Object o : (List<?>) doc.get("nodes")) {
             Map<String, Object> n = (Map<String, Object>) o;
             Map<String, Long> c = (Map<String, Long>) n.get("counters");
-            out.printf("%-4s %-7s %-5s %12d %12d %10s %10s %8d %8d %8d %8d%n", n.get("node"), n.get("state"), n.get("link"),
+            out.printf("%-4s %-7s %-5s %12d %12d %10s %10s %8d %8d %8d %8d %8d %12s %12s%n", n.get("node"), n.get("state"), n.get("link"),
                     c.get("tx_packets"), c.get("rx_packets"), rate(n.get("tx_packets_per_s")), rate(n.get("notify_per_s")),
                     c.get("notify_count"), c.get("error_count"), c.get("crc_errors"),
-                    c.get("tx_drop_disabled") + c.get("rx_drop_disabled") + c.get("tx_drop_partial"));
+                    c.get("tx_drop_disabled") + c.get("rx_drop_disabled") + c.get("tx_drop_partial"), c.get("remote_refused"),
+                    total(n.get("served_reads")), total(n.get("served_atomics")));
         }
         if (((List<?>) doc.get("nodes")).isEmpty()) {
             out.println("(no node joined)");
         }
         out.flush();
+    }
+
+    private static String total(Object v) {
+        return v == null ? "-" : v.toString();
     }
 
     private static String rate(Object v) {

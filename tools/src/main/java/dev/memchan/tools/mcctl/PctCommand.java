@@ -15,7 +15,8 @@ import java.util.Map;
 @Command(name = "pct", mixinStandardHelpOptions = true,
         description = {"Show and program the page control table (PCT): per network page, the transmit entry "
                 + "(enable, destination node / broadcast / multicast group, local copy, acknowledge request) and the "
-                + "receive entry (enable, interrupt on receive).",
+                + "receive entry (enable, interrupt on receive, and what the node grants others as the page's home: remote "
+                + "read, remote atomics, the page-counter interrupt).",
                 "Soft fabric: --node selects whose emulated adapter (any joined node). Adapter: this host's only. "
                         + "Every write is validated as a whole first; a refused write changes nothing."},
         subcommands = {PctCommand.Show.class, PctCommand.Set.class, PctCommand.Clear.class},
@@ -44,7 +45,8 @@ final class PctCommand extends Base {
         return Json.obj("node", node, "page", page, "tx", String.format("0x%08x", tx), "tx_enable", TxPct.enabled(tx),
                 "destination", TxPct.enabled(tx) ? destination(tx) : null, "local_copy", TxPct.localCopy(tx),
                 "ack_request", TxPct.ackRequest(tx), "rx", String.format("0x%016x", rx), "rx_enable", RxPct.enabled(rx),
-                "interrupt", RxPct.interruptOnReceive(rx));
+                "interrupt", RxPct.interruptOnReceive(rx), "remote_read", RxPct.readable(rx), "remote_atomic", RxPct.atomics(rx),
+                "count_irq", RxPct.countInterrupt(rx));
     }
 
     static String destination(int tx) {
@@ -100,13 +102,15 @@ final class PctCommand extends Base {
                     return Exit.OK;
                 }
                 var out = out();
-                out.printf("%-4s %-6s %-3s %-12s %-5s %-4s | %-3s %-4s%n", "NODE", "PAGE", "TX", "DEST", "LOCAL", "ACK", "RX", "IRQ");
+                out.printf("%-4s %-6s %-3s %-12s %-5s %-4s | %-3s %-4s %-4s %-6s %-5s%n", "NODE", "PAGE", "TX", "DEST", "LOCAL", "ACK", "RX", "IRQ",
+                        "READ", "ATOMIC", "COUNT");
                 for (Object o : rows) {
                     @SuppressWarnings("unchecked") Map<String, Object> r = (Map<String, Object>) o;
                     boolean txOn = (Boolean) r.get("tx_enable");
-                    out.printf("%-4s %-6s %-3s %-12s %-5s %-4s | %-3s %-4s%n", r.get("node"), r.get("page"), txOn ? "on" : "-",
+                    out.printf("%-4s %-6s %-3s %-12s %-5s %-4s | %-3s %-4s %-4s %-6s %-5s%n", r.get("node"), r.get("page"), txOn ? "on" : "-",
                             txOn ? r.get("destination") : "-", yes(txOn && (Boolean) r.get("local_copy")), yes(txOn && (Boolean) r.get("ack_request")),
-                            (Boolean) r.get("rx_enable") ? "on" : "-", yes((Boolean) r.get("rx_enable") && (Boolean) r.get("interrupt")));
+                            (Boolean) r.get("rx_enable") ? "on" : "-", yes((Boolean) r.get("rx_enable") && (Boolean) r.get("interrupt")),
+                            yes((Boolean) r.get("remote_read")), yes((Boolean) r.get("remote_atomic")), yes((Boolean) r.get("count_irq")));
                 }
                 if (rows.isEmpty()) {
                     out.println(nodes.isEmpty() ? "(no node joined)" : "(no entries set; pages " + Regs.SYS_PAGES + ".." + (t.pageCount() - 1)
@@ -129,7 +133,7 @@ final class PctCommand extends Base {
                     + "one route per page across all nodes)."},
             footerHeading = "%nExamples:%n", footer = {"  mcctl pct set --node 1 100-103 --tx node:0",
             "  mcctl pct set --node 0 200 --tx broadcast --local-copy --ack --rx --irq", "  mcctl pct set --node 2 300+8 --tx group:1",
-            "  mcctl pct set --node 1 100 --tx off --no-rx"})
+            "  mcctl pct set --node 1 100 --tx off --no-rx", "  mcctl pct set --node 0 400+2 --rx --read --atomic   # node 0 homes 400, 401"})
     static final class Set extends Base {
         @Option(names = "--node", description = "Whose PCT (required on the soft fabric).")
         Integer node;
@@ -151,6 +155,16 @@ final class PctCommand extends Base {
 
         @Option(names = "--irq", description = "Interrupt on receive (with --rx).")
         boolean irq;
+
+        @Option(names = "--read", description = "As the pages' home, let other nodes read them remotely (READ_EN; with --rx or --no-rx).")
+        boolean read;
+
+        @Option(names = "--atomic", description = "As the pages' home, let other nodes run remote atomics on them (ATOMIC_EN; with --rx or --no-rx).")
+        boolean atomic;
+
+        @Option(names = "--count-irq", description = "Notify this node when a page's read or atomic counter reaches the threshold "
+                + "(COUNT_IRQ; with --rx or --no-rx; threshold: mcctl status --threshold).")
+        boolean countIrq;
 
         @Override
         public Integer call() {
@@ -177,7 +191,10 @@ final class PctCommand extends Base {
                 if (irq && !Boolean.TRUE.equals(rx)) {
                     throw McctlException.usage("--irq needs --rx");
                 }
-                Long rxEntry = rx == null ? null : RxPct.encode(rx, irq);
+                if ((read || atomic || countIrq) && rx == null) {
+                    throw McctlException.usage("--read, --atomic and --count-irq belong to the receive entry: add --rx or --no-rx");
+                }
+                Long rxEntry = rx == null ? null : RxPct.encode(rx, irq, read, atomic, countIrq);
                 List<PctWrite> batch = new ArrayList<>();
                 for (int p = range.first(); p <= range.last(); p++) {
                     batch.add(new PctWrite(n, p, txEntry, rxEntry));

@@ -1,9 +1,11 @@
 package dev.memchan.tools.mcctl;
 
 import dev.memchan.Fabric;
+import dev.memchan.MemchanException;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
+import dev.memchan.spi.RemoteWindow;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -206,6 +208,10 @@ final class SelftestCommand extends Base {
                     stage("random", this::random);
                     stage("ordering", this::ordering);
                     stage("barrier", this::barrier);
+                    if (remoteCapable()) {
+                        stage("remote-read", this::remoteRead);
+                        stage("atomics", this::atomics);
+                    }
                 } else {
                     for (String r : rest) {
                         skip(r, "an earlier stage failed");
@@ -223,6 +229,9 @@ final class SelftestCommand extends Base {
                     return changed.isEmpty() ? null : "counters changed: " + changed;
                 });
             } finally {
+                if (remote != null) {
+                    remote.close();
+                }
                 for (Backend.Grant g : grants) {
                     g.close();
                 }
@@ -403,6 +412,137 @@ final class SelftestCommand extends Base {
                 return "the checker did not see round " + ORDERING_ROUNDS + " in the flag word within 10 s";
             }
             return violation.get();
+        }
+
+        private RemoteWindow remote;
+
+        /**
+         * Whether the remote stages run: CAPS has REMOTE_READ and ATOMICS, and the backend serves them (a
+         * driver without the grant uapi answers UNSUPPORTED: the stages are left out, with a note).
+         */
+        private boolean remoteCapable() {
+            int caps = a.readRegister(REG_CAPS);
+            if ((caps & CAPS_REMOTE_READ_MASK) == 0 || (caps & CAPS_ATOMICS_MASK) == 0) {
+                return false;
+            }
+            long refusedBefore = Integer.toUnsignedLong(a.readRegister(REG_REMOTE_REFUSED));
+            try {
+                a.openRemote(a.nodeId(), first, n).close();
+                throw new IllegalStateException("remote access to the test pages was granted before READ_EN/ATOMIC_EN were set");
+            } catch (MemchanException e) {
+                if (e.kind() == MemchanException.Kind.UNSUPPORTED) {
+                    if (printer != null) {
+                        printer.out().printf("  (remote-read and atomics stages left out: %s)%n", e.getMessage());
+                    }
+                    return false;
+                }
+                if (e.kind() != MemchanException.Kind.PERMISSION) {
+                    throw e;
+                }
+            }
+            refusedProbe = Integer.toUnsignedLong(a.readRegister(REG_REMOTE_REFUSED)) - refusedBefore;
+            return true;
+        }
+
+        private long refusedProbe;
+
+        /**
+         * docs/selftest.md stage remote-read: the test pages were refused without READ_EN (counted in
+         * REMOTE_REFUSED); re-granted with READ_EN|ATOMIC_EN, remote loads and a remote fetch of every test
+         * page return the address-in-data pattern stored through the transmit window, and the page
+         * counters count each read once.
+         */
+        private String remoteRead() {
+            if (refusedProbe != 1) {
+                return "a remote read of pages without READ_EN changed REMOTE_REFUSED by " + refusedProbe + ", not 1";
+            }
+            Backend.Grant old = grants.remove(grants.size() - 1); // the receive grant of stage pct
+            old.close();
+            Backend.Grant granted = a.grantReceive(first, n, RxPct.encode(true, false, true, true, false));
+            grants.add(granted);
+            for (int i = 0; i < n; i++) {
+                rx[i] = granted.segment().asSlice((long) i * pageSize, pageSize);
+            }
+            remote = a.openRemote(a.nodeId(), first, n);
+            long[] readsBefore = new long[n];
+            for (int i = 0; i < n; i++) {
+                readsBefore[i] = a.pageCounter(first + i, SF_PAGE_COUNTER_READS);
+                for (long o = 0; o < pageSize; o += 8) {
+                    LONG.setRelease(tx[i], o, ~((long) (first + i) * pageSize + o));
+                }
+            }
+            VarHandle.fullFence();
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                MemorySegment copy = arena.allocate((long) n * pageSize, 8);
+                for (int i = 0; i < n; i++) {
+                    for (long o = 0; o < pageSize; o += 512) {
+                        long want = ~((long) (first + i) * pageSize + o);
+                        long v = arrived(rx[i], o, want) == want ? remote.getLongAcquire((long) i * pageSize + o) : ~want;
+                        if (v != want) {
+                            return String.format("remote read of page %d offset %d returned 0x%016x, expected 0x%016x", first + i, o, v, want);
+                        }
+                    }
+                }
+                remote.copyTo(0, copy, 0, copy.byteSize());
+                for (int i = 0; i < n; i++) {
+                    for (long o = 0; o < pageSize; o += 8) {
+                        long want = ~((long) (first + i) * pageSize + o);
+                        long v = copy.get(JAVA_LONG, (long) i * pageSize + o);
+                        if (v != want) {
+                            return String.format("remote fetch of page %d offset %d copied 0x%016x, expected 0x%016x", first + i, o, v, want);
+                        }
+                    }
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                long reads = a.pageCounter(first + i, SF_PAGE_COUNTER_READS) - readsBefore[i];
+                long want = pageSize / 512 + 1; // the loads, and the fetch that touched the page
+                if (reads != want) {
+                    return "page " + (first + i) + " counted " + reads + " remote reads, expected " + want;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * docs/selftest.md stage atomics: on word 0 of the last test page, 1,000 fetch-and-adds end exact, a
+         * compare-and-swap with the wrong expected value changes nothing, one with the right one swaps, a
+         * swap returns the old value; a misaligned word is refused and counted; the page counts every atomic.
+         */
+        private String atomics() {
+            if (remote == null) {
+                return "not run: the remote-read stage did not map the test pages";
+            }
+            try (RemoteWindow w = remote) {
+                long word = (long) (n - 1) * pageSize;
+                int page = first + n - 1;
+                long atomicsBefore = a.pageCounter(page, SF_PAGE_COUNTER_ATOMICS);
+                long start = w.getAndSet(word, 0x1000);
+                for (int i = 0; i < 1000; i++) {
+                    long old = w.getAndAdd(word, 1);
+                    if (old != 0x1000 + i) {
+                        return "fetch-and-add " + i + " returned " + old + ", expected " + (0x1000 + i);
+                    }
+                }
+                long failed = w.compareAndExchange(word, 0, 7);
+                long swapped = w.compareAndExchange(word, 0x1000 + 1000, 7);
+                long old = w.getAndSet(word, start);
+                if (failed != 0x1000 + 1000 || swapped != 0x1000 + 1000 || old != 7) {
+                    return String.format("compare-and-swap returned 0x%x and 0x%x, swap 0x%x; expected 0x%x, 0x%x, 0x7",
+                            failed, swapped, old, 0x1000 + 1000, 0x1000 + 1000);
+                }
+                long refusedBefore = Integer.toUnsignedLong(a.readRegister(REG_REMOTE_REFUSED));
+                try {
+                    w.getAndAdd(word + 4, 1);
+                    return "a fetch-and-add on a misaligned word was not refused";
+                } catch (MemchanException e) {
+                    if (Integer.toUnsignedLong(a.readRegister(REG_REMOTE_REFUSED)) != refusedBefore + 1) {
+                        return "the refused misaligned atomic was not counted in REMOTE_REFUSED";
+                    }
+                }
+                long atomics = a.pageCounter(page, SF_PAGE_COUNTER_ATOMICS) - atomicsBefore;
+                return atomics == 1004 ? null : "page " + page + " counted " + atomics + " atomics, expected 1004";
+            }
         }
 
         private String barrier() {

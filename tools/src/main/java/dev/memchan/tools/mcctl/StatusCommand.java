@@ -60,6 +60,8 @@ final class StatusCommand extends Base {
                 node.put("tx_pages", usage[0]);
                 node.put("rx_pages", usage[1]);
                 node.put("counters", Counters.read(t, n));
+                node.put("page_count_threshold", Integer.toUnsignedLong(t.readRegister(n, REG_PAGE_COUNT_THRESHOLD)));
+                node.put("hot_pages", Counters.hotPages(t, n, 8));
                 if (withPct) {
                     List<Object> entries = new ArrayList<>();
                     for (int p = 0; p < t.pageCount(); p++) {
@@ -128,6 +130,20 @@ final class StatusCommand extends Base {
         }
         if (((List<?>) doc.get("nodes")).isEmpty()) {
             out.println("(no node joined: mcctl node join --node N)");
+        }
+        for (Object o : (List<?>) doc.get("nodes")) {
+            Map<String, Object> n = (Map<String, Object>) o;
+            Map<String, Long> c = (Map<String, Long>) n.get("counters");
+            List<?> hot = (List<?>) n.get("hot_pages");
+            if (c != null && (c.get("remote_refused") != 0 || hot != null && !hot.isEmpty())) {
+                StringBuilder sb = new StringBuilder();
+                for (Object h : hot) {
+                    Map<String, Object> m = (Map<String, Object>) h;
+                    sb.append(String.format(" %s:%s/%s", m.get("page"), m.get("remote_reads"), m.get("remote_atomics")));
+                }
+                out.printf("node %s as home: %s remote requests refused; page reads/atomics served:%s (threshold %s)%n", n.get("node"),
+                        c.get("remote_refused"), sb.isEmpty() ? " none" : sb, n.get("page_count_threshold"));
+            }
         }
         for (Object o : (List<?>) doc.get("groups")) {
             Map<String, Object> g = (Map<String, Object>) o;

@@ -43,6 +43,12 @@ public interface Target extends AutoCloseable {
 
     long rxPct(int node, int page);
 
+    /**
+     * A page counter of {@code node} as the page's home ({@code Regs.SF_PAGE_COUNTER_READS} or {@code _ATOMICS}),
+     * or -1 where the backend has no page counters.
+     */
+    long pageCounter(int node, int page, int counter);
+
     NodeInfo node(int node);
 
     int multicastGroup(int group);

@@ -210,6 +210,11 @@ public final class Targets {
         }
 
         @Override
+        public long pageCounter(int node, int page, int counter) {
+            return admin.pageCounter(node, page, counter);
+        }
+
+        @Override
         public NodeInfo node(int node) {
             long owner = admin.owner(node);
             MemberSlot m = admin.cluster().member(node);
@@ -333,6 +338,19 @@ public final class Targets {
         public long rxPct(int node, int page) {
             own(node);
             return adapter.rxPct(page);
+        }
+
+        @Override
+        public long pageCounter(int node, int page, int counter) {
+            own(node);
+            try {
+                return adapter.pageCounter(page, counter);
+            } catch (MemchanException e) {
+                if (e.kind() == MemchanException.Kind.UNSUPPORTED) {
+                    return -1;
+                }
+                throw e;
+            }
         }
 
         @Override

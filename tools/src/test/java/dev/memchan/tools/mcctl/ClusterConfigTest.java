@@ -77,6 +77,11 @@ class ClusterConfigTest {
         }
 
         @Override
+        public long pageCounter(int node, int page, int counter) {
+            return -1; // a configuration model has no page counters
+        }
+
+        @Override
         public NodeInfo node(int node) {
             boolean live = node < 2;
             return new NodeInfo(node, live, live, live ? 100 + node : 0, 1, live ? 1 : 0, 0);

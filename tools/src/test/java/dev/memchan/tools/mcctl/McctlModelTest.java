@@ -140,7 +140,7 @@ class McctlModelTest {
                 MemchanException.Kind.INVALID_ARGUMENT, 2, MemchanException.Kind.IN_USE, 2,
                 MemchanException.Kind.NOT_FOUND, 3, MemchanException.Kind.PERMISSION, 3, MemchanException.Kind.NATIVE_ACCESS, 3,
                 MemchanException.Kind.BAD_FORMAT, 4, MemchanException.Kind.DEVICE_ERROR, 4, MemchanException.Kind.TIMEOUT, 4,
-                MemchanException.Kind.CLOSED, 4);
+                MemchanException.Kind.CLOSED, 4, MemchanException.Kind.UNSUPPORTED, 3);
         assertEquals(MemchanException.Kind.values().length, expected.size(), "every Kind has an expected exit code");
         for (var e : expected.entrySet()) {
             assertEquals(e.getValue(), Exit.of(e.getKey()), e.getKey().toString());

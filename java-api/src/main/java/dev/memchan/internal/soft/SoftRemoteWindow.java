@@ -1,0 +1,196 @@
+package dev.memchan.internal.soft;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.spi.RemoteWindow;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.function.Consumer;
+
+import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Remote read and atomics on the soft fabric: the home's page is the network page's one physical page,
+ * so a remote read is a load of it and an atomic is a CPU atomic on it, serialized by the CPU against
+ * every other atomic on the word (the home's own CPU included, when it uses this same path). What
+ * the home's adapter would do around the access, the requester does in the home's node block: check
+ * the home's receive PCT (READ_EN, ATOMIC_EN), count the access in the page's counters (raising
+ * PAGE_HOT at PAGE_COUNT_THRESHOLD when COUNT_IRQ is set), count a refusal in REMOTE_REFUSED.
+ */
+final class SoftRemoteWindow implements RemoteWindow {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    private final MemorySegment control;
+    private final SoftFabricLayout layout;
+    private final int home;
+    private final long homeRegs;
+    private final int firstPage;
+    private final int count;
+    private final int pageShift;
+    private final Arena arena;
+    private final MemorySegment data;
+    private final Consumer<SoftRemoteWindow> release;
+
+    SoftRemoteWindow(MemorySegment control, SoftFabricLayout layout, int home, int firstPage, int count, Arena arena,
+                     MemorySegment data, Consumer<SoftRemoteWindow> release) {
+        this.control = control;
+        this.layout = layout;
+        this.home = home;
+        this.homeRegs = layout.nodeBlock(home);
+        this.firstPage = firstPage;
+        this.count = count;
+        this.pageShift = Integer.numberOfTrailingZeros(layout.pageSize());
+        this.arena = arena;
+        this.data = data;
+        this.release = release;
+    }
+
+    /**
+     * Refuses, as the home does, unless every page of {@code firstPage..+count} has READ_EN or ATOMIC_EN
+     * in {@code home}'s receive PCT: a region not homed where asked.
+     */
+    static void checkHomed(MemorySegment control, SoftFabricLayout layout, int home, int firstPage, int count) {
+        for (int p = firstPage; p < firstPage + count; p++) {
+            long entry = (long) LONG.getVolatile(control, layout.rxPct(home, p));
+            if (!RxPct.readable(entry) && !RxPct.atomics(entry)) {
+                INT.getAndAdd(control, layout.nodeBlock(home) + REG_REMOTE_REFUSED, 1);
+                throw new MemchanException(Kind.PERMISSION, "node " + home + " grants neither remote read nor atomics on page "
+                        + p + " (receive PCT " + RxPct.describe(entry) + "): it is not the home of these pages, or has not granted them");
+            }
+        }
+    }
+
+    Arena arena() {
+        return arena;
+    }
+
+    @Override
+    public int home() {
+        return home;
+    }
+
+    @Override
+    public int firstPage() {
+        return firstPage;
+    }
+
+    @Override
+    public int pageCount() {
+        return count;
+    }
+
+    /** Network page of an aligned word at {@code offset}: bounds are the requester's own check, alignment the home's. */
+    private int wordPage(long offset, String op) {
+        if (offset < 0 || offset > data.byteSize() - Long.BYTES) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, op + " at offset " + offset + ": outside the remote mapping of "
+                    + data.byteSize() + " bytes");
+        }
+        int page = firstPage + (int) (offset >>> pageShift);
+        if ((offset & (Long.BYTES - 1)) != 0) {
+            refuse(op + " at offset " + offset + " (page " + page + "): the word is not 8-byte aligned");
+        }
+        return page;
+    }
+
+    private void refuse(String why) {
+        INT.getAndAdd(control, homeRegs + REG_REMOTE_REFUSED, 1);
+        throw new MemchanException(Kind.PERMISSION, "node " + home + " refused a remote " + why);
+    }
+
+    private void granted(int page, long grant, String op) {
+        long entry = (long) LONG.getVolatile(control, layout.rxPct(home, page));
+        if ((entry & grant) == 0) {
+            refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
+                    + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
+        }
+    }
+
+    /** The home counts an access it served; reaching the threshold raises PAGE_HOT when the page asks for it. */
+    private void served(int page, long counter) {
+        int before = (int) INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
+        int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_COUNT_THRESHOLD);
+        if (threshold != 0 && before + 1 == threshold
+                && RxPct.countInterrupt((long) LONG.getVolatile(control, layout.rxPct(home, page)))) {
+            INT.setVolatile(control, homeRegs + REG_HOT_PAGE, page);
+            INT.getAndBitwiseOr(control, homeRegs + REG_IRQ_STATUS, IRQ_STATUS_PAGE_HOT_MASK);
+            INT.getAndAdd(control, homeRegs + REG_NOTIFY_COUNT, 1);
+            Posix.futexWake(control.asSlice(homeRegs + REG_NOTIFY_COUNT, 4));
+        }
+    }
+
+    @Override
+    public long getLongAcquire(long offset) {
+        int page = wordPage(offset, "read");
+        granted(page, RX_PCT_READ_EN_MASK, "read");
+        long v = (long) LONG.getAcquire(data, offset);
+        served(page, SF_PAGE_COUNTER_READS);
+        return v;
+    }
+
+    @Override
+    public void copyTo(long offset, MemorySegment dst, long dstOffset, long length) {
+        if (length < 1 || offset < 0 || offset > data.byteSize() - length) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "remote copy of " + length + " bytes at offset " + offset
+                    + ": outside the remote mapping of " + data.byteSize() + " bytes");
+        }
+        if (dstOffset < 0 || dstOffset > dst.byteSize() - length || dst.isReadOnly()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "remote copy of " + length + " bytes into a "
+                    + (dst.isReadOnly() ? "read-only " : "") + "segment of " + dst.byteSize() + " bytes at " + dstOffset);
+        }
+        int first = firstPage + (int) (offset >>> pageShift);
+        int last = firstPage + (int) ((offset + length - 1) >>> pageShift);
+        for (int p = first; p <= last; p++) {
+            granted(p, RX_PCT_READ_EN_MASK, "copy of " + length + " bytes at offset " + offset);
+        }
+        VarHandle.acquireFence(); // the copy reads what the home had stored before an earlier acquire load showed
+        MemorySegment.copy(data, offset, dst, dstOffset, length);
+        VarHandle.acquireFence();
+        for (int p = first; p <= last; p++) {
+            served(p, SF_PAGE_COUNTER_READS);
+        }
+    }
+
+    /** The page of an atomic's word, once the home has checked alignment and ATOMIC_EN. */
+    private int atomicPage(long offset, String op) {
+        int page = wordPage(offset, op);
+        granted(page, RX_PCT_ATOMIC_EN_MASK, op);
+        return page;
+    }
+
+    @Override
+    public long getAndAdd(long offset, long delta) {
+        int page = atomicPage(offset, "fetch-and-add");
+        long old = (long) LONG.getAndAdd(data, offset, delta);
+        served(page, SF_PAGE_COUNTER_ATOMICS);
+        return old;
+    }
+
+    @Override
+    public long compareAndExchange(long offset, long expected, long value) {
+        int page = atomicPage(offset, "compare-and-swap");
+        long old = (long) LONG.compareAndExchange(data, offset, expected, value);
+        served(page, SF_PAGE_COUNTER_ATOMICS);
+        return old;
+    }
+
+    @Override
+    public long getAndSet(long offset, long value) {
+        int page = atomicPage(offset, "swap");
+        long old = (long) LONG.getAndSet(data, offset, value);
+        served(page, SF_PAGE_COUNTER_ATOMICS);
+        return old;
+    }
+
+    @Override
+    public void close() {
+        release.accept(this);
+    }
+}
