@@ -8,6 +8,7 @@ import dev.memchan.Region;
 import dev.memchan.Route;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The far end of a benchmark between two hosts: {@code mcctl bench serve} on node S runs the echoing or
@@ -22,12 +23,20 @@ import java.time.Duration;
  *    +24 u64 key        the benchmark's region key (ping-pong: key and key + 1)
  *    +32 u64 param0     ping-pong: unused; bandwidth: ring capacity in bytes
  *    +40 u64 param1     ping-pong: unused; bandwidth: messages to receive
+ *    +48 u64 hello      a client's nonce, written alone and repeated until answered
  *
  *  status region   STATUS_KEY | S    (S -> every node, route broadcast)
  *    +0  u64 done       seq of the last request served (0 before the first)
  *    +8  u64 ready      the server's start time in ns (non-zero while it serves)
  *    +16 u64 failed     seq of a request the server could not serve
+ *    +24 u64 answered   the last hello seen; written after done, ready and failed
  * </pre>
+ *
+ * A client asks for the status and the server answers, instead of the server publishing it once:
+ * on a board a store reaches only the receivers attached when it is made, so a client that attaches
+ * after the server started would never see a status written at start. The client repeats its hello
+ * (the server may not be attached to the request region yet either); the server answers each new
+ * one by storing its whole status again, then the hello, so the answer implies the status.
  *
  * One client at a time per server: requests carry no client arbitration, as in RFM2g's
  * performancetest pairs. The ping-pong and bandwidth sides themselves are {@link PingPong} and
@@ -47,9 +56,12 @@ public final class BenchService {
     private static final int KEY = 24;
     private static final int PARAM0 = 32;
     private static final int PARAM1 = 40;
+    private static final int HELLO = 48;
     private static final int DONE = 0;
     private static final int READY = 8;
     private static final int FAILED = 16;
+    private static final int ANSWERED = 24;
+    private static final long HELLO_REPEAT_NANOS = 20_000_000L;
 
     private BenchService() {
     }
@@ -74,14 +86,21 @@ public final class BenchService {
             IncomingMapping in = request.attachReceive(false);
             OutgoingMapping out = status.attachTransmit(Route.broadcast(), false);
             long seen = in.getLongAcquire(SEQ); // a request left from an earlier server is not taken again
-            out.putLongRelease(DONE, seen);
-            out.putLongRelease(FAILED, 0);
-            out.putLongVolatile(READY, Math.max(1, System.nanoTime()));
+            long failedSeq = 0;
+            long ready = Math.max(1, System.nanoTime());
+            publishStatus(out, seen, failedSeq, ready);
+            long answered = 0; // a hello left from a client that waited before this server started is answered
             int served = 0;
             int idle = 0;
             while (count <= 0 || served < count) {
                 long seq = in.getLongAcquire(SEQ);
                 if (seq == seen) {
+                    long hello = in.getLongAcquire(HELLO);
+                    if (hello != answered) {
+                        publishStatus(out, seen, failedSeq, ready);
+                        out.putLongVolatile(ANSWERED, hello);
+                        answered = hello;
+                    }
                     if (++idle > 1000) {
                         sleepMillis(1);
                     } else {
@@ -103,6 +122,7 @@ public final class BenchService {
                     }
                 } catch (RuntimeException e) {
                     failure = e;
+                    failedSeq = seq;
                     out.putLongRelease(FAILED, seq);
                 }
                 out.putLongVolatile(DONE, seq);
@@ -112,6 +132,13 @@ public final class BenchService {
             out.putLongVolatile(READY, 0);
             return served;
         }
+    }
+
+    /** Failed before done, done before ready: a client that sees ready sees the rest (rule 1). */
+    private static void publishStatus(OutgoingMapping out, long done, long failedSeq, long ready) {
+        out.putLongRelease(FAILED, failedSeq);
+        out.putLongRelease(DONE, done);
+        out.putLongVolatile(READY, ready);
     }
 
     /** A client's connection to the server on node {@code server}. */
@@ -147,16 +174,23 @@ public final class BenchService {
             }
             this.request = req;
             this.status = st;
+            long hello = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (in.getLongVolatile(READY) == 0) {
-                if (System.nanoTime() - deadline > 0) {
+            long repeatAt = System.nanoTime();
+            while (in.getLongAcquire(ANSWERED) != hello) {
+                long now = System.nanoTime();
+                if (now - deadline > 0) {
                     close();
                     throw new MemchanException(MemchanException.Kind.TIMEOUT, "no benchmark server on node " + server
                             + " within " + timeout.toSeconds() + " s: start mcctl bench serve on that node first");
                 }
+                if (now - repeatAt >= 0) {
+                    out.putLongVolatile(HELLO, hello);
+                    repeatAt = now + HELLO_REPEAT_NANOS;
+                }
                 sleepMillis(1);
             }
-            this.seq = in.getLongVolatile(DONE);
+            this.seq = in.getLongAcquire(DONE);
         }
 
         /** Asks the server to run its side of one benchmark; returns at once (the sides meet in their regions). */

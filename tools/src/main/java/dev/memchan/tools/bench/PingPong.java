@@ -2,10 +2,14 @@ package dev.memchan.tools.bench;
 
 import dev.memchan.Fabric;
 import dev.memchan.IncomingMapping;
+import dev.memchan.MemchanException;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
 import org.HdrHistogram.Histogram;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The 8-byte ping-pong of seed 000 (Table 2, first row) between two nodes: ping stores round r
@@ -13,12 +17,20 @@ import org.HdrHistogram.Histogram;
  * stores r into the pong region, ping waits for that. One-way latency = round trip / 2.
  *
  * <pre>
- *  ping region (ping -> pong):  +0 u64 round
- *  pong region (pong -> ping):  +0 u64 round   +8 u64 ready flag
+ *  ping region (ping -> pong):  +0 u64 round   +8 u64 hello (a nonce, repeated until answered)
+ *  pong region (pong -> ping):  +0 u64 round   +8 u64 the last hello pong saw
  * </pre>
+ *
+ * The hello is a question, not a flag: on a board a store reaches only receivers attached when it
+ * is made, so a ready flag written once by pong is lost if ping attaches later. Ping repeats its
+ * hello until pong's answer arrives; pong answers each one it sees until the first round.
  */
 public final class PingPong {
     static final int WARMUP_BATCHES = 3;
+    private static final int ROUND = 0;
+    private static final int HELLO = 8;
+    private static final long HELLO_REPEAT_NANOS = 10_000_000L;
+    private static final Duration HELLO_TIMEOUT = Duration.ofSeconds(30);
 
     private PingPong() {
     }
@@ -38,9 +50,7 @@ public final class PingPong {
              Region pongRegion = f.allocate(pongKey, f.pageSize(), 0660)) {
             OutgoingMapping out = pingRegion.attachTransmit(Route.node(pongNode), false);
             IncomingMapping in = pongRegion.attachReceive(false);
-            while (in.getLongVolatile(8) != 1) { // the pong node has attached
-                Thread.onSpinWait();
-            }
+            awaitPong(out, in, pongNode);
             double[] means = new double[batches];
             Histogram h = perRound ? new Histogram(3_600_000_000_000L, 3) : null;
             long r = 1;
@@ -49,8 +59,8 @@ public final class PingPong {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < rounds; i++, r++) {
                     long s = perRound ? System.nanoTime() : 0;
-                    out.putLongVolatile(0, r);
-                    while (in.getLongAcquire(0) != r) {
+                    out.putLongVolatile(ROUND, r);
+                    while (in.getLongAcquire(ROUND) != r) {
                         Thread.onSpinWait();
                     }
                     if (perRound && b >= 0) {
@@ -65,7 +75,7 @@ public final class PingPong {
                     }
                 }
             }
-            out.putLongVolatile(0, -1); // tells pong to stop
+            out.putLongVolatile(ROUND, -1); // tells pong to stop
             return new Result(means, h);
         }
     }
@@ -76,10 +86,18 @@ public final class PingPong {
              Region pongRegion = f.allocate(pongKey, f.pageSize(), 0660)) {
             IncomingMapping in = pingRegion.attachReceive(false);
             OutgoingMapping out = pongRegion.attachTransmit(Route.node(pingNode), false);
-            out.putLongVolatile(8, 1);
+            long answered = 0;
+            while (in.getLongAcquire(ROUND) == 0) { // before the first round: answer the pinger's hellos
+                long hello = in.getLongAcquire(HELLO);
+                if (hello != answered) {
+                    out.putLongVolatile(HELLO, hello);
+                    answered = hello;
+                }
+                Thread.onSpinWait();
+            }
             long last = 0;
             while (true) {
-                long v = in.getLongAcquire(0);
+                long v = in.getLongAcquire(ROUND);
                 if (v == last) {
                     Thread.onSpinWait();
                     continue;
@@ -87,9 +105,28 @@ public final class PingPong {
                 if (v == -1) {
                     return;
                 }
-                out.putLongVolatile(0, v);
+                out.putLongVolatile(ROUND, v);
                 last = v;
             }
+        }
+    }
+
+    /** Repeats a hello until pong's answer to it arrives: then pong is attached both ways. */
+    private static void awaitPong(OutgoingMapping out, IncomingMapping in, int pongNode) {
+        long hello = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        long start = System.nanoTime();
+        long repeatAt = start;
+        while (in.getLongAcquire(HELLO) != hello) {
+            long now = System.nanoTime();
+            if (now - repeatAt >= 0) {
+                if (now - start > HELLO_TIMEOUT.toNanos()) {
+                    throw new MemchanException(MemchanException.Kind.TIMEOUT, "the pong side on node " + pongNode
+                            + " did not answer within " + HELLO_TIMEOUT.toSeconds() + " s");
+                }
+                out.putLongVolatile(HELLO, hello);
+                repeatAt = now + HELLO_REPEAT_NANOS;
+            }
+            Thread.onSpinWait();
         }
     }
 }
