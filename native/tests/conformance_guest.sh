@@ -1,9 +1,12 @@
 #!/bin/sh
 # The Java conformance suite (java-api/src/test/java/dev/memchan/conformance) in a guest, with the
-# JUnit console launcher (Maven is far too slow under TCG): one TAP line per test of the launcher's
-# tree ("├─ name() [N ms] ✔"; ✘ failed; ↷ skipped and ■ aborted by an assumption become comments
-# with the reason), then one line for the whole run: the launcher passed and every test it found
-# is in the tree. Used by guest.sh (ivshmem) and board_java.sh (the co-simulated RTL adapters).
+# JUnit console launcher (Maven is far too slow under TCG) in its test-feed mode, which prints and
+# flushes each test's start and result as they happen ("JUnit Jupiter > Class > name() :: STARTED",
+# ":: SUCCESSFUL", ":: FAILED|ABORTED|SKIPPED" with the reason on the next line): the console shows
+# which test runs while it runs, with the guest's uptime. Then one TAP line per test with its
+# seconds (ABORTED by an assumption and SKIPPED become comments with the reason), the slowest
+# tests, and one line for the whole run: the launcher passed and every test it found reported.
+# Used by guest.sh (ivshmem) and board_java.sh (the co-simulated RTL adapters).
 # Usage: conformance_guest.sh JAVA LABEL "JVM OPTIONS" LAUNCHER-SELECTOR...
 # (NodeProcessTest, the harness's own test, crashes JVMs on purpose: it runs on the host only.)
 # (JVM OPTIONS are split on spaces, never globbed: -Dmemchan.test.backend=dev:/dev/memchan* stays.)
@@ -12,20 +15,24 @@ LABEL=$2
 OPTS=$3
 shift 3
 log=/tmp/$LABEL.log
+timed=/tmp/$LABEL.timed
 start=$(date +%s)
+: > "$timed"
 set -f
 # shellcheck disable=SC2086
 "$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
 	$OPTS -jar /run/work/java/console-standalone.jar execute \
-	--disable-banner --disable-ansi-colors --details=tree \
+	--disable-banner --disable-ansi-colors --details=testfeed \
 	--class-path /run/work/java/classes:/run/work/java/test-classes "$@" \
 	--exclude-classname '.*NodeProcessTest' > "$log" 2>&1 &
 launcher=$!
 set +f
-# the launcher's output on the console as it comes (test tree, failures with stack traces,
-# summary), with the guest's uptime: a slow test shows which it is while it runs
+# the launcher's output on the console as it comes, with the guest's uptime; the same lines with
+# their uptime in $timed for the per-test seconds
 tail -n +1 --pid=$launcher -f "$log" | while IFS= read -r line; do
-	echo "# $LABEL $(cut -d' ' -f1 /proc/uptime): $line"
+	up=$(cut -d' ' -f1 /proc/uptime)
+	echo "# $LABEL $up: $line"
+	printf '%s %s\n' "$up" "$line" >> "$timed"
 done &
 follower=$!
 wait $launcher
@@ -35,18 +42,33 @@ wait $follower	# tail --pid ends with the launcher
 dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" |
 	grep -v "module verification failed" | sed 's/^/# dmesg: /'
 free -m | sed 's/^/# /'
-awk -v label="$LABEL" '
-	/─ [A-Za-z0-9_]+Test / { cls = $0; sub(/.*─ /, "", cls); sub(/ .*/, "", cls) }
-	/─ [^ ]+\(.*\) ([0-9]+ ms )?(✔|✘|↷|■)/ {
-		line = $0; sub(/.*─ /, "", line); name = line; sub(/\) .*/, ")", name)
-		if (line ~ /\) ([0-9]+ ms )?✔/) print "ok 1 " label ": " cls "." name
-		else if (line ~ /\) ([0-9]+ ms )?(↷|■)/) { why = line; sub(/.*(↷|■) */, "", why); print "# skipped: " label ": " cls "." name " " why }
-		else { why = line; sub(/.*✘ */, "", why); print "not ok 1 " label ": " cls "." name " " why }
-	}' "$log" > "/tmp/$LABEL.tap"
-cat "/tmp/$LABEL.tap"
+# a result's name is "Class > name()" without the engine; a test's last part has parentheses,
+# a class's has none (a class reports only a failure or an abort of its own)
+awk -v label="$LABEL" -v times="/tmp/$LABEL.times" '
+	function name(s) { sub(/^JUnit Jupiter > /, "", s); sub(/ :: [A-Z]+$/, "", s); gsub(/ > /, ".", s); return s }
+	{ t = $1; line = substr($0, length($1) + 2) }
+	pending != "" {
+		why = line; sub(/^\t+/, "", why); sub(/^Reason: /, "", why)
+		print pending " " why; pending = ""; next
+	}
+	line ~ /^JUnit Jupiter > .* :: STARTED$/ { started[name(line)] = t; next }
+	line ~ /^JUnit Jupiter > .* :: (SUCCESSFUL|FAILED|ABORTED|SKIPPED)$/ {
+		n = name(line); status = line; sub(/.* :: /, "", status)
+		test = n ~ /\(/
+		secs = ""
+		if (n in started) { secs = sprintf("(%.1f s)", t - started[n]); printf "%.1f %s\n", t - started[n], n > times }
+		if (test) tests++
+		if (status == "SUCCESSFUL") print "ok 1 " label ": " n " " secs
+		else if (status == "FAILED") pending = "not ok 1 " label ": " n (test ? "" : " (the class)") " " secs
+		else pending = "# skipped: " label ": " n (test ? "" : " (the class)")
+	}
+	END { print "# reported " tests + 0 }' "$timed" > "/tmp/$LABEL.tap"
+grep -v "^# reported " "/tmp/$LABEL.tap"
+echo "# $LABEL slowest tests (s):"
+sort -rn "/tmp/$LABEL.times" 2> /dev/null | head -12 | sed 's/^/#   /'
 found=$(sed -n 's/^\[ *\([0-9]*\) tests found .*/\1/p' "$log")
-listed=$(grep -cE "^(ok|not ok|# skipped:) " "/tmp/$LABEL.tap")
-echo "# $LABEL took $(( $(date +%s) - start )) s (launcher exit $rc, $found tests found, $listed in the tree)"
+listed=$(sed -n 's/^# reported //p' "/tmp/$LABEL.tap")
+echo "# $LABEL took $(( $(date +%s) - start )) s (launcher exit $rc, $found tests found, $listed reported)"
 if [ $rc -eq 0 ] && ! grep -q "^not ok" "/tmp/$LABEL.tap" && [ "${found:-0}" -gt 0 ] && [ "$listed" = "$found" ]; then
 	echo "ok 1 $LABEL: launcher exit 0, all $found tests reported"
 	exit 0
