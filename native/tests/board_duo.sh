@@ -53,7 +53,7 @@ if [ "$ROLE" = a ]; then
 	[ $st = 0 ] && [ -n "$p50" ]
 	check $? "mcctl bench pingpong --peer 1 across two guests: one-way p50 $p50 ns ($(( $(date +%s) - start )) s)"
 else
-	timeout 300 mcctl bench serve --fabric dev:/dev/memchan0 --count 1 > /tmp/serve.out 2>&1
+	mcctl_within 300 bench serve --fabric dev:/dev/memchan0 --count 1 > /tmp/serve.out 2>&1
 	st=$?
 	sed 's/^/# serve: /' /tmp/serve.out
 	[ $st = 0 ] && grep -q "^served pingpong for node 0$" /tmp/serve.out

@@ -2,7 +2,8 @@
 # R must be set to the checkout. Defines JAVA (the JDK 25 the scripts use) and mcctl, which runs
 # scripts/mcctl (the one mcctl command line) on the snapshot of the build native/test.sh gives the
 # guests (/run/work/mcctl), with the JIT limited to C1: JVM start-up dominates under QEMU TCG (a
-# dynamic class-data archive does not cover module-path classes, and measured no gain).
+# dynamic class-data archive does not cover module-path classes, and measured no gain);
+# mcctl_within is the same with a time bound.
 for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
 	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
 done
@@ -11,6 +12,15 @@ export JAVA_HOME=${JAVA%/bin/java}
 check() {
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }
+MCCTL_ENV="MCCTL_HOME=/run/work/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1"
 mcctl() {
-	MCCTL_HOME=/run/work/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1 "$R/scripts/mcctl" "$@"
+	# shellcheck disable=SC2086
+	env $MCCTL_ENV "$R/scripts/mcctl" "$@"
+}
+# mcctl_within SECONDS ARGS...: mcctl, stopped after SECONDS (exit 124): a server whose client failed
+mcctl_within() {
+	secs=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout "$secs" env $MCCTL_ENV "$R/scripts/mcctl" "$@"
 }
