@@ -23,7 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * The hello is a question, not a flag: on a board a store reaches only receivers attached when it
  * is made, so a ready flag written once by pong is lost if ping attaches later. Ping repeats its
- * hello until pong's answer arrives; pong answers each one it sees until the first round.
+ * hello until pong's answer arrives; pong answers each one it sees until the first round. Round r
+ * is stored as hello + r: a board's receive page keeps what an earlier region on it received (no
+ * receiver saw the creator's zeroing), so a round counted from 0 could be taken from a stale page.
  */
 public final class PingPong {
     static final int WARMUP_BATCHES = 3;
@@ -50,10 +52,10 @@ public final class PingPong {
              Region pongRegion = f.allocate(pongKey, f.pageSize(), 0660)) {
             OutgoingMapping out = pingRegion.attachTransmit(Route.node(pongNode), false);
             IncomingMapping in = pongRegion.attachReceive(false);
-            awaitPong(out, in, pongNode);
+            long hello = awaitPong(out, in, pongNode);
             double[] means = new double[batches];
             Histogram h = perRound ? new Histogram(3_600_000_000_000L, 3) : null;
-            long r = 1;
+            long r = hello + 1;
             // Three uncounted batches first: both JVMs' loops reach C2 (on-stack replacement) before timing.
             for (int b = -WARMUP_BATCHES; b < batches; b++) {
                 long t0 = System.nanoTime();
@@ -87,7 +89,9 @@ public final class PingPong {
             IncomingMapping in = pingRegion.attachReceive(false);
             OutgoingMapping out = pongRegion.attachTransmit(Route.node(pingNode), false);
             long answered = 0;
-            while (in.getLongAcquire(ROUND) == 0) { // before the first round: answer the pinger's hellos
+            // before the first round (hello + 1): answer the pinger's hellos, a stale one too (the pinger
+            // takes only its own)
+            while (answered == 0 || in.getLongAcquire(ROUND) != answered + 1) {
                 long hello = in.getLongAcquire(HELLO);
                 if (hello != answered) {
                     out.putLongVolatile(HELLO, hello);
@@ -95,7 +99,7 @@ public final class PingPong {
                 }
                 Thread.onSpinWait();
             }
-            long last = 0;
+            long last = answered;
             while (true) {
                 long v = in.getLongAcquire(ROUND);
                 if (v == last) {
@@ -111,9 +115,9 @@ public final class PingPong {
         }
     }
 
-    /** Repeats a hello until pong's answer to it arrives: then pong is attached both ways. */
-    private static void awaitPong(OutgoingMapping out, IncomingMapping in, int pongNode) {
-        long hello = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    /** Repeats a hello until pong's answer to it arrives (then pong is attached both ways); returns the hello. */
+    private static long awaitPong(OutgoingMapping out, IncomingMapping in, int pongNode) {
+        long hello = ThreadLocalRandom.current().nextLong(1, 1L << 62); // rounds count on from it, never to -1
         long start = System.nanoTime();
         long repeatAt = start;
         while (in.getLongAcquire(HELLO) != hello) {
@@ -128,5 +132,6 @@ public final class PingPong {
             }
             Thread.onSpinWait();
         }
+        return hello;
     }
 }
