@@ -78,6 +78,11 @@ struct memchan_backend {
 	int (*tx_pct_write)(struct memchan_dev *md, u32 page, u32 entry);
 	/* entry validated by the core (no REMAP); the backend adds remapping */
 	int (*rx_pct_write)(struct memchan_dev *md, u32 page, u64 entry);
+	/*
+	 * rx_private backends: zero a receive page whose RX PCT entry is off, before
+	 * its first local receiver gets it (what it holds is from an earlier user).
+	 */
+	void (*rx_page_clear)(struct memchan_dev *md, u32 page);
 	int (*set_node)(struct memchan_dev *md, u32 node, u32 flags);
 	int (*ack_sweep)(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding);
 	/* emulated receive interrupt; NULL where arrival raises it itself */

@@ -397,6 +397,15 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			md->tx_users[p]++;
 			set_bit(p, f->tx_map);
 		} else {
+			/*
+			 * A private receive page (hardware) keeps what it last received,
+			 * perhaps for another user's region: the first local receiver
+			 * starts from zeros, as region creation promises (the library's
+			 * zeroing stores reach only receivers attached when they are made).
+			 */
+			if (md->rx_users[p] == 0 && !memchan_rx_always(md, p) &&
+			    md->be->rx_page_clear)
+				md->be->rx_page_clear(md, p);
 			md->rx_users[p]++;
 			for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
 				if (g->rx_flags & memchan_rx_attrs[i].flag) {

@@ -1214,16 +1214,27 @@ static void hw_rx_mapping(void)
 	EXPECT(rx1[3] == v && rx2[512 + 3] == v, "page 181 word 3: %#llx / %#llx",
 	       (unsigned long long)rx1[3], (unsigned long long)rx2[512 + 3]);
 	CHECK(rx2[3] != v);
+	/* page 180 word 5, kept while its grant is: the clear below is for a page's first receiver only */
+	tx[5] = v;
+	while (rx2[5] != v && now_s() - t0 < 60)
+		usleep(1000);
+	EXPECT(rx2[5] == v, "page 180 word 5: %#llx", (unsigned long long)rx2[5]);
 	/* revoked: gone from both mappings; page 180 stays */
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 181, 1));
 	CHECK(touch((char *)rx1, 0) == SIGBUS);
 	CHECK(touch((char *)rx2 + 4096, 0) == SIGBUS);
 	CHECK(touch((char *)rx2, 0) == 0);
-	/* granted again: the old mapping stays gone (mapped at mmap time), a new one shows the page */
+	/*
+	 * granted again: the old mapping stays gone (mapped at mmap time); a new one shows the page
+	 * cleared, since its first receiver must not see what an earlier user received (the page
+	 * may now belong to another region); page 180, granted throughout, keeps its word
+	 */
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 181, 1, 0, 0, NULL));
 	CHECK(touch((char *)rx1, 0) == SIGBUS);
 	rx1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * 4096);
-	CHECK(rx1 != MAP_FAILED && rx1[3] == v);
+	CHECK(rx1 != MAP_FAILED);
+	EXPECT(rx1[3] == 0, "page 181 word 3 after a new first grant: %#llx", (unsigned long long)rx1[3]);
+	CHECK(rx2[5] == v);
 	l.mode = 0;
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 }
