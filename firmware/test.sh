@@ -32,7 +32,7 @@ step() {   # step NAME COMMAND...: run, log to build/NAME.log, count
   { echo "firmware: 0 passed, 1 failed"; exit 1; }
 
 RTL="-f rtl/files.f"
-TBC="tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"
+TBC="tb/common/tb_score_pkg.sv tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"
 # benches build without C++ optimization: compile time dominates, the runs take seconds
 VFLAGS="--binary --timing -O1 -j 2 -Wno-fatal -Wno-WIDTH -Wno-UNUSED -MAKEFLAGS OPT_FAST=-O0 -MAKEFLAGS OPT_SLOW=-O0 -MAKEFLAGS OPT_GLOBAL=-O0"
 
@@ -118,6 +118,11 @@ for s in $seeds; do step "features_seed$s" run features tb_features +seed=$s; do
 
 step vhub_build bench vhub tb_vhub $TBC tb/common/tb_pair.sv tb/vhub/tb_vhub.sv
 for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; done
+
+# the hub: 4 adapters on an 8-port memchan_hub (docs/firmware.md "The hub")
+HUBC="$TBC tb/common/tb_hub_net.sv"
+step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
+for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
 
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf
