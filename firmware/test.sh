@@ -123,6 +123,8 @@ for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; don
 HUBC="$TBC tb/common/tb_hub_net.sv"
 step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
 for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
+step hub_backpressure run hub tb_hub +seed=7 +rounds=12 +bp=60
+step hub_bitflips     run hub tb_hub +seed=8 +rounds=12 +flips=1000
 
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf

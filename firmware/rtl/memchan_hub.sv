@@ -24,7 +24,8 @@
 //     only for the negative control of the ordering bench, never on a board.
 //   * No back-pressure inside the crossbar: an output is granted only while its link
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
-//     once it took the header, and its room only grows while it is idle).
+//     once it took the header, and its room only grows while it is idle, from the second
+//     cycle after a frame on).
 `default_nettype none
 
 module memchan_hub #(
@@ -167,7 +168,7 @@ module memchan_hub #(
   endfunction
 
   // ---------------- allocator ----------------
-  logic [PORTS-1:0]          ibusy_q, batch_q, obusy_q, ofirst_q;
+  logic [PORTS-1:0]          ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
   logic [PORTS-1:0][PORTS-1:0] rem_q;       // outputs the head frame still has to reach
   logic [PORTS-1:0][PW-1:0]  osrc_q;        // input feeding each busy output
   logic [PORTS-1:0]          req, gnt, free, batch_left, up_q;
@@ -181,7 +182,10 @@ module memchan_hub #(
 
   // a new head frame's destinations (rem_q) are registered in its first cycle (hnew)
   assign req  = hv & ~ibusy_q & ~hnew;
-  assign free = ~obusy_q & f_ready;
+  // memchan_link_tx's room flag is registered with a margin of one frame: the cycle after a
+  // frame's last word it may still be high although that frame took the last room, so an
+  // output is granted again only a cycle later (oend_q); while idle the room only grows
+  assign free = ~obusy_q & ~oend_q & f_ready;
 
   always_comb begin
     logic [PORTS-1:0] res, avail;
@@ -238,7 +242,7 @@ module memchan_hub #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0;
+      ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0; oend_q <= '0;
       rem_q <= '0; osrc_q <= '0; up_q <= '0;
     end else begin
       up_q    <= port_up_o;
@@ -252,6 +256,7 @@ module memchan_hub #(
           ibusy_q[i] <= 1'b0;
         end
       end
+      oend_q <= f_valid & f_last;
       for (int o = 0; o < PORTS; o++) begin
         if (f_valid[o]) ofirst_q[o] <= 1'b0;
         if (f_valid[o] && f_last[o]) obusy_q[o] <= 1'b0;
@@ -265,6 +270,15 @@ module memchan_hub #(
       end
     end
   end
+
+`ifndef SYNTHESIS
+  // the crossbar has no back-pressure: a granted output takes every word of its frame
+  always_ff @(posedge clk_i) begin
+    for (int o = 0; o < PORTS; o++)
+      if (rst_ni && f_valid[o] && !f_ready[o])
+        $fatal(1, "memchan_hub: output %0d refused a word of a granted frame", o);
+  end
+`endif
 endmodule : memchan_hub
 
 `default_nettype wire
