@@ -275,7 +275,7 @@ module memchan_hub #(
   // the crossbar has no back-pressure: a granted output takes every word of its frame
   always_ff @(posedge clk_i) begin
     for (int o = 0; o < PORTS; o++)
-      if (rst_ni && f_valid[o] && !f_ready[o])
+      if (f_valid[o] && !f_ready[o])   // f_valid is low in reset (obusy_q)
         $fatal(1, "memchan_hub: output %0d refused a word of a granted frame", o);
   end
 `endif
