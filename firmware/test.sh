@@ -125,6 +125,20 @@ step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
 for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
 step hub_backpressure run hub tb_hub +seed=7 +rounds=12 +bp=60
 step hub_bitflips     run hub tb_hub +seed=8 +rounds=12 +flips=1000
+# rule 2 with 4 senders and 4 receivers (bid lock / IRIW); the same bench with the hub's
+# broadcast synchronization off (BCAST_SYNC=0) must FAIL with "rule 2 violated"
+step hub_order_build bench hub_order tb_hub_order $HUBC tb/hub_order/tb_hub_order.sv
+for s in $seeds; do step "hub_order_seed$s" run hub_order tb_hub_order +seed=$s +rounds=48; done
+hub_order_unsync() {
+  verilator $VFLAGS --Mdir "$build/hub_order_unsync" $RTL $HUBC tb/hub_order/tb_hub_order.sv \
+    --top-module tb_hub_order -GSYNC=0 -o tb_hub_order || return 1
+  if "$build/hub_order_unsync/tb_hub_order" +seed=1 +rounds=48 > "$build/hub_order_unsync.run.log" 2>&1; then
+    echo "BCAST_SYNC=0 passed: the ordering bench proves nothing"; return 1
+  fi
+  tail -n 3 "$build/hub_order_unsync.run.log"
+  grep -q "rule 2 violated" "$build/hub_order_unsync.run.log"
+}
+step hub_order_unsync hub_order_unsync
 
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf

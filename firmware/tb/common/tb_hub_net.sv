@@ -34,7 +34,7 @@ module tb_hub_net #(
 
   // server requests (one operation per adapter at a time)
   typedef enum int {OP_WR = 0, OP_RD = 1, OP_STORE = 2, OP_DRAIN = 3} op_e;   // tb_adapter
-  bit          op_go [NN];
+  int          op_req [NN], op_done [NN];   // requests made, requests served
   op_e         op_kind [NN];
   int          op_addr [NN];
   logic [31:0] op_data [NN];
@@ -74,16 +74,21 @@ module tb_hub_net #(
       end
     end
 
-    // hand this adapter's requests to its server
+    // hand this adapter's requests to its server; a request counts as served when op_done
+    // reaches its number (a level flag could be seen by a caller one request late)
+    bit busy;
+    initial busy = 0;
     always @(posedge clk) begin
-      if (op_go[p] && !nd.srv_go && !nd.srv_done) begin
+      if (!busy && op_done[p] != op_req[p]) begin
         nd.srv_kind = int'(op_kind[p]); nd.srv_addr = op_addr[p]; nd.srv_data = op_data[p];
         nd.srv_net = op_net[p]; nd.srv_dw = op_dw[p];
         nd.srv_go = 1;
-      end else if (nd.srv_done) begin
-        op_data[p] = nd.srv_data;
+        busy = 1;
+      end else if (busy && nd.srv_done) begin
+        op_data[p] <= nd.srv_data;
         nd.srv_done = 0;
-        op_go[p] = 0;
+        busy = 0;
+        op_done[p] <= op_done[p] + 1;
       end
     end
 
@@ -116,11 +121,15 @@ module tb_hub_net #(
     assign h_tr[p] = 1'b1;
   end
 
-  initial for (int n = 0; n < NN; n++) begin op_go[n] = 0; stall_set[n] = -1; flip_set[n] = -1; end
+  initial for (int n = 0; n < NN; n++) begin
+    op_req[n] = 0; op_done[n] = 0; stall_set[n] = -1; flip_set[n] = -1;
+  end
 
   task automatic server(input int n);
-    op_go[n] = 1;
-    wait (op_go[n] == 0);
+    int mine;
+    op_req[n] = op_req[n] + 1;
+    mine = op_req[n];
+    wait (op_done[n] == mine);
   endtask
   task automatic wr(input int n, input int addr, input logic [31:0] v);
     op_kind[n] = OP_WR; op_addr[n] = addr; op_data[n] = v;
