@@ -82,7 +82,7 @@ module memchan_hub #(
     logic        unused;
 
     memchan_link_rx #(.FIFO_AW(INQ_AW), .HUB_PORT(1'b1)) u_lrx (
-      .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b1), .mcast_i('0),
+      .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b1), .mcast_i(512'b0),
       .retry_en_i(1'b1), .err_reset_i(1'b0), .hub_i(1'b0), .spoke_i(1'b0),
       .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[p]), .s_tlast_i(s_link_tlast[p]),
       .s_tready_o(s_link_tready[p]),
@@ -227,17 +227,19 @@ module memchan_hub #(
   end
 
   // ---------------- crossbar data path ----------------
-  always_comb begin
-    for (int o = 0; o < PORTS; o++) begin
-      f_valid[o] = obusy_q[o] && sv[osrc_q[o]];
-      f_last[o]  = sl[osrc_q[o]];
-      f_data[o]  = sd[osrc_q[o]];
+  for (genvar o = 0; o < PORTS; o++) begin : g_out
+    logic [63:0] w;
+    always_comb begin
+      w = sd[osrc_q[o]];
       // the sender's own copy (echo) of a frame for other nodes is its local copy: they
       // acknowledge, the sender does not (a page addressed to the sender itself it does)
-      if (ofirst_q[o] && 32'(osrc_q[o]) == o && f_data[o][H_TP_LSB +: 4] == TP_DATA &&
-          !(f_data[o][C_DKIND +: 2] == 2'd0 && 32'(f_data[o][H_DNID_LSB +: 7]) == o))
-        f_data[o][C_ACK_REQ] = 1'b0;
+      if (ofirst_q[o] && 32'(osrc_q[o]) == o && w[H_TP_LSB +: 4] == TP_DATA &&
+          !(w[C_DKIND +: 2] == 2'd0 && 32'(w[H_DNID_LSB +: 7]) == o))
+        w[C_ACK_REQ] = 1'b0;
     end
+    assign f_valid[o] = obusy_q[o] && sv[osrc_q[o]];
+    assign f_last[o]  = sl[osrc_q[o]];
+    assign f_data[o]  = w;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
