@@ -15,5 +15,3 @@ rtl/memchan_loopback.sv
 rtl/memchan_vhub_merge.sv
 rtl/memchan_rx_deliver.sv
 rtl/memchan_top.sv
-rtl/memchan_hub_inq.sv
-rtl/memchan_hub.sv
