@@ -89,7 +89,7 @@ module memchan_axil_regs #(
   // reset values: MC_REG_<NAME>_RESET, generated from regmap/memchan.toml
   localparam logic [31:0] CAPS = MC_CAPS_LINK_RETRY_MASK | MC_CAPS_LOOPBACK_INTERNAL_MASK |
                                  MC_CAPS_LOOPBACK_EXTERNAL_MASK | MC_CAPS_MULTICAST_MASK |
-                                 MC_CAPS_RX_REMAP_MASK;
+                                 MC_CAPS_RX_REMAP_MASK | MC_CAPS_HUB_MODE_MASK;
 
   logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
   logic [31:0] mcast_q [16];

@@ -3,6 +3,7 @@
 // virtual-hub node-ID autoconfiguration: with NODE_ID.AUTO the two adapters of a direct
 // link take IDs 0 and 1 (a peer with a valid ID leaves us the other one; two undecided
 // peers compare serial numbers, lower takes 0; our own serial coming back (loopback) -> 0).
+// On a hub (its heartbeats carry C_HUB) the ID is the one the hub names (DNID: its port).
 // PEER_SEEN, the heartbeat request and the heartbeat header are registered (one cycle
 // later than their inputs), so that the period comparisons stay off the transmitter's path.
 `default_nettype none
@@ -24,6 +25,7 @@ module memchan_link_ctrl
   output logic             link_up_o,
   output logic [7:0]       peer_node_o,
   output logic             peer_auto_o,    // the peer's last heartbeat announced AUTO
+  output logic             peer_hub_o,     // the peer is a hub (memchan_hub)
   output logic             auto_set_o,
   output logic [7:0]       auto_id_o
 );
@@ -32,8 +34,8 @@ module memchan_link_ctrl
   logic [31:0] hb_q;
   logic [33:0] seen_q;         // cycles since the last heartbeat from the peer
   logic        heard_q;        // at least one heartbeat since reset
-  logic        peer_valid_q, peer_auto_q, peer_hears_q;
-  logic [7:0]  peer_node_q;
+  logic        peer_valid_q, peer_auto_q, peer_hears_q, peer_hub_q;
+  logic [7:0]  peer_node_q, hub_id_q;
   logic [31:0] peer_serial_q;
   logic [10:0] ident_q;        // what we announced last, to announce changes at once
   logic        seen_ok_q, hb_req_q;
@@ -46,6 +48,7 @@ module memchan_link_ctrl
   assign link_up_o   = peer_seen_o && peer_hears_q;
   assign peer_node_o = peer_node_q;
   assign peer_auto_o = peer_auto_q;
+  assign peer_hub_o  = peer_hub_q;
   assign hb_req_o    = hb_req_q;
   assign hb_hdr_o    = hb_hdr_q;
 
@@ -65,7 +68,10 @@ module memchan_link_ctrl
     auto_set_o = 1'b0;
     auto_id_o  = 8'd0;
     if (node_auto_i && !node_valid_i && peer_seen_o) begin
-      if (peer_valid_q) begin
+      if (peer_hub_q) begin
+        auto_set_o = 1'b1;
+        auto_id_o  = hub_id_q;
+      end else if (peer_valid_q) begin
         auto_set_o = 1'b1;
         auto_id_o  = (peer_node_q == 8'd0) ? 8'd1 : 8'd0;
       end else if (peer_auto_q) begin
@@ -79,7 +85,7 @@ module memchan_link_ctrl
     if (!rst_ni) begin
       hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
       peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
-      peer_node_q <= '0; peer_serial_q <= '0;
+      peer_hub_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
       seen_ok_q <= 1'b0; hb_req_q <= 1'b0; hb_hdr_q <= '0;
     end else begin
       ident_q   <= ident;
@@ -93,6 +99,8 @@ module memchan_link_ctrl
         peer_valid_q  <= ctrl_hdr_i[C_ID_VALID];
         peer_auto_q   <= ctrl_hdr_i[C_ID_AUTO];
         peer_hears_q  <= ctrl_hdr_i[C_PEER_SEEN];
+        peer_hub_q    <= ctrl_hdr_i[C_HUB];
+        hub_id_q      <= ctrl_hdr_i[H_DNID_LSB +: 8];
         peer_node_q   <= ctrl_hdr_i[H_SID_LSB +: 8];
         peer_serial_q <= ctrl_hdr_i[63:32];
       end else if (seen_q != '1) begin

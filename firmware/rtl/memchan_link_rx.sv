@@ -6,13 +6,16 @@
 // Virtual hub (docs/firmware.md "Ordering"): node 0 (hub_i) also keeps node 1's frames with
 // H_ECHO that are not for itself (to echo them); node 1 (spoke_i) takes a DATA frame with
 // its own source ID as the echo of its own frame, i.e. its local copy.
+// Hub port (HUB_PORT): no destination filter, every sequenced frame is kept for the crossbar.
 // Pipelining: TREADY uses the receive FIFO's registered room flag, and the header's checks
 // (destination, expected length) are registered when the header arrives, so that the frame
 // decision at the CRC word only compares registers with the CRC word.
 `default_nettype none
 
 module memchan_link_rx #(
-  parameter int unsigned FIFO_AW = 9
+  parameter int unsigned FIFO_AW  = 9,
+  // hub port (memchan_hub): every sequenced frame goes to the queue, header unchanged
+  parameter bit          HUB_PORT = 1'b0
 ) (
   input  wire logic          clk_i,
   input  wire logic          rst_ni,
@@ -116,7 +119,7 @@ module memchan_link_rx #(
     // a DATA frame for another node that requests an acknowledgement is still acknowledged
     // (the peer is the only receiver on a direct link), so it goes to the FIFO marked
     // ACK_ONLY; the hub also keeps node 1's echo requests that are not for itself
-    keep_in = for_me_in || (s_tdata_i[H_TP_LSB +: 4] == TP_DATA &&
+    keep_in = HUB_PORT || for_me_in || (s_tdata_i[H_TP_LSB +: 4] == TP_DATA &&
                             (s_tdata_i[C_ACK_REQ] || (hub_i && s_tdata_i[H_ECHO])));
   end
 
@@ -141,7 +144,7 @@ module memchan_link_rx #(
                       (idx_q < 6'(MAX_FRAME_WORDS - 1));
   always_comb begin
     q_data_o = s_tdata_i;
-    if (first) q_data_o[C_ACK_ONLY] = !for_me_in;
+    if (first && !HUB_PORT) q_data_o[C_ACK_ONLY] = !for_me_in;
   end
   assign q_commit_o = commit;
   assign q_drop_o   = fire && s_tlast_i && !commit;

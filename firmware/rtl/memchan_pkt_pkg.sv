@@ -45,6 +45,10 @@ package memchan_pkt_pkg;
   localparam int unsigned C_ID_VALID  = 4;   // sender's node ID valid (in SID)
   localparam int unsigned C_ID_AUTO   = 5;   // sender autoconfigures its node ID
   localparam int unsigned C_PEER_SEEN = 6;   // sender currently hears our heartbeats
+  // Hub (memchan_hub): its heartbeats carry C_HUB, SID = HUB_SID and, in DNID, the node ID
+  // of the port they leave by (the adapter on that port takes it with NODE_ID.AUTO)
+  localparam int unsigned C_HUB       = 7;   // sender is a hub
+  localparam logic [7:0]  HUB_SID     = 8'hFF;
 
   localparam int unsigned MAX_PAYLOAD_WORDS = 32;                     // 256 bytes
   localparam int unsigned MAX_FRAME_WORDS   = MAX_PAYLOAD_WORDS + 2;  // + header + CRC

@@ -96,7 +96,7 @@ module memchan_top #(
   // configuration and status
   logic [7:0]   node_id, peer_node, auto_id, retry_limit;
   logic         node_valid, node_auto, enable, retry_en, err_reset, barrier_req, auto_set;
-  logic         link_up, peer_seen, peer_auto;
+  logic         link_up, peer_seen, peer_auto, peer_hub;
   logic         hub, spoke;       // virtual hub roles (docs/firmware.md "Ordering")
   logic [1:0]   lb_mode;
   logic [63:0]  rx_base;
@@ -216,9 +216,11 @@ module memchan_top #(
       hub_q   <= 1'b0;
       spoke_q <= 1'b0;
     end else begin
-      hub_q   <= VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0);
-      spoke_q <= VHUB && node_auto && node_valid && (node_id == 8'd1) && (lb_mode == 2'd0) &&
-                 peer_auto;
+      hub_q   <= VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0) &&
+                 !peer_hub;
+      // hub mode (peer_hub, memchan_hub) is a spoke as well: the hub echoes local copies
+      spoke_q <= node_valid && (lb_mode == 2'd0) &&
+                 (peer_hub || (VHUB && node_auto && (node_id == 8'd1) && peer_auto));
     end
   end
   assign hub   = hub_q;
@@ -303,7 +305,8 @@ module memchan_top #(
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
     .serial_i, .hb_period_i(hb_period), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
     .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(link_up),
-    .peer_node_o(peer_node), .peer_auto_o(peer_auto), .auto_set_o(auto_set), .auto_id_o(auto_id));
+    .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
+    .auto_set_o(auto_set), .auto_id_o(auto_id));
 
   // ---------------- receive path ----------------
   memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH), .ROOM(MAX_FRAME_WORDS)) u_rxq (

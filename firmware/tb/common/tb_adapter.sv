@@ -221,6 +221,31 @@ module tb_adapter #(
     while (!(b_seen == b_expect && wq.size() == 0 && awq_addr.size() == 0)) @(posedge clk);
     @(posedge clk);
   endtask
+
+  // ---------------- server: one operation handed over by variables ----------------
+  // (tb_hub_net addresses its adapters by a run-time number; Verilator cannot call a task of
+  // an instance inside a generate loop from there, so the adapter runs it itself)
+  bit          srv_go, srv_done;
+  int          srv_kind, srv_addr;     // 0 reg_write, 1 reg_read, 2 win_store, 3 win_drain
+  logic [31:0] srv_data;
+  longint      srv_net;
+  logic [31:0] srv_dw [$];
+
+  initial begin
+    srv_go = 0; srv_done = 0;
+    forever begin
+      wait (srv_go);
+      unique case (srv_kind)
+        0: reg_write(srv_addr, srv_data);
+        1: reg_read(srv_addr, srv_data);
+        2: win_store(srv_net, srv_dw);
+        3: win_drain();
+        default: ;
+      endcase
+      srv_go = 0;
+      srv_done = 1;
+    end
+  end
 endmodule : tb_adapter
 
 `default_nettype wire

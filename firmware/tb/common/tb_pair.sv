@@ -81,35 +81,14 @@ module tb_pair #(
     for (int g = 0; g < 16; g++) mcast[g] = 0;
   endtask
 
-  // does a packet from s for page reach r?
+  // does a packet from s for page reach r? (no hub: a packet for this node itself is
+  // always delivered locally)
   function automatic bit routed(input int s, input int r, input int page);
-    logic [31:0] e;
-    int kind, dest;
-    e = txe[s][page];
-    if ((e & MC_TX_PCT_TX_EN_MASK) == 0) return 0;
-    if ((rxe[r][page] & MC_RX_PCT_RX_EN_MASK) == 0) return 0;
-    kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;
-    dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;
-    if (r == s) begin
-      // local copy; a packet for this node itself is always delivered locally (no hub)
-      return ((e & MC_TX_PCT_LOCAL_COPY_MASK) != 0) || (kind == 0 && dest == node_id[s]);
-    end
-    case (kind)
-      0: return dest == node_id[r];
-      1: return 1;
-      2: return mcast[dest[3:0]][node_id[r]];
-      default: return 0;
-    endcase
+    return tb_score_pkg::routed(txe[s][page], rxe[r][page], s, r, node_id[s], node_id[r], mcast);
   endfunction
 
   function automatic longint host_addr(input int r, input longint net);
-    int page;
-    longint off;
-    page = int'(net / PS);
-    off = net % PS;
-    if ((rxe[r][page] & MC_RX_PCT_REMAP_EN_MASK) != 0)
-      return longint'(rxe[r][page] & MC_RX_PCT_REMAP_ADDR_MASK) + off;
-    return rx_base[r] + net;
+    return tb_score_pkg::host_addr(rxe[r][int'(net / PS)], rx_base[r], net);
   endfunction
 
   // ---------------- traffic and expectations ----------------
@@ -181,20 +160,17 @@ module tb_pair #(
         lv = (r == 0) ? a0.host.log_val[k] : a1.host.log_val[k];
         s = int'(lv[31:28]);
         if (s > 1) $fatal(1, "node %0d: host write %h = %h from no sender", r, la, lv);
-        if (exp_addr[s][r].size() == 0)
-          $fatal(1, "node %0d: unexpected host write %h = %h (from %0d)", r, la, lv, s);
-        if (exp_addr[s][r][0] != la || exp_val[s][r][0] != lv)
-          $fatal(1, "node %0d: from %0d expected %h = %h, got %h = %h", r, s,
-                 exp_addr[s][r][0], exp_val[s][r][0], la, lv);
+        tb_score_pkg::match_word(exp_addr[s][r].size(), exp_addr[s][r][0], exp_val[s][r][0], r,
+                                 s, la, lv);
         void'(exp_addr[s][r].pop_front());
         void'(exp_val[s][r].pop_front());
       end
       done_idx[r] = n;
       for (int s = 0; s < 2; s++) begin
         lost[s][r] = exp_addr[s][r].size();
-        if (lost[s][r] != 0 && !prefix_ok)
-          $fatal(1, "node %0d: %0d words from %0d never arrived (next %h = %h)", r,
-                 lost[s][r], s, exp_addr[s][r][0], exp_val[s][r][0]);
+        if (!prefix_ok)
+          tb_score_pkg::none_missing(exp_addr[s][r].size(), exp_addr[s][r][0], exp_val[s][r][0],
+                                     r, s);
         exp_addr[s][r].delete();
         exp_val[s][r].delete();
       end
@@ -204,7 +180,7 @@ module tb_pair #(
   task automatic expect_reg(input int n, input int addr, input logic [31:0] v, input string what);
     logic [31:0] r;
     rd(n, addr, r);
-    if (r != v) $fatal(1, "node %0d: %s reads %0d (0x%h), expected %0d", n, what, r, r, v);
+    tb_score_pkg::expect_value(n, what, r, v);
   endtask
 endmodule : tb_pair
 

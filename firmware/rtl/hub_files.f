@@ -1,0 +1,2 @@
+rtl/memchan_hub_inq.sv
+rtl/memchan_hub.sv

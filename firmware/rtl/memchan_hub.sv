@@ -1,0 +1,286 @@
+// Memory Channel 2 hub (seed 000, "MEMORY CHANNEL 2 hub" and "ordering rules"): PORTS link
+// ports, node ID = port number, a non-blocking crossbar.
+//   * Each port is the adapter's link layer: memchan_link_rx (CRC, sequence, LACK/LNAK) into
+//     a store-and-forward input queue (memchan_hub_inq), memchan_link_tx (replay ring,
+//     go-back-N, control frames) out of the crossbar, memchan_link_ctrl (heartbeats). The
+//     hub's heartbeat on port p carries C_HUB and DNID = p: the adapter learns that it is on
+//     a hub and, with NODE_ID.AUTO, takes p as its node ID.
+//   * Routing of the head frame of each input (its destination set): DATA to node DNID
+//     (kind 0), to every other port (broadcast; multicast too, the receivers filter by
+//     their MCAST_GROUP masks), plus the sender's own port when it asks for its local copy
+//     (H_ECHO); ACKREQ to every other port; every other sequenced type to node DNID.
+//     A destination that is no port drops the frame.
+//   * Arbitration (fixed-priority request sampling): the requests present when the previous
+//     sample has been served form the new sample; every cycle the allocator walks the
+//     sampled inputs in port order, then the newer ones, and each input reserves the outputs
+//     it needs, whether it gets them now or not. So a sampled request is served before any
+//     newer one for the same output, and nothing starves.
+//   * Ordering rule 2 (BCAST_SYNC): a frame is granted all of its outputs in one cycle and
+//     streamed into all of them together, so every output serves multi-destination frames
+//     in one order, the order of their grants: every receiver sees the broadcasts (and the
+//     echoes, i.e. the senders' local copies) of different senders in the same order.
+//     BCAST_SYNC = 0 serves a multi-destination frame output by output instead (each output
+//     when it is free, the input queue replays the frame); that breaks rule 2 and exists
+//     only for the negative control of the ordering bench, never on a board.
+//   * No back-pressure inside the crossbar: an output is granted only while its link
+//     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
+//     once it took the header, and its room only grows while it is idle, from the second
+//     cycle after a frame on).
+`default_nettype none
+
+module memchan_hub #(
+  parameter int unsigned PORTS       = 8,
+  parameter int unsigned RING_DEPTH  = 1024,   // replay ring per port, words
+  parameter int unsigned INQ_DEPTH   = 512,    // input queue per port, words
+  parameter int unsigned HB_PERIOD   = 4096,   // heartbeat period, cycles
+  parameter int unsigned ACK_TIMEOUT = 2048,   // link acknowledgement timeout, cycles
+  parameter int unsigned RETRY_LIMIT = 8,      // go-back-N rewinds without progress
+  parameter bit          BCAST_SYNC  = 1'b1,
+  localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
+) (
+  input  wire logic                    clk_i,
+  input  wire logic                    rst_ni,
+  input  wire logic [31:0]             serial_i,
+  // one AXI4-Stream link port per direction and hub port
+  output logic      [PORTS-1:0]        m_link_tvalid,
+  output logic      [PORTS-1:0][63:0]  m_link_tdata,
+  output logic      [PORTS-1:0]        m_link_tlast,
+  input  wire logic [PORTS-1:0]        m_link_tready,
+  input  wire logic [PORTS-1:0]        s_link_tvalid,
+  input  wire logic [PORTS-1:0][63:0]  s_link_tdata,
+  input  wire logic [PORTS-1:0]        s_link_tlast,
+  output logic      [PORTS-1:0]        s_link_tready,
+  // per port: link up (heartbeats both ways), transmitter discarding (retry exhausted)
+  output logic      [PORTS-1:0]        port_up_o,
+  output logic      [PORTS-1:0]        port_discarding_o
+);
+  import memchan_pkt_pkg::*;
+
+  if (PORTS < 2 || PORTS > 32) begin : g_check
+    $error("memchan_hub: PORTS must be 2..32 (node IDs are 5 bits)");
+  end
+  localparam int unsigned INQ_AW = $clog2(INQ_DEPTH);
+
+  // per input: head header, stream
+  logic [PORTS-1:0]       hv, hnew, start, keep, sv, sl, f_ready;
+  logic [PORTS-1:0][63:0] hdr, sd;
+  // per output: link transmitter frame input
+  logic [PORTS-1:0]       f_valid, f_last;
+  logic [PORTS-1:0][63:0] f_data;
+
+  for (genvar p = 0; p < PORTS; p++) begin : g_port
+    logic        q_we, q_commit, q_drop, q_room;
+    logic [63:0] q_data;
+    logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx, rx_disc;
+    logic [7:0]  rx_seq, req_seq, peer_node, auto_id;
+    logic [63:0] ctrl_hdr, hb_hdr, hub_hb_hdr;
+    logic        peer_seen, peer_auto, peer_hub, auto_set;
+    // per-port events of the link layer, not counted by the hub (it has no register block)
+    logic        crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event, tx_err_drop;
+    logic        tx_pkt, ackreq_sent, barrier_sent;
+    logic [5:0]  tx_len;
+    logic        unused;
+
+    memchan_link_rx #(.FIFO_AW(INQ_AW), .HUB_PORT(1'b1)) u_lrx (
+      .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b1), .mcast_i(512'b0),
+      .retry_en_i(1'b1), .err_reset_i(1'b0), .hub_i(1'b0), .spoke_i(1'b0),
+      .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[p]), .s_tlast_i(s_link_tlast[p]),
+      .s_tready_o(s_link_tready[p]),
+      .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
+      .q_room_i(q_room),
+      .rx_lack_o(rx_lack), .rx_lnak_o(rx_lnak), .rx_seq_o(rx_seq),
+      .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
+      .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
+      .discarding_o(rx_disc), .crc_err_o(crc_err), .err_event_o(rx_err_event),
+      .err_drop_o(rx_err_drop), .echo_rx_o(echo_rx));
+
+    memchan_hub_inq #(.DEPTH(INQ_DEPTH)) u_inq (
+      .clk_i, .rst_ni,
+      .we_i(q_we), .wdata_i(q_data), .commit_i(q_commit), .drop_i(q_drop), .room_o(q_room),
+      .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[p]),
+      .start_i(start[p]), .keep_i(keep[p]),
+      .s_valid_o(sv[p]), .s_data_o(sd[p]), .s_last_o(sl[p]));
+
+    memchan_link_ctrl u_lctrl (
+      .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
+      .serial_i, .hb_period_i(32'(HB_PERIOD)), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
+      .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(port_up_o[p]),
+      .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
+      .auto_set_o(auto_set), .auto_id_o(auto_id));
+
+    // the hub's heartbeat: "I am a hub, you are node p"
+    always_comb begin
+      hub_hb_hdr = hb_hdr;
+      hub_hb_hdr[C_HUB] = 1'b1;
+      hub_hb_hdr[H_DNID_LSB +: 8] = 8'(p);
+    end
+
+    // a port that comes up again leaves DISCARDING (retry exhausted while it was down): the
+    // transmitter starts a new epoch, which the adapter's receiver takes as its new baseline
+    logic was_up_q, tx_reset;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) was_up_q <= 1'b0;
+      else         was_up_q <= port_up_o[p];
+    end
+    assign tx_reset = port_up_o[p] && !was_up_q;
+
+    memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
+      .clk_i, .rst_ni, .node_id_i(HUB_SID), .retry_en_i(1'b1),
+      .retry_limit_i(8'(RETRY_LIMIT)), .ack_timeout_i(32'(ACK_TIMEOUT)), .err_reset_i(tx_reset),
+      .f_valid_i(f_valid[p]), .f_data_i(f_data[p]), .f_last_i(f_last[p]),
+      .f_ready_o(f_ready[p]),
+      .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
+      .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
+      .hb_req_i(hb_req), .hb_hdr_i(hub_hb_hdr),
+      .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[p]), .m_tlast_o(m_link_tlast[p]),
+      .m_tready_i(m_link_tready[p]),
+      .discarding_o(port_discarding_o[p]), .retry_o(retry), .err_event_o(tx_err_event),
+      .err_drop_o(tx_err_drop), .tx_pkt_o(tx_pkt), .tx_len_o(tx_len),
+      .ackreq_sent_o(ackreq_sent), .barrier_sent_o(barrier_sent));
+
+    assign unused = ^{rx_disc, peer_seen, peer_node, peer_auto, peer_hub, auto_set, auto_id,
+                      crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event,
+                      tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len};
+  end
+
+  // ---------------- routing: destination set of a head frame ----------------
+  function automatic logic [PORTS-1:0] port_bit(input logic [7:0] n);
+    port_bit = (n < 8'(PORTS)) ? PORTS'(1) << n[PW-1:0] : '0;
+  endfunction
+
+  function automatic logic [PORTS-1:0] route(input logic [63:0] h, input int unsigned src);
+    logic [PORTS-1:0] others, m;
+    others = ~(PORTS'(1) << src);
+    unique case (h[H_TP_LSB +: 4])
+      TP_DATA: begin
+        unique case (h[C_DKIND +: 2])
+          2'd0:    m = port_bit({1'b0, h[H_DNID_LSB +: 7]});
+          2'd1:    m = others;
+          2'd2:    m = others;
+          default: m = '0;
+        endcase
+        if (h[H_ECHO]) m |= PORTS'(1) << src;
+      end
+      TP_ACKREQ: m = others;
+      default:   m = port_bit(h[H_DNID_LSB +: 8]);
+    endcase
+    route = m;
+  endfunction
+
+  // ---------------- allocator ----------------
+  logic [PORTS-1:0]          ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
+  logic [PORTS-1:0][PORTS-1:0] rem_q;       // outputs the head frame still has to reach
+  logic [PORTS-1:0][PW-1:0]  osrc_q;        // input feeding each busy output
+  logic [PORTS-1:0]          req, gnt, free, batch_left, up_q;
+  logic [PORTS-1:0][PORTS-1:0] gmask, rem;
+
+  // outputs whose link is down are no destination: their traffic is discarded at once
+  // instead of filling the port's replay ring and holding every broadcast back
+  always_comb begin
+    for (int i = 0; i < PORTS; i++) rem[i] = rem_q[i] & up_q;
+  end
+
+  // a new head frame's destinations (rem_q) are registered in its first cycle (hnew)
+  assign req  = hv & ~ibusy_q & ~hnew;
+  // memchan_link_tx's room flag is registered with a margin of one frame: the cycle after a
+  // frame's last word it may still be high although that frame took the last room, so an
+  // output is granted again only a cycle later (oend_q); while idle the room only grows
+  assign free = ~obusy_q & ~oend_q & f_ready;
+
+  always_comb begin
+    logic [PORTS-1:0] res, avail;
+    res   = '0;
+    gnt   = '0;
+    gmask = '0;
+    // sampled requests first, then newer ones; each in port order
+    for (int pass = 0; pass < 2; pass++) begin
+      for (int i = 0; i < PORTS; i++) begin
+        if (req[i] && (batch_q[i] == (pass == 0))) begin
+          if (rem[i] == '0) begin
+            gnt[i] = 1'b1;                 // no destination: stream it to nowhere (drop)
+          end else if (BCAST_SYNC) begin
+            if ((rem[i] & (res | ~free)) == '0) begin
+              gnt[i]   = 1'b1;
+              gmask[i] = rem[i];
+            end
+            res |= rem[i];
+          end else begin
+            avail = rem[i] & free & ~res;
+            if (avail != '0) begin
+              gnt[i]   = 1'b1;
+              gmask[i] = avail & (~avail + 1'b1);   // lowest free output
+            end
+            res |= gmask[i];
+          end
+        end
+      end
+    end
+    for (int i = 0; i < PORTS; i++) begin
+      start[i] = gnt[i];
+      keep[i]  = (rem[i] & ~gmask[i]) != '0;
+    end
+  end
+
+  // a sampled input leaves the sample when its frame has reached every destination
+  always_comb begin
+    for (int i = 0; i < PORTS; i++) batch_left[i] = batch_q[i] && !(gnt[i] && !keep[i]);
+  end
+
+  // ---------------- crossbar data path ----------------
+  for (genvar o = 0; o < PORTS; o++) begin : g_out
+    logic [63:0] w;
+    always_comb begin
+      w = sd[osrc_q[o]];
+      // the sender's own copy (echo) of a frame for other nodes is its local copy: they
+      // acknowledge, the sender does not (a page addressed to the sender itself it does)
+      if (ofirst_q[o] && 32'(osrc_q[o]) == o && w[H_TP_LSB +: 4] == TP_DATA &&
+          !(w[C_DKIND +: 2] == 2'd0 && 32'(w[H_DNID_LSB +: 7]) == o))
+        w[C_ACK_REQ] = 1'b0;
+    end
+    assign f_valid[o] = obusy_q[o] && sv[osrc_q[o]];
+    assign f_last[o]  = sl[osrc_q[o]];
+    assign f_data[o]  = w;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0; oend_q <= '0;
+      rem_q <= '0; osrc_q <= '0; up_q <= '0;
+    end else begin
+      up_q    <= port_up_o;
+      batch_q <= (batch_left == '0) ? (req & ~(gnt & ~keep)) : batch_left;
+      for (int i = 0; i < PORTS; i++) begin
+        if (hnew[i]) rem_q[i] <= route(hdr[i], i);
+        if (gnt[i]) begin
+          rem_q[i]   <= rem[i] & ~gmask[i];
+          ibusy_q[i] <= 1'b1;
+        end else if (sv[i] && sl[i]) begin
+          ibusy_q[i] <= 1'b0;
+        end
+      end
+      oend_q <= f_valid & f_last;
+      for (int o = 0; o < PORTS; o++) begin
+        if (f_valid[o]) ofirst_q[o] <= 1'b0;
+        if (f_valid[o] && f_last[o]) obusy_q[o] <= 1'b0;
+        for (int i = 0; i < PORTS; i++) begin
+          if (gmask[i][o]) begin
+            obusy_q[o]  <= 1'b1;
+            ofirst_q[o] <= 1'b1;
+            osrc_q[o]   <= PW'(i);
+          end
+        end
+      end
+    end
+  end
+
+`ifndef SYNTHESIS
+  // the crossbar has no back-pressure: a granted output takes every word of its frame
+  always_ff @(posedge clk_i) begin
+    for (int o = 0; o < PORTS; o++)
+      if (f_valid[o] && !f_ready[o])   // f_valid is low in reset (obusy_q)
+        $fatal(1, "memchan_hub: output %0d refused a word of a granted frame", o);
+  end
+`endif
+endmodule : memchan_hub
+
+`default_nettype wire

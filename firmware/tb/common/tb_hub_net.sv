@@ -1,0 +1,287 @@
+// NN adapters on a memchan_hub with PORTS ports (adapter n on port n, a cable per direction
+// with random stalls and optional bit flips), plus the scoreboard: a model of every PCT that
+// computes, for every store, which 32-bit words must land at which host address of which
+// node; the host logs are compared per (sender, receiver) pair, word by word, in order
+// (single-sender rule). Every stored 32-bit value is {sender (4 bits), serial (28 bits)}.
+// Register access and stores go through each adapter's server process (tb_adapter, "srv_"),
+// so that the benches can address adapters by a run-time number.
+`default_nettype none
+
+module tb_hub_net #(
+  parameter int NN         = 4,
+  parameter int PORTS      = 8,
+  parameter int STALL      = 30,
+  parameter bit BCAST_SYNC = 1'b1,
+  parameter int HB_PERIOD  = 300
+) (
+  input wire logic clk,
+  input wire logic rst_n
+);
+  import memchan_regs_pkg::*;
+
+  localparam int NP = 64;              // pages the benches use
+  localparam int PS = 4096;
+
+  // hub side of the cables
+  logic [PORTS-1:0]       h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
+  logic [PORTS-1:0][63:0] h_td, h_rd;
+
+  memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC)) hub (
+    .clk_i(clk), .rst_ni(rst_n), .serial_i(32'h4855_4231),
+    .m_link_tvalid(h_tv), .m_link_tdata(h_td), .m_link_tlast(h_tl), .m_link_tready(h_tr),
+    .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),
+    .port_up_o(port_up), .port_discarding_o(port_disc));
+
+  // server requests (one operation per adapter at a time)
+  typedef enum int {OP_WR = 0, OP_RD = 1, OP_STORE = 2, OP_DRAIN = 3} op_e;   // tb_adapter
+  int          op_req [NN], op_done [NN];   // requests made, requests served
+  op_e         op_kind [NN];
+  int          op_addr [NN];
+  logic [31:0] op_data [NN];
+  longint      op_net [NN];
+  logic [31:0] op_dw [NN][$];
+  // host logs of every node, copied from the adapters' memory models
+  longint      log_a [NN][$];
+  logic [31:0] log_v [NN][$];
+  longint      log_t [NN][$];
+  int          stall_set [NN];       // -1: leave, else set the adapter's stall percentage
+  int          flip_set [NN];        // -1: leave, else bit flips per million words, both cables
+  longint      flips [NN];           // bit flips injected so far on both cables of a port
+
+  for (genvar p = 0; p < NN; p++) begin : g_ad
+    logic        tv, tl, tr, rv, rl, rr;
+    logic [63:0] td, rd;
+    logic [3:0]  irq;
+    tb_adapter #(.SERIAL(100 + p), .STALL(STALL)) nd (
+      .clk, .rst_n,
+      .m_link_tvalid(tv), .m_link_tdata(td), .m_link_tlast(tl), .m_link_tready(tr),
+      .s_link_tvalid(rv), .s_link_tdata(rd), .s_link_tlast(rl), .s_link_tready(rr), .irq);
+    tb_link_chan #(.STALL(STALL)) up (
+      .clk, .rst_n, .i_tvalid(tv), .i_tdata(td), .i_tlast(tl), .i_tready(tr),
+      .o_tvalid(h_rv[p]), .o_tdata(h_rd[p]), .o_tlast(h_rl[p]), .o_tready(h_rr[p]));
+    tb_link_chan #(.STALL(STALL)) down (
+      .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[p]), .i_tlast(h_tl[p]),
+      .i_tready(h_tr[p]), .o_tvalid(rv), .o_tdata(rd), .o_tlast(rl), .o_tready(rr));
+
+    int seen;
+    initial seen = 0;
+    always @(posedge clk) begin
+      while (seen < nd.host.log_addr.size()) begin
+        log_a[p].push_back(nd.host.log_addr[seen]);
+        log_v[p].push_back(nd.host.log_val[seen]);
+        log_t[p].push_back(nd.host.log_time[seen]);
+        seen++;
+      end
+    end
+
+    // hand this adapter's requests to its server; a request counts as served when op_done
+    // reaches its number (a level flag could be seen by a caller one request late)
+    bit busy;
+    initial busy = 0;
+    always @(posedge clk) begin
+      if (!busy && op_done[p] != op_req[p]) begin
+        nd.srv_kind = int'(op_kind[p]); nd.srv_addr = op_addr[p]; nd.srv_data = op_data[p];
+        nd.srv_net = op_net[p]; nd.srv_dw = op_dw[p];
+        nd.srv_go = 1;
+        busy = 1;
+      end else if (busy && nd.srv_done) begin
+        op_data[p] <= nd.srv_data;
+        nd.srv_done = 0;
+        busy = 0;
+        op_done[p] <= op_done[p] + 1;
+      end
+    end
+
+    // stalls of this adapter (host and BAR masters) and of both of its cables
+    always @(posedge clk) begin
+      if (stall_set[p] >= 0) begin
+        nd.stall_pct = stall_set[p];
+        nd.host.stall_pct = stall_set[p];
+        up.stall_pct = stall_set[p];
+        down.stall_pct = stall_set[p];
+        stall_set[p] = -1;
+      end
+    end
+
+    // bit flips on both cables of this port (parts per million per word)
+    always @(posedge clk) begin
+      if (flip_set[p] >= 0) begin
+        up.flip_ppm = flip_set[p];
+        down.flip_ppm = flip_set[p];
+        flip_set[p] = -1;
+      end
+      flips[p] = up.flips + down.flips;
+    end
+  end
+  for (genvar p = NN; p < PORTS; p++) begin : g_idle
+    // no adapter on this port: no cable
+    assign h_rv[p] = 1'b0;
+    assign h_rd[p] = '0;
+    assign h_rl[p] = 1'b0;
+    assign h_tr[p] = 1'b1;
+  end
+
+  initial for (int n = 0; n < NN; n++) begin
+    op_req[n] = 0; op_done[n] = 0; stall_set[n] = -1; flip_set[n] = -1;
+  end
+
+  task automatic server(input int n);
+    int mine;
+    op_req[n] = op_req[n] + 1;
+    mine = op_req[n];
+    wait (op_done[n] == mine);
+  endtask
+  task automatic wr(input int n, input int addr, input logic [31:0] v);
+    op_kind[n] = OP_WR; op_addr[n] = addr; op_data[n] = v;
+    server(n);
+  endtask
+  task automatic rd(input int n, input int addr, output logic [31:0] v);
+    op_kind[n] = OP_RD; op_addr[n] = addr;
+    server(n);
+    v = op_data[n];
+  endtask
+  task automatic drain(input int n);
+    op_kind[n] = OP_DRAIN;
+    server(n);
+  endtask
+
+  task automatic wait_reg(input int n, input int addr, input logic [31:0] mask,
+                          input logic [31:0] val, input string what);
+    logic [31:0] r;
+    int t;
+    t = 0;
+    do begin
+      rd(n, addr, r);
+      t++;
+      if (t > 5000) $fatal(1, "node %0d: timeout waiting for %s (reads %h)", n, what, r);
+    end while ((r & mask) != val);
+  endtask
+
+  // ---------------- PCT model ----------------
+  logic [31:0] txe [NN][NP];
+  logic [63:0] rxe [NN][NP];
+  logic [31:0] mcast [16];
+  longint      rx_base [NN];
+
+  // both PCT entries of one page of node n: transmit entry tx, receive entry rx
+  task automatic set_page(input int n, input int page, input logic [31:0] tx,
+                          input logic [63:0] rx);
+    txe[n][page] = tx;
+    rxe[n][page] = rx;
+    wr(n, MC_TX_PCT_BASE + 4 * page, tx);
+    for (int h = 0; h < 2; h++) wr(n, MC_RX_PCT_BASE + 8 * page + 4 * h, rx[32 * h +: 32]);
+  endtask
+  task automatic set_mcast(input int g, input logic [31:0] m);
+    mcast[g] = m;
+    for (int n = 0; n < NN; n++) wr(n, MC_REG_MCAST_GROUP_BASE + 4 * g, m);
+  endtask
+
+  // bring-up in hub mode: every node autoconfigures (NODE_ID.AUTO) except the manual ones
+  // (bit n of manual: NODE_ID written by hand, = port number); each must read its port
+  // number as node ID and a link that is up; then receive areas, enable, retry
+  task automatic init(input logic [31:0] manual);
+    for (int n = 0; n < NN; n++) begin
+      wr(n, MC_REG_HEARTBEAT_PERIOD, HB_PERIOD);
+      wr(n, MC_REG_NODE_ID, manual[n] ? (MC_NODE_ID_VALID_MASK | 32'(n)) : MC_NODE_ID_AUTO_MASK);
+    end
+    for (int n = 0; n < NN; n++) begin
+      wait_reg(n, MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | MC_NODE_ID_ID_MASK,
+               MC_NODE_ID_VALID_MASK | 32'(n), "node ID from the hub");
+      wait_reg(n, MC_REG_LINK_STATUS, MC_LINK_STATUS_UP_MASK, MC_LINK_STATUS_UP_MASK, "link up");
+    end
+    for (int n = 0; n < NN; n++) begin
+      rx_base[n] = 64'h10_0000_0000 * (n + 1);
+      wr(n, MC_REG_RX_BASE_LO, rx_base[n][31:0]);
+      wr(n, MC_REG_RX_BASE_HI, rx_base[n][63:32]);
+      wr(n, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
+      for (int p = 0; p < NP; p++) begin txe[n][p] = 0; rxe[n][p] = 0; end
+    end
+    for (int g = 0; g < 16; g++) mcast[g] = 0;
+    // wait until the hub sees every port up (its heartbeats answered)
+    while ((port_up & PORTS'((1 << NN) - 1)) != PORTS'((1 << NN) - 1)) @(posedge clk);
+  endtask
+
+  // does a packet from s for page reach r? (hub mode: a local copy comes back from the hub)
+  function automatic bit routed(input int s, input int r, input int page);
+    return tb_score_pkg::routed(txe[s][page], rxe[r][page], s, r, s, r, mcast);
+  endfunction
+
+  function automatic longint host_addr(input int r, input longint net);
+    return tb_score_pkg::host_addr(rxe[r][int'(net / PS)], rx_base[r], net);
+  endfunction
+
+  // ---------------- traffic and expectations ----------------
+  longint      exp_addr [NN][NN][$];    // [sender][receiver]
+  logic [31:0] exp_val  [NN][NN][$];
+  int          serial [NN];
+  int          done_idx [NN];           // log entries of each receiver already checked
+
+  initial for (int n = 0; n < NN; n++) begin serial[n] = 1; done_idx[n] = 0; end
+
+  // store n32 fresh words from sender s at network address net (4-byte aligned)
+  task automatic store(input int s, input longint net, input int n32);
+    op_dw[s].delete();
+    for (int i = 0; i < n32; i++) begin
+      logic [31:0] v;
+      longint a;
+      int page;
+      a = net + 4 * i;
+      page = int'(a / PS);
+      if (page >= NP) $fatal(1, "tb_hub_net: store beyond the modelled pages");
+      v = {4'(s), 28'(serial[s])};
+      serial[s] = serial[s] + 1;
+      op_dw[s].push_back(v);
+      for (int r = 0; r < NN; r++) begin
+        if (routed(s, r, page)) begin
+          exp_addr[s][r].push_back(host_addr(r, a));
+          exp_val[s][r].push_back(v);
+        end
+      end
+    end
+    op_kind[s] = OP_STORE; op_net[s] = net;
+    server(s);
+  endtask
+
+  // wait until every transmit window is drained and no host write happened for a while
+  task automatic quiesce(input int idle_cycles);
+    int still, total, last;
+    for (int n = 0; n < NN; n++) drain(n);
+    still = 0;
+    last = -1;
+    while (still < idle_cycles) begin
+      @(posedge clk);
+      total = 0;
+      for (int n = 0; n < NN; n++) total += log_a[n].size();
+      if (total == last) still++;
+      else still = 0;
+      last = total;
+    end
+  endtask
+
+  // compare the host logs with the expectations: every word, per sender in order, at the
+  // right address, nothing else (nothing to a disabled page)
+  task automatic check();
+    for (int r = 0; r < NN; r++) begin
+      int n;
+      n = log_a[r].size();
+      for (int k = done_idx[r]; k < n; k++) begin
+        int s;
+        longint la; logic [31:0] lv;
+        la = log_a[r][k];
+        lv = log_v[r][k];
+        s = int'(lv[31:28]);
+        if (s >= NN) $fatal(1, "node %0d: host write %h = %h from no sender", r, la, lv);
+        tb_score_pkg::match_word(exp_addr[s][r].size(), exp_addr[s][r][0], exp_val[s][r][0], r,
+                                 s, la, lv);
+        void'(exp_addr[s][r].pop_front());
+        void'(exp_val[s][r].pop_front());
+      end
+      done_idx[r] = n;
+      for (int s = 0; s < NN; s++)
+        tb_score_pkg::none_missing(exp_addr[s][r].size(), exp_addr[s][r][0], exp_val[s][r][0],
+                                   r, s);
+    end
+  endtask
+endmodule : tb_hub_net
+
+`default_nettype wire
