@@ -119,6 +119,9 @@ for s in $seeds; do step "features_seed$s" run features tb_features +seed=$s; do
 step vhub_build bench vhub tb_vhub $TBC tb/common/tb_pair.sv tb/vhub/tb_vhub.sv
 for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; done
 
+step remote_build bench remote tb_remote $TBC tb/common/tb_pair.sv tb/remote/tb_remote.sv
+for s in $seeds; do step "remote_seed$s" run remote tb_remote +seed=$s; done
+
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf
 grep "^PERF" "$build/perf.run.log" 2> /dev/null

@@ -135,6 +135,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS = 32'hE8;  // Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
   localparam logic [31:0] MC_REG_PAGE_CNT_THRESHOLD = 32'hEC;  // When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page
   localparam logic [31:0] MC_REG_PAGE_HOT = 32'hF0;  // Network page that last raised IRQ_STATUS.PAGE_HOT
+  localparam logic [31:0] MC_REG_REMOTE_LAST_LO = 32'hF4;  // Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter)
+  localparam logic [31:0] MC_REG_REMOTE_LAST_HI = 32'hF8;  // High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0)
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 
@@ -182,6 +184,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_CNT_THRESHOLD_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_HOT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_LAST_LO_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_LAST_HI_RESET = 32'h0;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE_RESET = 32'h0;
 
   // TX_PCT entry (32 bits)
@@ -366,6 +370,8 @@ package memchan_regs_pkg;
   localparam logic [5:0] MC_RI_PAGE_CNT_ATOMICS = 6'd41;
   localparam logic [5:0] MC_RI_PAGE_CNT_THRESHOLD = 6'd42;
   localparam logic [5:0] MC_RI_PAGE_HOT = 6'd43;
+  localparam logic [5:0] MC_RI_REMOTE_LAST_LO = 6'd44;
+  localparam logic [5:0] MC_RI_REMOTE_LAST_HI = 6'd45;
 
   // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
   function automatic logic [5:0] mc_reg_index(input logic [11:0] off);
@@ -414,6 +420,8 @@ package memchan_regs_pkg;
       12'(MC_REG_PAGE_CNT_ATOMICS): mc_reg_index = MC_RI_PAGE_CNT_ATOMICS;
       12'(MC_REG_PAGE_CNT_THRESHOLD): mc_reg_index = MC_RI_PAGE_CNT_THRESHOLD;
       12'(MC_REG_PAGE_HOT): mc_reg_index = MC_RI_PAGE_HOT;
+      12'(MC_REG_REMOTE_LAST_LO): mc_reg_index = MC_RI_REMOTE_LAST_LO;
+      12'(MC_REG_REMOTE_LAST_HI): mc_reg_index = MC_RI_REMOTE_LAST_HI;
       default:
         for (int i = 0; i < 16; i++)
           if (off == 12'(MC_REG_MCAST_GROUP_BASE + 4 * i))

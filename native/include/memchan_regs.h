@@ -142,6 +142,8 @@
 #define MC_REG_PAGE_CNT_ATOMICS 0xE8U /* Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
 #define MC_REG_PAGE_CNT_THRESHOLD 0xECU /* When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page */
 #define MC_REG_PAGE_HOT 0xF0U /* Network page that last raised IRQ_STATUS.PAGE_HOT */
+#define MC_REG_REMOTE_LAST_LO 0xF4U /* Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter) */
+#define MC_REG_REMOTE_LAST_HI 0xF8U /* High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0) */
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 
@@ -189,6 +191,8 @@
 #define MC_REG_PAGE_CNT_ATOMICS_RESET 0x0U
 #define MC_REG_PAGE_CNT_THRESHOLD_RESET 0x0U
 #define MC_REG_PAGE_HOT_RESET 0x0U
+#define MC_REG_REMOTE_LAST_LO_RESET 0x0U
+#define MC_REG_REMOTE_LAST_HI_RESET 0x0U
 #define MC_REG_MCAST_GROUP_BASE_RESET 0x0U
 
 /* TX_PCT entry (32 bits) */

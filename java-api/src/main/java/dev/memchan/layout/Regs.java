@@ -222,6 +222,10 @@ public final class Regs {
     public static final int REG_PAGE_CNT_THRESHOLD = 0xEC;
     /** Network page that last raised IRQ_STATUS.PAGE_HOT */
     public static final int REG_PAGE_HOT = 0xF0;
+    /** Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter) */
+    public static final int REG_REMOTE_LAST_LO = 0xF4;
+    /** High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0) */
+    public static final int REG_REMOTE_LAST_HI = 0xF8;
     /** Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
     public static final int REG_MCAST_GROUP_BASE = 0x100;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;
@@ -270,6 +274,8 @@ public final class Regs {
     public static final int REG_PAGE_CNT_ATOMICS_RESET = 0x0;
     public static final int REG_PAGE_CNT_THRESHOLD_RESET = 0x0;
     public static final int REG_PAGE_HOT_RESET = 0x0;
+    public static final int REG_REMOTE_LAST_LO_RESET = 0x0;
+    public static final int REG_REMOTE_LAST_HI_RESET = 0x0;
     public static final int REG_MCAST_GROUP_BASE_RESET = 0x0;
 
     // TX_PCT entry (32 bits)
