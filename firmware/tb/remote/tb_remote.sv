@@ -13,13 +13,16 @@
 //      answered (REMOTE_DONE), counted (REMOTE_ERRORS, REMOTE_REFUSED at the home), nothing
 //      is written on either side and the home word is unchanged;
 //   e) loopback: node 0 alone in internal loopback reads and adds through its own link.
+// a) to d) run on two pairs: manual node IDs, and autoconfigured IDs (the virtual hub: node
+// 1's requests and node 0's responses pass node 0's merge and echo ordering).
 // The negative control (tb_remote_run with SERIALIZE = 0: a request does not wait for the
 // earlier host writes' responses) must lose fetch-and-add updates, or this bench fails.
 `default_nettype none
 
 module tb_remote_run #(
   parameter bit SERIALIZE = 1'b1,
-  parameter bit FULL      = 1'b1   // all parts; 0: only the fetch-and-add hammer
+  parameter bit FULL      = 1'b1,  // all parts; 0: only the fetch-and-add hammer
+  parameter bit AUTO      = 1'b0   // autoconfigured node IDs: the virtual hub orders
 ) (
   input  wire logic clk,
   input  wire logic rst_n,
@@ -40,6 +43,8 @@ module tb_remote_run #(
   localparam int P_NORD = 11, P_NOAT = 12, P_BCAST = 13, P_LAT = 14;
   localparam int H_CNT = 20;          // node 0 host page behind P_CNTW / P_CNTR (remapped)
   localparam logic [31:0] DEST0 = 32'h0;
+  string MODE;
+  initial MODE = AUTO ? " vhub" : "";
 
   logic [31:0] r;
   longint      cycle;
@@ -230,8 +235,8 @@ module tb_remote_run #(
     p.wr(0, MC_REG_PAGE_CNT_SEL, P_RD);
     expect_reg(0, MC_REG_PAGE_CNT_READS, reads_served, "PAGE_CNT_READS of the read page");
     expect_reg(0, MC_REG_PAGE_CNT_ATOMICS, 0, "PAGE_CNT_ATOMICS of the read page");
-    $display("remote%0d: a) %0d remote reads exact (ranges of 4..256 bytes, rule 1)",
-             SERIALIZE, reads_served);
+    $display("remote%0d%s: a) %0d remote reads exact (ranges of 4..256 bytes, rule 1)",
+             SERIALIZE, MODE, reads_served);
   endtask
 
   // ---------------- b) fetch-and-add from both nodes on one word ----------------
@@ -292,8 +297,8 @@ module tb_remote_run #(
       if (crc0 + crc1 == 0 || rt0 + rt1 == 0)
         $fatal(1, "bit flips: %0d + %0d flipped words, CRC errors %0d + %0d, retries %0d + %0d",
                p.c01.flips, p.c10.flips, crc0, crc1, rt0, rt1);
-      $display("remote%0d: b) 2 x %0d fetch-and-add exact (%h), page counter and PAGE_HOT; %0d CRC errors, %0d go-back-N retries",
-               SERIALIZE, n_fadd, fadd_got, crc0 + crc1, rt0 + rt1);
+      $display("remote%0d%s: b) 2 x %0d fetch-and-add exact (%h), page counter and PAGE_HOT; %0d CRC errors, %0d go-back-N retries",
+               SERIALIZE, MODE, n_fadd, fadd_got, crc0 + crc1, rt0 + rt1);
     end
   endtask
 
@@ -322,8 +327,8 @@ module tb_remote_run #(
     if (old != 64'h1111_2222_3333_4444 || peek64(0, home_addr(P_SW, 8)) != 64'h5555_6666_7777_8888)
       $fatal(1, "swap: old %h, word %h", old, peek64(0, home_addr(P_SW, 8)));
     for (int n = 0; n < 2; n++) expect_reg(n, MC_REG_REMOTE_ERRORS, 0, "REMOTE_ERRORS");
-    $display("remote%0d: c) CAS lock from both sides, %0d acquisitions, counter exact; swap",
-             SERIALIZE, lock_rounds);
+    $display("remote%0d%s: c) CAS lock from both sides, %0d acquisitions, counter exact; swap",
+             SERIALIZE, MODE, lock_rounds);
   endtask
 
   // ---------------- d) refusals ----------------
@@ -368,7 +373,8 @@ module tb_remote_run #(
     refused("malformed fetch-and-add (4 bytes)", P_FA, 64, 1, 2);
     refused("broadcast read request", P_BCAST, 0, 0, 0);
     for (int n = 0; n < 2; n++) expect_reg(n, MC_REG_REMOTE_OUTSTANDING, 0, "REMOTE_OUTSTANDING");
-    $display("remote%0d: d) 5 refused requests answered, counted, nothing written", SERIALIZE);
+    $display("remote%0d%s: d) 5 refused requests answered, counted, nothing written", SERIALIZE,
+             MODE);
   endtask
 
   // ---------------- latency: one-way write, remote read, fetch-and-add ----------------
@@ -409,6 +415,25 @@ module tb_remote_run #(
     @(posedge rst_n);
     repeat (5) @(posedge clk);
     p.init(1'b1);
+    if (AUTO) begin
+      // two-node direct mode with the virtual hub: node 0 (serial 11) orders for both
+      logic [31:0] v;
+      for (int n = 0; n < 2; n++) begin
+        p.wr(n, MC_REG_HEARTBEAT_PERIOD, 300);
+        p.wr(n, MC_REG_NODE_ID, MC_NODE_ID_AUTO_MASK);
+      end
+      for (int n = 0; n < 2; n++) begin
+        int t;
+        t = 0;
+        do begin
+          p.rd(n, MC_REG_LINK_STATUS, v);
+          p.rd(n, MC_REG_NODE_ID, r);
+          t++;
+          if (t > 5000) $fatal(1, "node %0d: no autoconfigured ID / link (%h, %h)", n, r, v);
+        end while ((v & MC_LINK_STATUS_UP_MASK) == 0 || r != (MC_NODE_ID_AUTO_MASK |
+                   MC_NODE_ID_VALID_MASK | 32'(n)));
+      end
+    end
     // host write responses come late: a read that does not wait for them sees old data
     p.a0.host.b_lat = 24; p.a1.host.b_lat = 24;
     for (int n = 0; n < 2; n++) p.wr(n, MC_REG_TX_COMBINE_IDLE, 64);  // a CAS is 2 beats
@@ -540,12 +565,16 @@ module tb_remote;
 
   int unsigned seed;
   int n_fadd;
-  bit done_ok, done_neg, done_loop;
-  longint got_ok, want_ok, got_neg, want_neg, cw, cr, ca, x0, x1, x2;
+  bit done_ok, done_hub, done_neg, done_loop;
+  longint got_ok, want_ok, got_hub, want_hub, got_neg, want_neg, cw, cr, ca, hw, hr, ha, x0, x1,
+          x2;
 
   tb_remote_run #(.SERIALIZE(1'b1), .FULL(1'b1)) ok (
     .clk, .rst_n, .n_fadd, .done(done_ok), .fadd_got(got_ok), .fadd_want(want_ok),
     .cyc_write(cw), .cyc_read(cr), .cyc_atomic(ca));
+  tb_remote_run #(.SERIALIZE(1'b1), .FULL(1'b1), .AUTO(1'b1)) hub (
+    .clk, .rst_n, .n_fadd, .done(done_hub), .fadd_got(got_hub), .fadd_want(want_hub),
+    .cyc_write(hw), .cyc_read(hr), .cyc_atomic(ha));
   tb_remote_run #(.SERIALIZE(1'b0), .FULL(1'b0)) neg (
     .clk, .rst_n, .n_fadd, .done(done_neg), .fadd_got(got_neg), .fadd_want(want_neg),
     .cyc_write(x0), .cyc_read(x1), .cyc_atomic(x2));
@@ -560,7 +589,7 @@ module tb_remote;
     rst_n = 1;
     fork
       begin repeat (4000000) @(posedge clk); $fatal(1, "remote: bench timeout"); end
-      wait (done_ok && done_neg && done_loop);
+      wait (done_ok && done_hub && done_neg && done_loop);
     join_any
     // the negative control: without serialization updates must get lost
     if (got_neg == want_neg)
@@ -569,6 +598,8 @@ module tb_remote;
              got_neg, want_neg, want_neg - got_neg);
     $display("PERF remote latency cycles: write %0d, read %0d (%.2fx), fetch-and-add %0d (%.2fx)",
              cw, cr, real'(cr) / real'(cw), ca, real'(ca) / real'(cw));
+    $display("PERF remote latency cycles, virtual hub (node 1 -> node 0 through the merge): write %0d, read %0d (%.2fx), fetch-and-add %0d (%.2fx)",
+             hw, hr, real'(hr) / real'(hw), ha, real'(ha) / real'(hw));
     $display("PASS tb_remote");
     $finish;
   end
