@@ -163,11 +163,11 @@ module tb_host_mem #(
   int     ar_q_len [$];
   int     rbeat;
   int     reads;          // read bursts served (the benches check that requests read)
-  initial reads = 0;
-  assign rresp = 2'b00;
+  longint rd_err_page;    // reads of this 4 KiB page get SLVERR (-1: none)
+  initial begin reads = 0; rd_err_page = -1; end
   always @(posedge clk) begin
     if (!rst_n) begin
-      arready <= 1'b0; rvalid <= 1'b0; rlast <= 1'b0; rdata <= '0; rbeat = 0;
+      arready <= 1'b0; rvalid <= 1'b0; rlast <= 1'b0; rdata <= '0; rresp <= 2'b00; rbeat = 0;
     end else begin
       if (arvalid && arready) begin
         check_burst("AR", araddr, arlen, arsize, arburst);
@@ -186,6 +186,7 @@ module tb_host_mem #(
           ar_q_addr.size() == 0) && $urandom_range(0, 99) >= stall_pct) begin
         for (int b = 0; b < 8; b++) rdata[8*b +: 8] <= visible(ar_q_addr[0] + 8 * rbeat + b);
         rlast  <= (rbeat == ar_q_len[0]);
+        rresp  <= ((ar_q_addr[0] >> 12) == rd_err_page) ? 2'b10 : 2'b00;
         rvalid <= 1'b1;
       end else if (rready) begin
         rvalid <= 1'b0;

@@ -9,7 +9,8 @@
 //   c) a CAS lock taken from both sides guards a plain read-modify-write counter: the
 //      counter ends exact and no two holders are ever seen; swap returns the old word;
 //   d) refusals: read of a page without READ_EN, fetch-and-add on a page without ATOMIC_EN,
-//      a misaligned and a malformed atomic, a request that names no single node: each is
+//      a misaligned and a malformed atomic, a request that names no single node, a host read
+//      that the home's memory answers with SLVERR: each is
 //      answered (REMOTE_DONE), counted (REMOTE_ERRORS, REMOTE_REFUSED at the home), nothing
 //      is written on either side and the home word is unchanged;
 //   e) loopback: node 0 alone in internal loopback reads and adds through its own link.
@@ -40,7 +41,7 @@ module tb_remote_run #(
 
   localparam int PS = 4096;
   localparam int P_RD = 4, P_WR = 5, P_FA = 6, P_CAS = 7, P_SW = 8, P_CNTW = 9, P_CNTR = 10;
-  localparam int P_NORD = 11, P_NOAT = 12, P_BCAST = 13, P_LAT = 14;
+  localparam int P_NORD = 11, P_NOAT = 12, P_BCAST = 13, P_LAT = 14, P_RDERR = 15;
   localparam int H_CNT = 20;          // node 0 host page behind P_CNTW / P_CNTR (remapped)
   localparam logic [31:0] DEST0 = 32'h0;
   string MODE;
@@ -372,8 +373,12 @@ module tb_remote_run #(
     refused("misaligned fetch-and-add", P_FA, 64 + 4, 1, 2);
     refused("malformed fetch-and-add (4 bytes)", P_FA, 64, 1, 2);
     refused("broadcast read request", P_BCAST, 0, 0, 0);
+    // a host read answered with SLVERR: refused by the home, nothing sent back but the error
+    p.a0.host.rd_err_page = home_addr(P_RDERR, 0) >> 12;
+    refused("host read error", P_RDERR, 32, 1, 0);
+    p.a0.host.rd_err_page = -1;
     for (int n = 0; n < 2; n++) expect_reg(n, MC_REG_REMOTE_OUTSTANDING, 0, "REMOTE_OUTSTANDING");
-    $display("remote%0d%s: d) 5 refused requests answered, counted, nothing written", SERIALIZE,
+    $display("remote%0d%s: d) 6 refused requests answered, counted, nothing written", SERIALIZE,
              MODE);
   endtask
 
@@ -448,6 +453,7 @@ module tb_remote_run #(
     p.set_rx(0, P_CNTR, MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_REMAP_EN_MASK | 64'(home_addr(H_CNT, 0)));
     p.set_rx(0, P_NORD, MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK);
     p.set_rx(0, P_NOAT, MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK);
+    p.set_rx(0, P_RDERR, MC_RX_PCT_READ_EN_MASK);
     // requesters: transmit pages toward node 0, receive pages where the responses land
     for (int n = 0; n < 2; n++) begin
       p.set_tx(n, P_FA, tx_entry(MC_OP_FETCH_ADD, 0, 0));
@@ -461,9 +467,10 @@ module tb_remote_run #(
     p.set_tx(1, P_NORD, tx_entry(MC_OP_READ, 0, 0));
     p.set_tx(1, P_NOAT, tx_entry(MC_OP_FETCH_ADD, 0, 0));
     p.set_tx(1, P_BCAST, tx_entry(MC_OP_READ, 0, 1));
+    p.set_tx(1, P_RDERR, tx_entry(MC_OP_READ, 0, 0));
     p.set_tx(0, P_LAT, MC_TX_PCT_TX_EN_MASK | (32'd1 << MC_TX_PCT_DEST_SHIFT));
     p.set_rx(1, P_LAT, MC_RX_PCT_RX_EN_MASK);
-    for (int pg = P_RD; pg <= P_BCAST; pg++) p.set_rx(1, pg, MC_RX_PCT_RX_EN_MASK);
+    for (int pg = P_RD; pg <= P_RDERR; pg++) if (pg != P_LAT) p.set_rx(1, pg, MC_RX_PCT_RX_EN_MASK);
     if (FULL) begin
       part_read();
       part_fadd();
