@@ -151,7 +151,8 @@ module tb_pair #(
     if (s == 0) a0.win_store(net, dw); else a1.win_store(net, dw);
   endtask
 
-  // wait until both transmit windows are drained and no host write happened for a while
+  // wait until both transmit windows are drained, no host write happened for a while and
+  // every frame sent has its link acknowledgement
   task automatic quiesce(input int idle_cycles);
     int q0, q1, still;
     a0.win_drain();
@@ -160,7 +161,11 @@ module tb_pair #(
     q0 = -1; q1 = -1;
     while (still < idle_cycles) begin
       @(posedge clk);
-      if (a0.host.log_addr.size() == q0 && a1.host.log_addr.size() == q1) still++;
+      // a go-back-N recovery may keep the link busy longer than idle_cycles without a host
+      // write (link_errors seed 6: 31 frames resent several times): frames still awaiting
+      // their link acknowledgement (or being discarded) are not quiet
+      if (a0.host.log_addr.size() == q0 && a1.host.log_addr.size() == q1 &&
+          a0.dut.u_ltx.unack_q == 0 && a1.dut.u_ltx.unack_q == 0) still++;
       else still = 0;
       q0 = a0.host.log_addr.size();
       q1 = a1.host.log_addr.size();
