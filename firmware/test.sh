@@ -152,6 +152,9 @@ hub_order_unsync() {
 }
 step hub_order_unsync hub_order_unsync
 
+step remote_build bench remote tb_remote $TBC tb/common/tb_pair.sv tb/remote/tb_remote.sv
+for s in $seeds; do step "remote_seed$s" run remote tb_remote +seed=$s; done
+
 step perf_build bench perf tb_perf $TBC tb/common/tb_pair.sv tb/perf/tb_perf.sv
 step perf run perf tb_perf
 grep "^PERF" "$build/perf.run.log" 2> /dev/null

@@ -224,9 +224,25 @@ static int memchan_check_tx_entry(struct memchan_dev *md, u32 e)
 {
 	u32 kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;
 	u32 dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;
+	u32 op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;
+	u32 need;
 
 	if (e & ~MC_TX_PCT_VALID_MASK)
 		return -EINVAL;
+	if ((e & MC_TX_PCT_CAS_MASK) && op != MC_OP_SWAP)
+		return -EINVAL;
+	if (op != MC_OP_WRITE) {
+		/*
+		 * A request page (remote read, atomic): one destination node, and an
+		 * adapter that turns stores into requests; the soft fabric's remote
+		 * reads and atomics are the library's, not request pages.
+		 */
+		if (kind != MC_DEST_KIND_NODE)
+			return -EINVAL;
+		need = op == MC_OP_READ ? MC_CAPS_REMOTE_READ_MASK : MC_CAPS_ATOMICS_MASK;
+		if (md->be->kind != MEMCHAN_BACKEND_HW || !(md->caps & need))
+			return -EOPNOTSUPP;
+	}
 	switch (kind) {
 	case MC_DEST_KIND_NODE:
 		return dest < md->max_nodes ? 0 : -EINVAL;

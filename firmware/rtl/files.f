@@ -13,5 +13,6 @@ rtl/memchan_link_rx.sv
 rtl/memchan_link_ctrl.sv
 rtl/memchan_loopback.sv
 rtl/memchan_vhub_merge.sv
+rtl/memchan_page_cnt.sv
 rtl/memchan_rx_deliver.sv
 rtl/memchan_top.sv

@@ -78,7 +78,26 @@ module memchan_axil_regs #(
   input  wire logic          ev_barrier_sent_i,
   input  wire logic          ev_notify_i,
   input  wire logic [31:0]   ev_notify_page_i,
-  output logic [3:0]         irq_o           // IRQ_STATUS & IRQ_MASK, toward MSI-X
+  // remote read and atomics: requester (sent, completed, refused here) and home (refused)
+  input  wire logic          ev_req_sent_i,
+  input  wire logic          ev_resp_done_i,
+  input  wire logic          ev_resp_err_i,
+  input  wire logic [25:0]   ev_resp_addr_i,
+  input  wire logic [63:0]   ev_resp_val_i,
+  input  wire logic          ev_req_refused_i,
+  input  wire logic [25:0]   ev_req_addr_i,
+  input  wire logic          ev_home_refused_i,
+  // page access counters (memchan_page_cnt): selected page, its counts, writes, hot page
+  output logic [PG_W-1:0]    cnt_sel_o,
+  input  wire logic [31:0]   cnt_reads_i,
+  input  wire logic [31:0]   cnt_atomics_i,
+  output logic               cnt_wr_reads_o,
+  output logic               cnt_wr_atomics_o,
+  output logic [31:0]        cnt_wdata_o,
+  output logic [31:0]        cnt_threshold_o,
+  input  wire logic          ev_hot_i,
+  input  wire logic [PG_W-1:0] ev_hot_page_i,
+  output logic [4:0]         irq_o           // IRQ_STATUS & IRQ_MASK, toward MSI-X
 );
   import memchan_regs_pkg::*;
 
@@ -89,7 +108,9 @@ module memchan_axil_regs #(
   // reset values: MC_REG_<NAME>_RESET, generated from regmap/memchan.toml
   localparam logic [31:0] CAPS = MC_CAPS_LINK_RETRY_MASK | MC_CAPS_LOOPBACK_INTERNAL_MASK |
                                  MC_CAPS_LOOPBACK_EXTERNAL_MASK | MC_CAPS_MULTICAST_MASK |
-                                 MC_CAPS_RX_REMAP_MASK | MC_CAPS_HUB_MODE_MASK;
+                                 MC_CAPS_RX_REMAP_MASK | MC_CAPS_REMOTE_READ_MASK |
+                                 MC_CAPS_ATOMICS_MASK | MC_CAPS_PAGE_COUNTERS_MASK |
+                                 MC_CAPS_HUB_MODE_MASK;
 
   logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
   logic [31:0] mcast_q [16];
@@ -97,6 +118,7 @@ module memchan_axil_regs #(
   logic [31:0] ackout_q, npage_q, ncount_q;
   logic [31:0] txp_q, txb_q, rxp_q, rxb_q, txdd_q, rxdd_q, crc_q, rtr_q, err_q, acks_q, txdp_q;
   logic [31:0] lstat, lstat_q;
+  logic [31:0] rout_q, rdone_q, rerr_q, rerr_addr_q, rref_q, csel_q, cthr_q, hot_q;
 
   // ---------------- write channel ----------------
   logic        wr, rd;
@@ -146,6 +168,11 @@ module memchan_axil_regs #(
                      ((s_wdata_i & MC_CTRL_CNT_CLEAR_MASK) != 0);
   assign err_reset_o   = err_reset;
   assign barrier_req_o = start_bar;
+  assign cnt_sel_o        = PG_W'(csel_q);
+  assign cnt_threshold_o  = cthr_q;
+  assign cnt_wdata_o      = s_wdata_i;
+  assign cnt_wr_reads_o   = w_reg && (wo == 12'(MC_REG_PAGE_CNT_READS));
+  assign cnt_wr_atomics_o = w_reg && (wo == 12'(MC_REG_PAGE_CNT_ATOMICS));
 
   // ---------------- outputs ----------------
   assign node_id_o     = node_q[7:0];
@@ -162,7 +189,7 @@ module memchan_axil_regs #(
   for (genvar g = 0; g < 16; g++) begin : g_mc
     assign mcast_o[32*g +: 32] = mcast_q[g];
   end
-  assign irq_o = irqs_q[3:0] & irqm_q[3:0];
+  assign irq_o = irqs_q[4:0] & irqm_q[4:0];
 
   always_comb begin
     lstat = '0;
@@ -184,6 +211,11 @@ module memchan_axil_regs #(
                     3'(ev_err_q[4]);
   logic [31:0] ev_notify_page_q;
   logic [8:0] ev_rx_bytes_q;
+  logic ev_req_sent_q, ev_resp_done_q, ev_resp_err_q, ev_req_refused_q, ev_home_refused_q,
+        ev_hot_q;
+  logic [25:0] ev_resp_addr_q, ev_req_addr_q;
+  logic [63:0] ev_resp_val_q, rlast_q;
+  logic [PG_W-1:0] ev_hot_page_q;
   logic [5:0] ev_tx_len_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -191,7 +223,20 @@ module memchan_axil_regs #(
       ev_crc_err_q <= '0; ev_err_q <= '0; ev_notify_q <= '0; ev_notify_page_q <= '0;
       ev_retry_q <= '0; ev_rx_bytes_q <= '0; ev_rx_drop_dis_q <= '0; ev_rx_pkt_q <= '0;
       ev_tx_drop_dis_q <= '0; ev_tx_drop_part_q <= '0; ev_tx_len_q <= '0; ev_tx_pkt_q <= '0;
+      ev_req_sent_q <= '0; ev_resp_done_q <= '0; ev_resp_err_q <= '0; ev_req_refused_q <= '0;
+      ev_home_refused_q <= '0; ev_hot_q <= '0; ev_resp_addr_q <= '0; ev_req_addr_q <= '0;
+      ev_hot_page_q <= '0; ev_resp_val_q <= '0;
     end else begin
+      ev_resp_val_q <= ev_resp_val_i;
+      ev_req_sent_q <= ev_req_sent_i;
+      ev_resp_done_q <= ev_resp_done_i;
+      ev_resp_err_q <= ev_resp_done_i && ev_resp_err_i;
+      ev_resp_addr_q <= ev_resp_addr_i;
+      ev_req_refused_q <= ev_req_refused_i;
+      ev_req_addr_q <= ev_req_addr_i;
+      ev_home_refused_q <= ev_home_refused_i;
+      ev_hot_q <= ev_hot_i;
+      ev_hot_page_q <= ev_hot_page_i;
       ev_ack_cnt_q <= ev_ack_cnt_i;
       ev_ack_rcv_q <= ev_ack_rcv_i;
       ev_ackreq_sent_q <= ev_ackreq_sent_i;
@@ -219,7 +264,7 @@ module memchan_axil_regs #(
     if (ack_sub > ackout_q + 32'(ev_ackreq_sent_q)) ack_sub = ackout_q + 32'(ev_ackreq_sent_q);
   end
 
-  logic [3:0] irq_set;
+  logic [4:0] irq_set;
   logic       bar_done_now;
   assign bar_done_now = bar_busy_q && bar_sent_q && (ackout_q == '0) && !start_bar;
   always_comb begin
@@ -228,6 +273,7 @@ module memchan_axil_regs #(
     irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
     irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 5'd0);
     irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
+    irq_set[MC_IRQ_STATUS_PAGE_HOT_SHIFT]     = ev_hot_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -242,7 +288,21 @@ module memchan_axil_regs #(
       ackout_q <= '0; npage_q <= '0; ncount_q <= '0;
       txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
       crc_q <= '0; rtr_q <= '0; err_q <= '0; acks_q <= '0; txdp_q <= '0; lstat_q <= '0;
+      rout_q <= '0; rlast_q <= '0; rdone_q <= '0; rerr_q <= '0; rerr_addr_q <= '0; rref_q <= '0;
+      csel_q <= MC_REG_PAGE_CNT_SEL_RESET; cthr_q <= MC_REG_PAGE_CNT_THRESHOLD_RESET;
+      hot_q <= MC_REG_PAGE_HOT_RESET;
     end else begin
+      // remote requests: completion at the requester (a request refused here completes at
+      // once, failed), refusals at the home; ERR_RESET forgets responses that never come
+      if (err_reset) rout_q <= '0;
+      else rout_q <= rout_q + 32'(ev_req_sent_q) - 32'(ev_resp_done_q && rout_q != '0);
+      rdone_q <= rdone_q + 32'(ev_resp_done_q) + 32'(ev_req_refused_q);
+      rerr_q  <= rerr_q + 32'(ev_resp_err_q) + 32'(ev_req_refused_q);
+      if (ev_req_refused_q) rerr_addr_q <= {4'h0, ev_req_addr_q, 2'b00};
+      else if (ev_resp_err_q) rerr_addr_q <= {4'h0, ev_resp_addr_q, 2'b00};
+      rref_q <= rref_q + 32'(ev_home_refused_q);
+      if (ev_resp_done_q && !ev_resp_err_q) rlast_q <= ev_resp_val_q;
+      if (ev_hot_q) hot_q <= 32'(ev_hot_page_q);
       lstat_q <= lstat;
       // counters (CNT_CLEAR clears all but ERROR_COUNT)
       if (cnt_clear) begin
@@ -291,7 +351,9 @@ module memchan_axil_regs #(
           end
           12'(MC_REG_CTRL):     ctrl_q <= s_wdata_i & (MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
           12'(MC_REG_LOOPBACK): lb_q   <= s_wdata_i & MC_LOOPBACK_MODE_MASK;
-          12'(MC_REG_IRQ_MASK): irqm_q <= s_wdata_i & 32'hF;
+          12'(MC_REG_IRQ_MASK): irqm_q <= s_wdata_i & 32'h1F;
+          12'(MC_REG_PAGE_CNT_SEL):       csel_q <= s_wdata_i & 32'(PAGES - 1);
+          12'(MC_REG_PAGE_CNT_THRESHOLD): cthr_q <= s_wdata_i;
           12'(MC_REG_RX_BASE_LO): rxbl_q <= s_wdata_i;
           12'(MC_REG_RX_BASE_HI): rxbh_q <= s_wdata_i;
           12'(MC_REG_LINK_RETRY_LIMIT): rlim_q <= s_wdata_i & 32'hFF;
@@ -362,6 +424,18 @@ module memchan_axil_regs #(
         MC_RI_LINK_ACK_TIMEOUT: rreg = ato_q;
         MC_RI_HEARTBEAT_PERIOD: rreg = hbp_q;
         MC_RI_TX_COMBINE_IDLE: rreg = cmb_q;
+        MC_RI_REMOTE_OUTSTANDING: rreg = rout_q;
+        MC_RI_REMOTE_DONE: rreg = rdone_q;
+        MC_RI_REMOTE_ERRORS: rreg = rerr_q;
+        MC_RI_REMOTE_ERR_ADDR: rreg = rerr_addr_q;
+        MC_RI_REMOTE_REFUSED: rreg = rref_q;
+        MC_RI_PAGE_CNT_SEL: rreg = csel_q;
+        MC_RI_PAGE_CNT_READS: rreg = cnt_reads_i;
+        MC_RI_PAGE_CNT_ATOMICS: rreg = cnt_atomics_i;
+        MC_RI_PAGE_CNT_THRESHOLD: rreg = cthr_q;
+        MC_RI_PAGE_HOT: rreg = hot_q;
+        MC_RI_REMOTE_LAST_LO: rreg = rlast_q[31:0];
+        MC_RI_REMOTE_LAST_HI: rreg = rlast_q[63:32];
         default: rreg = '0;
       endcase
     end
@@ -407,7 +481,7 @@ module memchan_axil_regs #(
   end
 
   logic unused;
-  assign unused = ^{s_wstrb_i, lb_q[31:2], rlim_q[31:8], cmb_q[31:16], irqm_q[31:4], irqs_q[31:4]};
+  assign unused = ^{s_wstrb_i, lb_q[31:2], rlim_q[31:8], cmb_q[31:16], irqm_q[31:5], irqs_q[31:5]};
 endmodule : memchan_axil_regs
 
 `default_nettype wire

@@ -95,6 +95,7 @@ module memchan_link_rx #(
     if (f_tp == TP_DATA && spoke_i && f_sid == node_id_i) a = 1'b1;   // our echo
     if (f_tp == TP_ACK)    a = (f_dnid == node_id_i);
     if (f_tp == TP_ACKREQ) a = 1'b1;
+    if (tp_request(f_tp) || tp_response(f_tp)) a = (f_dnid == node_id_i);   // point to point
     addressed = a && node_valid_i;
   endfunction
 
@@ -108,10 +109,10 @@ module memchan_link_rx #(
   always_comb begin
     crc_in = first ? 32'hFFFFFFFF : crc_q;
     tp     = hdr_q[H_TP_LSB +: 4];
-    tp_seq = (tp == TP_DATA) || (tp == TP_ACK) || (tp == TP_ACKREQ);
+    tp_seq = tp_sequenced(tp);
     seq    = hdr_q[H_SEQ_LSB +: 8];
     sdist   = seq - exp_q;
-    nwords_in = 6'((7'(s_tdata_i[H_ADDR_LSB]) + 7'(s_tdata_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+    nwords_in = payload_words(s_tdata_i);
     crc_ok = (s_tdata_i == {32'h0, ~crc_q});
     len_ok = (idx_q == len_q);
     for_me_in = addressed(s_tdata_i[H_TP_LSB +: 4], s_tdata_i[C_DKIND +: 2],
@@ -139,8 +140,8 @@ module memchan_link_rx #(
     commit = accept && keep_q;
   end
 
-  assign q_we_o     = fire && !s_tlast_i && (first ? (s_tdata_i[3:0] == TP_DATA ||
-                      s_tdata_i[3:0] == TP_ACK || s_tdata_i[3:0] == TP_ACKREQ) : store_q) &&
+  assign q_we_o     = fire && !s_tlast_i && (first ? tp_sequenced(s_tdata_i[H_TP_LSB +: 4])
+                                                  : store_q) &&
                       (idx_q < 6'(MAX_FRAME_WORDS - 1));
   always_comb begin
     q_data_o = s_tdata_i;
@@ -184,10 +185,9 @@ module memchan_link_rx #(
         else if (idx_q != 6'h3F) idx_q <= idx_q + 1'b1;
         if (first) begin
           hdr_q   <= s_tdata_i;
-          len_q   <= (s_tdata_i[H_TP_LSB +: 4] == TP_DATA) ? nwords_in + 6'd1 : 6'd1;
+          len_q   <= nwords_in + 6'd1;
           keep_q  <= keep_in;
-          store_q <= (s_tdata_i[3:0] == TP_DATA) || (s_tdata_i[3:0] == TP_ACK) ||
-                     (s_tdata_i[3:0] == TP_ACKREQ);
+          store_q <= tp_sequenced(s_tdata_i[H_TP_LSB +: 4]);
         end
       end
       if (accept) begin

@@ -21,6 +21,13 @@ package memchan_pkt_pkg;
   localparam logic [3:0] TP_DATA   = 4'h1;  // sequenced: memory write
   localparam logic [3:0] TP_ACK    = 4'h2;  // sequenced: acknowledgement reply (count in ADDR)
   localparam logic [3:0] TP_ACKREQ = 4'h3;  // sequenced: barrier acknowledge request, no payload
+  // Remote read and atomics (docs/firmware.md "Remote read and atomics"): point-to-point to
+  // DNID, same LEN/ADDR as the store that launched them; responses go back to the request's
+  // SID at the same network address.
+  localparam logic [3:0] TP_RDREQ  = 4'h4;  // sequenced: read request, no payload (LEN = range)
+  localparam logic [3:0] TP_RDRESP = 4'h5;  // sequenced: read response, payload = the range
+  localparam logic [3:0] TP_ATREQ  = 4'h6;  // sequenced: atomic request, payload = operands
+  localparam logic [3:0] TP_ATRESP = 4'h7;  // sequenced: atomic response, payload = old word
   localparam logic [3:0] TP_CTRL   = 4'h8;  // control: heartbeat, link state, node-ID autoconf
   localparam logic [3:0] TP_LACK   = 4'h9;  // control: link acknowledge, cumulative up to SEQ
   localparam logic [3:0] TP_LNAK   = 4'hA;  // control: link negative ack, resend from SEQ
@@ -29,6 +36,14 @@ package memchan_pkt_pkg;
   localparam int unsigned C_ACK_REQ = 4;     // bit 4: request acknowledgement
   localparam int unsigned C_DKIND   = 5;     // bits 6:5: destination kind (tx_pct DEST_KIND)
   localparam int unsigned C_EPOCH   = 7;     // bit 7: sender epoch (toggles at ERR_RESET)
+  // Requests and responses are point-to-point and never request acknowledgement, so bits
+  // 6:5 (destination kind) carry the atomic operation of a request and bit 5 the error
+  // status of a response (an error response has no payload).
+  localparam int unsigned C_AOP      = 5;    // bits 6:5 of TP_ATREQ: A_FADD, A_SWAP, A_CAS
+  localparam int unsigned C_RESP_ERR = 5;    // TP_RDRESP / TP_ATRESP: refused or failed
+  localparam logic [1:0] A_FADD = 2'd0;
+  localparam logic [1:0] A_SWAP = 2'd1;
+  localparam logic [1:0] A_CAS  = 2'd2;
   // In the receive FIFO's copy of a DATA header, bit 7 (the epoch, consumed by the link
   // receiver) instead marks a packet that is not for this node but requests an
   // acknowledgement: acknowledge it, deliver nothing.
@@ -52,6 +67,27 @@ package memchan_pkt_pkg;
 
   localparam int unsigned MAX_PAYLOAD_WORDS = 32;                     // 256 bytes
   localparam int unsigned MAX_FRAME_WORDS   = MAX_PAYLOAD_WORDS + 2;  // + header + CRC
+
+  // sequenced frame types (numbered, kept in the replay ring, go-back-N)
+  function automatic logic tp_sequenced(input logic [3:0] tp);
+    tp_sequenced = (tp != 4'h0) && (tp < TP_CTRL);
+  endfunction
+  function automatic logic tp_request(input logic [3:0] tp);
+    tp_request = (tp == TP_RDREQ) || (tp == TP_ATREQ);
+  endfunction
+  function automatic logic tp_response(input logic [3:0] tp);
+    tp_response = (tp == TP_RDRESP) || (tp == TP_ATRESP);
+  endfunction
+  // 64-bit payload words that follow header h: the 8-byte aligned image of LEN + 1 32-bit
+  // words at ADDR for frames that carry data, 0 for the others (a read request's LEN and
+  // ADDR name the range to read; an error response carries nothing)
+  function automatic logic [5:0] payload_words(input logic [63:0] h);
+    logic [3:0] tp;
+    logic       has;
+    tp  = h[H_TP_LSB +: 4];
+    has = (tp == TP_DATA) || (tp == TP_ATREQ) || (tp_response(tp) && !h[C_RESP_ERR]);
+    payload_words = has ? 6'((7'(h[H_ADDR_LSB]) + 7'(h[H_LEN_LSB +: 6]) + 7'd2) >> 1) : 6'd0;
+  endfunction
 
 endpackage : memchan_pkt_pkg
 

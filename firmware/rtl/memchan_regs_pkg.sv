@@ -96,7 +96,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_IRQ_STATUS_BARRIER_DONE_SHIFT = 32'h3;
   localparam logic [31:0] MC_IRQ_STATUS_BARRIER_DONE_MASK = 32'h8;  // an acknowledge sweep completed
   localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_SHIFT = 32'h4;
-  localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_MASK = 32'h10;  // a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE)
+  localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_MASK = 32'h10;  // a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT)
   localparam logic [31:0] MC_REG_IRQ_MASK = 32'h34;  // Interrupt enable, same bits as IRQ_STATUS
   localparam logic [31:0] MC_REG_BARRIER = 32'h38;  // Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned
   localparam logic [31:0] MC_BARRIER_START_SHIFT = 32'h0;
@@ -108,7 +108,6 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ACK_OUTSTANDING = 32'h3C;  // Acknowledge requests sent whose acknowledgement has not returned
   localparam logic [31:0] MC_REG_RX_NOTIFY_PAGE = 32'h40;  // Network page of the last packet that raised RX_NOTIFY
   localparam logic [31:0] MC_REG_NOTIFY_COUNT = 32'h44;  // Count of receive notifications (wraps)
-  localparam logic [31:0] MC_REG_HOT_PAGE = 32'h48;  // Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT)
   localparam logic [31:0] MC_REG_TX_PACKETS = 32'h80;  // Data packets transmitted (wraps)
   localparam logic [31:0] MC_REG_TX_BYTES = 32'h84;  // Payload bytes transmitted (wraps)
   localparam logic [31:0] MC_REG_RX_PACKETS = 32'h88;  // Data packets written to host memory (wraps)
@@ -120,14 +119,24 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ERROR_COUNT = 32'hA0;  // Transfers that may have been lost (retry exhausted or disabled, discard-after-error)
   localparam logic [31:0] MC_REG_ACKS_RECEIVED = 32'hA4;  // Acknowledgement packets received
   localparam logic [31:0] MC_REG_TX_DROP_PARTIAL = 32'hA8;  // Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule
-  localparam logic [31:0] MC_REG_REMOTE_REFUSED = 32'hAC;  // Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned
+  localparam logic [31:0] MC_REG_REMOTE_OUTSTANDING = 32'hAC;  // Remote read and atomic requests this node sent whose response has not yet completed (requester side; at most 7 at a time, later requests wait in order behind them)
+  localparam logic [31:0] MC_REG_REMOTE_DONE = 32'hB0;  // Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N
+  localparam logic [31:0] MC_REG_REMOTE_ERRORS = 32'hB4;  // Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN
+  localparam logic [31:0] MC_REG_REMOTE_ERR_ADDR = 32'hB8;  // Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS
+  localparam logic [31:0] MC_REG_REMOTE_REFUSED = 32'hBC;  // Remote requests this node refused as home (wraps): page not READ_EN / ATOMIC_EN (or CTRL.ENABLE = 0, or beyond PAGE_COUNT), misaligned or malformed atomic, host read error
   localparam logic [31:0] MC_REG_RX_BASE_LO = 32'hC0;  // Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE)
   localparam logic [31:0] MC_REG_RX_BASE_HI = 32'hC4;  // High word of the identity-mapped receive area address
   localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT = 32'hC8;  // Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error)
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT = 32'hCC;  // Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N)
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD = 32'hD0;  // Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE = 32'hD4;  // Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining)
-  localparam logic [31:0] MC_REG_PAGE_COUNT_THRESHOLD = 32'hD8;  // A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page)
+  localparam logic [31:0] MC_REG_PAGE_CNT_SEL = 32'hE0;  // Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show
+  localparam logic [31:0] MC_REG_PAGE_CNT_READS = 32'hE4;  // Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
+  localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS = 32'hE8;  // Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
+  localparam logic [31:0] MC_REG_PAGE_CNT_THRESHOLD = 32'hEC;  // When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page
+  localparam logic [31:0] MC_REG_PAGE_HOT = 32'hF0;  // Network page that last raised IRQ_STATUS.PAGE_HOT
+  localparam logic [31:0] MC_REG_REMOTE_LAST_LO = 32'hF4;  // Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter)
+  localparam logic [31:0] MC_REG_REMOTE_LAST_HI = 32'hF8;  // High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0)
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 
@@ -148,7 +157,6 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ACK_OUTSTANDING_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_NOTIFY_PAGE_RESET = 32'h0;
   localparam logic [31:0] MC_REG_NOTIFY_COUNT_RESET = 32'h0;
-  localparam logic [31:0] MC_REG_HOT_PAGE_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_PACKETS_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_BYTES_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_PACKETS_RESET = 32'h0;
@@ -160,6 +168,10 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_ERROR_COUNT_RESET = 32'h0;
   localparam logic [31:0] MC_REG_ACKS_RECEIVED_RESET = 32'h0;
   localparam logic [31:0] MC_REG_TX_DROP_PARTIAL_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_OUTSTANDING_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_DONE_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_ERRORS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_ERR_ADDR_RESET = 32'h0;
   localparam logic [31:0] MC_REG_REMOTE_REFUSED_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_BASE_LO_RESET = 32'h0;
   localparam logic [31:0] MC_REG_RX_BASE_HI_RESET = 32'h0;
@@ -167,7 +179,13 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT_RESET = 32'h800;
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE_RESET = 32'h4;
-  localparam logic [31:0] MC_REG_PAGE_COUNT_THRESHOLD_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_CNT_SEL_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_CNT_READS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_CNT_THRESHOLD_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_PAGE_HOT_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_LAST_LO_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_LAST_HI_RESET = 32'h0;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE_RESET = 32'h0;
 
   // TX_PCT entry (32 bits)
@@ -182,9 +200,17 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_DEST_KIND_NODE = 32'h0;  // DEST_KIND value
   localparam logic [31:0] MC_DEST_KIND_BROADCAST = 32'h1;
   localparam logic [31:0] MC_DEST_KIND_MULTICAST = 32'h2;
+  localparam logic [31:0] MC_TX_PCT_OP_SHIFT = 32'h6;
+  localparam logic [31:0] MC_TX_PCT_OP_MASK = 32'hC0;  // what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request.
+  localparam logic [31:0] MC_OP_WRITE = 32'h0;  // OP value
+  localparam logic [31:0] MC_OP_READ = 32'h1;
+  localparam logic [31:0] MC_OP_FETCH_ADD = 32'h2;
+  localparam logic [31:0] MC_OP_SWAP = 32'h3;
+  localparam logic [31:0] MC_TX_PCT_CAS_SHIFT = 32'h3;
+  localparam logic [31:0] MC_TX_PCT_CAS_MASK = 32'h8;  // with OP = SWAP: compare-and-swap (the word becomes the new value only if it equals the compare value)
   localparam logic [31:0] MC_TX_PCT_DEST_SHIFT = 32'h8;
   localparam logic [31:0] MC_TX_PCT_DEST_MASK = 32'hFF00;  // destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast
-  localparam logic [31:0] MC_TX_PCT_VALID_MASK = 32'hFF37;  // all defined bits; any other bit set is refused
+  localparam logic [31:0] MC_TX_PCT_VALID_MASK = 32'hFFFF;  // all defined bits; any other bit set is refused
 
   // RX_PCT entry (64 bits)
   localparam logic [31:0] MC_RX_PCT_RX_EN_SHIFT = 32'h0;
@@ -196,7 +222,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_ATOMIC_EN_SHIFT = 32'h5;
   localparam logic [63:0] MC_RX_PCT_ATOMIC_EN_MASK = 64'h20;  // other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page
   localparam logic [31:0] MC_RX_PCT_COUNT_IRQ_SHIFT = 32'h6;
-  localparam logic [63:0] MC_RX_PCT_COUNT_IRQ_MASK = 64'h40;  // the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT
+  localparam logic [63:0] MC_RX_PCT_COUNT_IRQ_MASK = 64'h40;  // the page's read or atomic counter reaching PAGE_CNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT
   localparam logic [31:0] MC_RX_PCT_REMAP_EN_SHIFT = 32'h3;
   localparam logic [63:0] MC_RX_PCT_REMAP_EN_MASK = 64'h8;  // write to REMAP_ADDR instead of the identity-mapped receive area
   localparam logic [31:0] MC_RX_PCT_REMAP_ADDR_SHIFT = 32'hC;
@@ -325,26 +351,35 @@ package memchan_regs_pkg;
   localparam logic [5:0] MC_RI_ACK_OUTSTANDING = 6'd14;
   localparam logic [5:0] MC_RI_RX_NOTIFY_PAGE = 6'd15;
   localparam logic [5:0] MC_RI_NOTIFY_COUNT = 6'd16;
-  localparam logic [5:0] MC_RI_HOT_PAGE = 6'd17;
-  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd18;
-  localparam logic [5:0] MC_RI_TX_BYTES = 6'd19;
-  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd20;
-  localparam logic [5:0] MC_RI_RX_BYTES = 6'd21;
-  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd22;
-  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd23;
-  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd24;
-  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd25;
-  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd26;
-  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd27;
-  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd28;
-  localparam logic [5:0] MC_RI_REMOTE_REFUSED = 6'd29;
-  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd30;
-  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd31;
-  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd32;
-  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd33;
-  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd34;
-  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd35;
-  localparam logic [5:0] MC_RI_PAGE_COUNT_THRESHOLD = 6'd36;
+  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd17;
+  localparam logic [5:0] MC_RI_TX_BYTES = 6'd18;
+  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd19;
+  localparam logic [5:0] MC_RI_RX_BYTES = 6'd20;
+  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd21;
+  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd22;
+  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd23;
+  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd24;
+  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd25;
+  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd26;
+  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd27;
+  localparam logic [5:0] MC_RI_REMOTE_OUTSTANDING = 6'd28;
+  localparam logic [5:0] MC_RI_REMOTE_DONE = 6'd29;
+  localparam logic [5:0] MC_RI_REMOTE_ERRORS = 6'd30;
+  localparam logic [5:0] MC_RI_REMOTE_ERR_ADDR = 6'd31;
+  localparam logic [5:0] MC_RI_REMOTE_REFUSED = 6'd32;
+  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd33;
+  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd34;
+  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd35;
+  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd36;
+  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd37;
+  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd38;
+  localparam logic [5:0] MC_RI_PAGE_CNT_SEL = 6'd39;
+  localparam logic [5:0] MC_RI_PAGE_CNT_READS = 6'd40;
+  localparam logic [5:0] MC_RI_PAGE_CNT_ATOMICS = 6'd41;
+  localparam logic [5:0] MC_RI_PAGE_CNT_THRESHOLD = 6'd42;
+  localparam logic [5:0] MC_RI_PAGE_HOT = 6'd43;
+  localparam logic [5:0] MC_RI_REMOTE_LAST_LO = 6'd44;
+  localparam logic [5:0] MC_RI_REMOTE_LAST_HI = 6'd45;
 
   // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
   function automatic logic [5:0] mc_reg_index(input logic [11:0] off);
@@ -366,7 +401,6 @@ package memchan_regs_pkg;
       12'(MC_REG_ACK_OUTSTANDING): mc_reg_index = MC_RI_ACK_OUTSTANDING;
       12'(MC_REG_RX_NOTIFY_PAGE): mc_reg_index = MC_RI_RX_NOTIFY_PAGE;
       12'(MC_REG_NOTIFY_COUNT): mc_reg_index = MC_RI_NOTIFY_COUNT;
-      12'(MC_REG_HOT_PAGE): mc_reg_index = MC_RI_HOT_PAGE;
       12'(MC_REG_TX_PACKETS): mc_reg_index = MC_RI_TX_PACKETS;
       12'(MC_REG_TX_BYTES): mc_reg_index = MC_RI_TX_BYTES;
       12'(MC_REG_RX_PACKETS): mc_reg_index = MC_RI_RX_PACKETS;
@@ -378,6 +412,10 @@ package memchan_regs_pkg;
       12'(MC_REG_ERROR_COUNT): mc_reg_index = MC_RI_ERROR_COUNT;
       12'(MC_REG_ACKS_RECEIVED): mc_reg_index = MC_RI_ACKS_RECEIVED;
       12'(MC_REG_TX_DROP_PARTIAL): mc_reg_index = MC_RI_TX_DROP_PARTIAL;
+      12'(MC_REG_REMOTE_OUTSTANDING): mc_reg_index = MC_RI_REMOTE_OUTSTANDING;
+      12'(MC_REG_REMOTE_DONE): mc_reg_index = MC_RI_REMOTE_DONE;
+      12'(MC_REG_REMOTE_ERRORS): mc_reg_index = MC_RI_REMOTE_ERRORS;
+      12'(MC_REG_REMOTE_ERR_ADDR): mc_reg_index = MC_RI_REMOTE_ERR_ADDR;
       12'(MC_REG_REMOTE_REFUSED): mc_reg_index = MC_RI_REMOTE_REFUSED;
       12'(MC_REG_RX_BASE_LO): mc_reg_index = MC_RI_RX_BASE_LO;
       12'(MC_REG_RX_BASE_HI): mc_reg_index = MC_RI_RX_BASE_HI;
@@ -385,7 +423,13 @@ package memchan_regs_pkg;
       12'(MC_REG_LINK_ACK_TIMEOUT): mc_reg_index = MC_RI_LINK_ACK_TIMEOUT;
       12'(MC_REG_HEARTBEAT_PERIOD): mc_reg_index = MC_RI_HEARTBEAT_PERIOD;
       12'(MC_REG_TX_COMBINE_IDLE): mc_reg_index = MC_RI_TX_COMBINE_IDLE;
-      12'(MC_REG_PAGE_COUNT_THRESHOLD): mc_reg_index = MC_RI_PAGE_COUNT_THRESHOLD;
+      12'(MC_REG_PAGE_CNT_SEL): mc_reg_index = MC_RI_PAGE_CNT_SEL;
+      12'(MC_REG_PAGE_CNT_READS): mc_reg_index = MC_RI_PAGE_CNT_READS;
+      12'(MC_REG_PAGE_CNT_ATOMICS): mc_reg_index = MC_RI_PAGE_CNT_ATOMICS;
+      12'(MC_REG_PAGE_CNT_THRESHOLD): mc_reg_index = MC_RI_PAGE_CNT_THRESHOLD;
+      12'(MC_REG_PAGE_HOT): mc_reg_index = MC_RI_PAGE_HOT;
+      12'(MC_REG_REMOTE_LAST_LO): mc_reg_index = MC_RI_REMOTE_LAST_LO;
+      12'(MC_REG_REMOTE_LAST_HI): mc_reg_index = MC_RI_REMOTE_LAST_HI;
       default:
         for (int i = 0; i < 16; i++)
           if (off == 12'(MC_REG_MCAST_GROUP_BASE + 4 * i))

@@ -2,6 +2,7 @@
 //   BAR0  AXI4-Lite slave: registers and both PCTs           (PCIe bridge master)
 //   BAR2  AXI4 slave, write bursts: the transmit window       (PCIe bridge master)
 //   DMA   AXI4 master, write bursts into host memory          (PCIe bridge slave)
+//         and read bursts of remote read / atomic requests served here
 //   irq_o level per IRQ_STATUS bit (masked)                   (bridge MSI-X request)
 //   link  AXI4-Stream, 64 bit, one port per direction         (transceiver IP, e.g. Aurora 64B/66B)
 // One clock domain: the bridge's AXI clock is also the transceiver user clock (clock
@@ -18,6 +19,9 @@ module memchan_top #(
   // virtual hub ordering in two-node direct mode (NODE_ID.AUTO); 0 only to show what it
   // prevents (the ordering bench), never on a board
   parameter bit          VHUB        = 1'b1,
+  // remote requests wait for earlier host writes' responses (atomics serialized, rule 1);
+  // 0 only to show what it prevents (the atomics bench), never on a board
+  parameter bit          SERIALIZE   = 1'b1,
   localparam int unsigned PG_W   = $clog2(PAGES),
   localparam int unsigned WIN_AW = PG_W + $clog2(PAGE_SIZE)
 ) (
@@ -72,8 +76,20 @@ module memchan_top #(
   input  wire logic [1:0]        m_axi_bresp,
   input  wire logic              m_axi_bvalid,
   output logic                   m_axi_bready,
+  // host memory: AXI4 master (read channels; remote read and atomics served at this home)
+  output logic [63:0]            m_axi_araddr,
+  output logic [7:0]             m_axi_arlen,
+  output logic [2:0]             m_axi_arsize,
+  output logic [1:0]             m_axi_arburst,
+  output logic                   m_axi_arvalid,
+  input  wire logic              m_axi_arready,
+  input  wire logic [63:0]       m_axi_rdata,
+  input  wire logic [1:0]        m_axi_rresp,
+  input  wire logic              m_axi_rlast,
+  input  wire logic              m_axi_rvalid,
+  output logic                   m_axi_rready,
   // interrupts toward the bridge's MSI-X interface
-  output logic [3:0]             irq_o,
+  output logic [4:0]             irq_o,
   // link: AXI4-Stream toward the transceiver
   output logic                   m_link_tvalid,
   output logic [63:0]            m_link_tdata,
@@ -132,6 +148,16 @@ module memchan_top #(
   logic [8:0] ev_rx_bytes;
   logic [7:0] ev_ack_cnt;
   logic [31:0] ev_notify_page;
+  // remote read and atomics (docs/firmware.md "Remote read and atomics")
+  logic        ev_req_sent, ev_resp_done, ev_resp_err, ev_req_refused, ev_home_refused;
+  logic [25:0] ev_resp_addr, ev_req_addr;
+  logic [63:0] ev_resp_val;
+  logic        served, served_atomic, served_cnt_irq, cnt_wr_reads, cnt_wr_atomics, ev_hot;
+  logic [PG_W-1:0] served_page, cnt_sel, ev_hot_page;
+  logic [31:0] cnt_reads, cnt_atomics, cnt_wdata, cnt_threshold;
+  logic        rs_we, rs_commit, rs_drop, rs_room, rs_rv, rs_rr;
+  logic [63:0] rs_w, rs_r;
+  logic [9:0]  rs_space;
 
   memchan_axil_regs #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_regs (
     .clk_i, .rst_ni,
@@ -159,7 +185,20 @@ module memchan_top #(
     .ev_err_i({tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, ev_bus_err}),
     .ev_ack_rcv_i(ev_ack_rcv), .ev_ack_cnt_i(ev_ack_cnt), .ev_ackreq_sent_i(ev_ackreq),
     .ev_barrier_sent_i(ev_bar_sent), .ev_notify_i(ev_notify), .ev_notify_page_i(ev_notify_page),
+    .ev_req_sent_i(ev_req_sent), .ev_resp_done_i(ev_resp_done), .ev_resp_err_i(ev_resp_err),
+    .ev_resp_addr_i(ev_resp_addr), .ev_resp_val_i(ev_resp_val), .ev_req_refused_i(ev_req_refused),
+    .ev_req_addr_i(ev_req_addr), .ev_home_refused_i(ev_home_refused),
+    .cnt_sel_o(cnt_sel), .cnt_reads_i(cnt_reads), .cnt_atomics_i(cnt_atomics),
+    .cnt_wr_reads_o(cnt_wr_reads), .cnt_wr_atomics_o(cnt_wr_atomics), .cnt_wdata_o(cnt_wdata),
+    .cnt_threshold_o(cnt_threshold), .ev_hot_i(ev_hot), .ev_hot_page_i(ev_hot_page),
     .irq_o(irq_o));
+
+  memchan_page_cnt #(.PAGES(PAGES)) u_pcnt (
+    .clk_i, .rst_ni, .served_i(served), .atomic_i(served_atomic), .page_i(served_page),
+    .cnt_irq_i(served_cnt_irq), .threshold_i(cnt_threshold), .sel_i(cnt_sel),
+    .reads_o(cnt_reads), .atomics_o(cnt_atomics), .wr_reads_i(cnt_wr_reads),
+    .wr_atomics_i(cnt_wr_atomics), .wdata_i(cnt_wdata), .hot_o(ev_hot),
+    .hot_page_o(ev_hot_page));
 
   // ---------------- transmit path ----------------
   logic        data_we, desc_we, data_rv, data_rr, desc_rv, desc_rr;
@@ -235,7 +274,10 @@ module memchan_top #(
     .data_valid_i(data_rv), .data_i(data_r), .data_ready_o(data_rr),
     .ack_inc_i(ack_inc), .ack_src_i(ack_src), .ack_inc_ready_o(ack_inc_ready),
     .f_valid_o(f_valid), .f_data_o(f_data), .f_last_o(f_last), .f_ready_i(f_ready),
-    .lc_we_o(b_lc_we), .lc_data_o(b_lc_data), .lc_room_i(lc_room));
+    .lc_we_o(b_lc_we), .lc_data_o(b_lc_data), .lc_room_i(lc_room),
+    .r_valid_i(rs_rv), .r_data_i(rs_r), .r_ready_o(rs_rr), .r_commit_i(rs_commit),
+    .resp_done_i(ev_resp_done), .req_sent_o(ev_req_sent), .req_refused_o(ev_req_refused),
+    .req_addr_o(ev_req_addr));
 
   // ---------------- link ----------------
   logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx;
@@ -338,8 +380,15 @@ module memchan_top #(
   assign lc_we   = b_lc_we || m_lc_we;
   assign lc_data = m_lc_we ? m_lc_data : b_lc_data;
 
-  memchan_rx_deliver #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_dlv (
-    .clk_i, .rst_ni, .enable_i(enable), .rx_base_i(rx_base),
+  // responses of this home, committed whole: room for 2 * REQ_CREDITS maximum frames, so
+  // that the requests a peer and this node (loopback) may have outstanding always find room
+  memchan_fifo #(.WIDTH(64), .DEPTH(512), .ROOM(MAX_FRAME_WORDS)) u_respq (
+    .clk_i, .rst_ni, .wr_valid_i(rs_we), .wr_data_i(rs_w), .wr_commit_i(rs_commit),
+    .wr_drop_i(rs_drop), .wr_space_o(rs_space), .wr_room_o(rs_room),
+    .rd_valid_o(rs_rv), .rd_data_o(rs_r), .rd_ready_i(rs_rr));
+
+  memchan_rx_deliver #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE), .SERIALIZE(SERIALIZE)) u_dlv (
+    .clk_i, .rst_ni, .enable_i(enable), .node_id_i(node_id), .rx_base_i(rx_base),
     .src_valid_i({lcq_rv, rxq_rv && !hub}), .src_data_i({lcq_r, rxq_r}), .src_ready_o(src_ready),
     .pct_re_o(rxp_b_en), .pct_addr_o(rxp_b_addr), .pct_rdata_i(rxp_b_rdata),
     .m_awaddr_o(m_axi_awaddr), .m_awlen_o(m_axi_awlen), .m_awsize_o(m_axi_awsize),
@@ -347,6 +396,16 @@ module memchan_top #(
     .m_wdata_o(m_axi_wdata), .m_wstrb_o(m_axi_wstrb), .m_wlast_o(m_axi_wlast),
     .m_wvalid_o(m_axi_wvalid), .m_wready_i(m_axi_wready), .m_bresp_i(m_axi_bresp),
     .m_bvalid_i(m_axi_bvalid), .m_bready_o(m_axi_bready),
+    .m_araddr_o(m_axi_araddr), .m_arlen_o(m_axi_arlen), .m_arsize_o(m_axi_arsize),
+    .m_arburst_o(m_axi_arburst), .m_arvalid_o(m_axi_arvalid), .m_arready_i(m_axi_arready),
+    .m_rdata_i(m_axi_rdata), .m_rresp_i(m_axi_rresp), .m_rlast_i(m_axi_rlast),
+    .m_rvalid_i(m_axi_rvalid), .m_rready_o(m_axi_rready),
+    .r_we_o(rs_we), .r_data_o(rs_w), .r_commit_o(rs_commit), .r_drop_o(rs_drop),
+    .r_room_i(rs_room),
+    .resp_done_o(ev_resp_done), .resp_err_o(ev_resp_err), .resp_addr_o(ev_resp_addr),
+    .resp_val_o(ev_resp_val),
+    .refused_o(ev_home_refused), .served_o(served), .served_atomic_o(served_atomic),
+    .served_page_o(served_page), .served_cnt_irq_o(served_cnt_irq),
     .ack_inc_o(ack_inc), .ack_src_o(ack_src), .ack_inc_ready_i(ack_inc_ready),
     .ack_rcv_o(ev_ack_rcv), .ack_cnt_o(ev_ack_cnt), .notify_o(ev_notify),
     .notify_page_o(ev_notify_page), .rx_pkt_o(ev_rx_pkt), .rx_bytes_o(ev_rx_bytes),
@@ -354,7 +413,7 @@ module memchan_top #(
 
   // exact free counts are not used: the writers take the registered room flags
   logic unused_space;
-  assign unused_space = ^{data_space, desc_space, q_space, lc_space, eq_space};
+  assign unused_space = ^{data_space, desc_space, q_space, lc_space, eq_space, rs_space};
 endmodule : memchan_top
 
 `default_nettype wire

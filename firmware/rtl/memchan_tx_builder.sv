@@ -11,11 +11,20 @@
 // go out before any descriptor, and an own frame with local copy starts only when no echo is
 // waiting and the merge is not inside a frame, so that the local-copy FIFO order (node 0's
 // delivery order) and the transmit order (what node 1 sees) are the same sequence.
+// Remote read and atomics (docs/firmware.md "Remote read and atomics"): responses (from the
+// receive path's response FIFO, committed whole) go out after echoes and before any
+// descriptor; a request descriptor waits while REQ_CREDITS requests are outstanding (so
+// that the home's response FIFO always has room: no request/response deadlock), and a
+// request that names no single node is not sent but completes at once as refused. A request
+// to this node itself without a loopback, and its response, take the local-copy FIFO
+// instead of the link: the home's own requests go through its adapter too (as in
+// Telegraphos), so they are serialized with everyone else's.
 `default_nettype none
 
 module memchan_tx_builder #(
   parameter int unsigned NODES = 32,
-  parameter int unsigned ECHO_CREDITS = 15
+  parameter int unsigned ECHO_CREDITS = 15,
+  parameter int unsigned REQ_CREDITS  = 7
 ) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
@@ -44,6 +53,15 @@ module memchan_tx_builder #(
   output logic             lc_hold_o,      // writing a local copy (the merge must wait)
   // spoke: an echo of our own frame arrived
   input  wire logic        echo_rx_i,
+  // responses of this node as home (committed whole), requests of this node as requester
+  input  wire logic        r_valid_i,
+  input  wire logic [63:0] r_data_i,
+  output logic             r_ready_o,
+  input  wire logic        r_commit_i,     // a response frame was committed
+  input  wire logic        resp_done_i,    // a response to one of our requests completed
+  output logic             req_sent_o,     // a request frame went to the link
+  output logic             req_refused_o,  // a request was refused here (not sent)
+  output logic [25:0]      req_addr_o,     // ... its network address / 4
   // frames toward the link transmitter
   output logic             f_valid_o,
   output logic [63:0]      f_data_o,
@@ -59,6 +77,9 @@ module memchan_tx_builder #(
   if (NODES < 2 || NODES > 32) begin : g_check
     $error("memchan_tx_builder: NODES must be 2..32");
   end
+  if (REQ_CREDITS < 1 || REQ_CREDITS > 15) begin : g_check_req
+    $error("memchan_tx_builder: REQ_CREDITS must be 1..15");
+  end
   localparam int unsigned NW = $clog2(NODES);
 
   logic [7:0]  ackc_q [NODES];   // acknowledgements owed per requesting node
@@ -67,6 +88,13 @@ module memchan_tx_builder #(
   logic        ack_v_q;          // registered: an ACK frame is owed to node ack_sel_q
   logic [NW-1:0] ack_sel_q;
   logic        body_q, lc_q, esrc_q;   // in a frame body; copying it; body from echo FIFO
+  logic        rsrc_q;                 // body from the response FIFO
+  logic        nolink_q;               // body not sent on the link (refused, or local only)
+  logic        d_lconly, r_self, lc_ok, b_adv;
+  logic [5:0]  rpend_q;                // response frames committed and not yet started
+  logic [3:0]  rcred_q;                // requests outstanding
+  logic        d_req, d_refuse, r_go, r_fire;
+  logic [5:0]  d_pw, r_pw;
   logic [5:0]  epend_q;                // hub: echo frames committed and not yet started
   logic [4:0]  cred_q;                 // spoke: echoes outstanding
   logic        d_echo, d_go, e_go, e_fire, b_valid;
@@ -74,7 +102,7 @@ module memchan_tx_builder #(
   logic [5:0]  left_q;
   logic [63:0] hdr;
   logic        d_data, d_self, d_lc, hdr_fire, ack_fire;
-  logic [5:0]  nwords, e_nwords;
+  logic [5:0]  e_nwords;
 
   always_comb begin
     ack_any = 1'b0;
@@ -91,33 +119,44 @@ module memchan_tx_builder #(
 
   always_comb begin
     d_data = (desc_i[H_TP_LSB +: 4] == TP_DATA);
+    d_req  = tp_request(desc_i[H_TP_LSB +: 4]);
+    d_refuse = d_req && (desc_i[H_DNID_LSB +: 8] >= 8'(NODES));
+    d_lconly = d_req && (desc_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
+    r_self   = (r_data_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
+    // the local-copy FIFO takes a whole frame, not while the hub's merge or echoes need it
+    lc_ok    = lc_room_i && !(hub_i && (epend_q != 6'd0 || merge_busy_i));
+    d_pw   = payload_words(desc_i[63:0]);
+    r_pw   = payload_words(r_data_i);
+    r_go   = rpend_q != 6'd0 && r_valid_i;
     d_self = (desc_i[C_DKIND +: 2] == 2'd0) &&
              (desc_i[H_DNID_LSB +: 8] == node_id_i);
     d_echo = d_data && spoke_i && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
     d_lc   = d_data && !spoke_i &&
              (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
-    d_go   = d_lc ? (lc_room_i &&
-                     !(hub_i && (epend_q != 6'd0 || merge_busy_i)))
+    d_go   = d_lc ? lc_ok
+                  : d_req ? (d_refuse || (rcred_q < 4'(REQ_CREDITS) && (!d_lconly || lc_ok)))
                   : (!d_echo || cred_q < 5'(ECHO_CREDITS));
     e_go   = hub_i && epend_q != 6'd0 && e_valid_i;
-    nwords   = 6'((7'(desc_i[H_ADDR_LSB]) + 7'(desc_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
-    e_nwords = 6'((7'(e_data_i[H_ADDR_LSB]) + 7'(e_data_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
-    b_valid = esrc_q ? e_valid_i : data_valid_i;
-    b_data  = esrc_q ? e_data_i : data_i;
+    e_nwords = payload_words(e_data_i);
+    b_valid = esrc_q ? e_valid_i : rsrc_q ? r_valid_i : data_valid_i;
+    b_data  = esrc_q ? e_data_i : rsrc_q ? r_data_i : data_i;
     hdr = '0;
     f_valid_o = 1'b0;
     f_last_o  = 1'b0;
     desc_ready_o = 1'b0;
     data_ready_o = 1'b0;
     e_ready_o = 1'b0;
+    r_ready_o = 1'b0;
     lc_we_o = 1'b0;
+    b_adv = f_ready_i || nolink_q;
     if (body_q) begin
       hdr = b_data;
-      f_valid_o = b_valid;
+      f_valid_o = b_valid && !nolink_q;
       f_last_o  = (left_q == 6'd1);
-      data_ready_o = f_ready_i && !esrc_q;
+      data_ready_o = b_adv && !esrc_q && !rsrc_q;
       e_ready_o    = f_ready_i && esrc_q;
-      lc_we_o = lc_q && b_valid && f_ready_i;
+      r_ready_o    = b_adv && rsrc_q;
+      lc_we_o = lc_q && b_valid && b_adv;
     end else if (ack_v_q) begin
       hdr[H_TP_LSB +: 4]   = TP_ACK;
       hdr[H_DNID_LSB +: 8] = 8'(ack_sel_q);
@@ -129,20 +168,42 @@ module memchan_tx_builder #(
       hdr = e_data_i;          // node 1's frame as node 1 sent it (SID 1), echo bits cleared
       f_valid_o = 1'b1;
       e_ready_o = f_ready_i;
+    end else if (r_go && r_self) begin
+      hdr = r_data_i;            // a response to this node's own request: local copy only
+      hdr[H_SID_LSB +: 8] = node_id_i;
+      r_ready_o = lc_ok;
+      lc_we_o   = lc_ok;
+    end else if (r_go) begin
+      hdr = r_data_i;
+      hdr[H_SID_LSB +: 8] = node_id_i;
+      f_valid_o = 1'b1;
+      f_last_o  = (r_pw == 6'd0);
+      r_ready_o = f_ready_i;
+    end else if (desc_valid_i && d_go && d_refuse) begin
+      desc_ready_o = 1'b1;       // refused request: consumed, not sent (nor its payload)
+    end else if (desc_valid_i && d_go && d_lconly) begin
+      hdr = desc_i[63:0];        // a request to this node itself: local copy only
+      hdr[H_SID_LSB +: 8] = node_id_i;
+      desc_ready_o = 1'b1;
+      lc_we_o = 1'b1;
     end else if (desc_valid_i && d_go) begin
       hdr = desc_i[63:0];
       hdr[H_SID_LSB +: 8] = node_id_i;
       hdr[H_ECHO] = d_echo;
       f_valid_o = 1'b1;
-      f_last_o  = !d_data;
+      f_last_o  = (d_pw == 6'd0);
       desc_ready_o = f_ready_i;
       lc_we_o = d_lc && f_ready_i;
     end
     f_data_o  = hdr;
     lc_data_o = hdr;
     lc_data_o[Q_FROM_LINK] = 1'b0;
-    hdr_fire  = !body_q && !ack_v_q && !e_go && desc_ready_o;
+    hdr_fire  = !body_q && !ack_v_q && !e_go && !r_go && desc_ready_o;
     e_fire    = !body_q && !ack_v_q && e_go && f_ready_i;
+    r_fire    = !body_q && !ack_v_q && !e_go && r_go && r_ready_o;
+    req_sent_o    = hdr_fire && d_req && !d_refuse;
+    req_refused_o = hdr_fire && d_refuse;
+    req_addr_o    = desc_i[H_ADDR_LSB +: 26];
     ack_fire  = !body_q && ack_v_q && f_ready_i;
     lc_hold_o = (body_q && lc_q) || (!body_q && lc_we_o);
   end
@@ -152,6 +213,10 @@ module memchan_tx_builder #(
       body_q <= 1'b0;
       lc_q   <= 1'b0;
       esrc_q <= 1'b0;
+      rsrc_q <= 1'b0;
+      nolink_q <= 1'b0;
+      rpend_q <= '0;
+      rcred_q <= '0;
       left_q <= '0;
       epend_q <= '0;
       cred_q  <= '0;
@@ -159,21 +224,35 @@ module memchan_tx_builder #(
       ack_sel_q <= '0;
       for (int i = 0; i < NODES; i++) ackc_q[i] <= 8'd0;
     end else begin
-      if (hdr_fire && d_data) begin
+      if (hdr_fire && d_pw != 6'd0) begin
         body_q <= 1'b1;
-        lc_q   <= d_lc;
+        lc_q   <= d_lc || d_lconly;
         esrc_q <= 1'b0;
-        left_q <= nwords;
+        rsrc_q <= 1'b0;
+        nolink_q <= d_refuse || d_lconly;
+        left_q <= d_pw;
       end else if (e_fire) begin
         body_q <= 1'b1;
         lc_q   <= 1'b0;
         esrc_q <= 1'b1;
+        rsrc_q <= 1'b0;
+        nolink_q <= 1'b0;
         left_q <= e_nwords;
-      end else if (body_q && b_valid && f_ready_i) begin
+      end else if (r_fire && r_pw != 6'd0) begin
+        body_q <= 1'b1;
+        lc_q   <= r_self;
+        esrc_q <= 1'b0;
+        rsrc_q <= 1'b1;
+        nolink_q <= r_self;
+        left_q <= r_pw;
+      end else if (body_q && b_valid && b_adv) begin
         left_q <= left_q - 1'b1;
         if (left_q == 6'd1) body_q <= 1'b0;
       end
       epend_q <= epend_q + 6'(e_commit_i) - 6'(e_fire);
+      rpend_q <= rpend_q + 6'(r_commit_i) - 6'(r_fire);
+      if (err_reset_i) rcred_q <= '0;
+      else rcred_q <= rcred_q + 4'(req_sent_o) - 4'(resp_done_i && rcred_q != 4'd0);
       // the owed-acknowledgement choice is registered (the priority encoder over the counts
       // is not in front of f_valid_o): a count only drops to 0 when its ACK frame is sent,
       // so the chosen count is still non-zero when used; right after an ACK frame the choice

@@ -4,6 +4,9 @@
 // (8-byte aligned words) and, when the packet closes, its header into the descriptor FIFO.
 // A packet closes when it holds 32 words, when it ends on a low 32-bit word, when a store
 // does not continue it, when no store arrived for TX_COMBINE_IDLE cycles, or for a barrier.
+// Pages whose transmit PCT OP is not WRITE make requests (docs/firmware.md "Remote read and
+// atomics"): a READ packet is a header-only read request for its range (the stored data is
+// not kept); an atomic packet holds exactly one request (one 8-byte word, two for CAS).
 `default_nettype none
 
 module memchan_tx_window #(
@@ -147,6 +150,21 @@ module memchan_tx_window #(
     end
   end
 
+  // ---------------- request pages ----------------
+  function automatic logic [1:0] entry_op(input logic [31:0] entry);
+    entry_op = 2'((entry & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT);
+  endfunction
+  function automatic logic entry_cas(input logic [31:0] entry);
+    entry_cas = (entry_op(entry) == 2'(MC_OP_SWAP)) && ((entry & MC_TX_PCT_CAS_MASK) != 0);
+  endfunction
+  // 8-byte words one packet of the page may hold
+  function automatic logic [5:0] entry_limit(input logic [31:0] entry);
+    if (entry_op(entry) == 2'(MC_OP_FETCH_ADD) || entry_op(entry) == 2'(MC_OP_SWAP))
+      entry_limit = entry_cas(entry) ? 6'd2 : 6'd1;
+    else
+      entry_limit = 6'(MAX_PAYLOAD_WORDS);
+  endfunction
+
   // ---------------- packet combining ----------------
   logic            pk_q;            // a packet is open
   logic            pk_full_q;       // open packet cannot grow any more
@@ -176,7 +194,7 @@ module memchan_tx_window #(
     // a beat continues the open packet when it starts at the next 32-bit word, the packet
     // ended on a full 8-byte word, and the packet is neither full nor on another page
     append = s1_go && (lo_ok || hi_ok) && pk_q && !pk_full_q && lo_ok &&
-             (beat_first == pk_next_q) && (pk_words_q < 6'(MAX_PAYLOAD_WORDS)) &&
+             (beat_first == pk_next_q) && (pk_words_q < entry_limit(pk_entry_q)) &&
              (s1_addr_q[WA_W-1 -: PG_W] == pk_start_q[DA_W-1 -: PG_W]);
     start  = s1_go && (lo_ok || hi_ok) && !append;
     close_old  = start && pk_q;
@@ -191,24 +209,38 @@ module memchan_tx_window #(
     logic [5:0] ndw;
     h = '0;
     ndw = 6'(next - first - 1'b1);      // at most 63: a packet holds at most 32 words
+    h[H_LEN_LSB +: 6] = ndw;
+    h[H_ADDR_LSB +: 26] = 26'(first);
     if (barrier) begin
       h[H_TP_LSB +: 4] = TP_ACKREQ;
       h[C_ACK_REQ] = 1'b1;
       h[H_DNID_LSB +: 8] = 8'hFF;
+      h[H_LEN_LSB +: 6] = '0;
+      h[H_ADDR_LSB +: 26] = '0;
+      make_desc = {1'b0, h};
+    end else if (entry_op(entry) != 2'(MC_OP_WRITE)) begin
+      // a request goes to one node; any other destination kind is named 0xFF, which the
+      // frame builder refuses (completes as failed) instead of sending
+      h[H_TP_LSB +: 4] = (entry_op(entry) == 2'(MC_OP_READ)) ? TP_RDREQ : TP_ATREQ;
+      h[H_DNID_LSB +: 8] = ((entry & MC_TX_PCT_DEST_KIND_MASK) == 0) ?
+                           8'((entry & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT) : 8'hFF;
+      if (entry_op(entry) != 2'(MC_OP_READ))
+        h[C_AOP +: 2] = entry_cas(entry) ? A_CAS :
+                        (entry_op(entry) == 2'(MC_OP_SWAP)) ? A_SWAP : A_FADD;
       make_desc = {1'b0, h};
     end else begin
       h[H_TP_LSB +: 4] = TP_DATA;
       h[C_ACK_REQ] = (entry & MC_TX_PCT_ACK_REQ_MASK) != 0;
       h[C_DKIND +: 2] = 2'((entry & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT);
       h[H_DNID_LSB +: 8] = 8'((entry & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT);
-      h[H_LEN_LSB +: 6] = ndw;
-      h[H_ADDR_LSB +: 26] = 26'(first);
       make_desc = {(entry & MC_TX_PCT_LOCAL_COPY_MASK) != 0, h};
     end
   endfunction
 
   always_comb begin
-    data_we_o = append || start;
+    // a read request carries no payload: its stored words are not kept
+    data_we_o = append ? (entry_op(pk_entry_q) != 2'(MC_OP_READ))
+                       : start && (entry_op(pct_rdata_i) != 2'(MC_OP_READ));
     data_o    = {hi_ok ? s1_data_q[63:32] : 32'h0, lo_ok ? s1_data_q[31:0] : 32'h0};
     desc_we_o = close_old || close_idle || push_bar;
     desc_o    = make_desc(pk_entry_q, pk_start_q, pk_next_q, push_bar);
@@ -236,13 +268,13 @@ module memchan_tx_window #(
       idle_q <= (append || start) ? 16'd0 : (idle_q == 16'hFFFF ? idle_q : idle_q + 1'b1);
       if (start) begin
         pk_q       <= 1'b1;
-        pk_full_q  <= !hi_ok;
+        pk_full_q  <= !hi_ok || (entry_limit(pct_rdata_i) == 6'd1);
         pk_start_q <= beat_first;
         pk_next_q  <= beat_next;
         pk_words_q <= 6'd1;
         pk_entry_q <= pct_rdata_i;
       end else if (append) begin
-        pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == 6'(MAX_PAYLOAD_WORDS));
+        pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == entry_limit(pk_entry_q));
         pk_next_q  <= beat_next;
         pk_words_q <= pk_words_q + 1'b1;
       end else if (close_idle) begin

@@ -39,7 +39,7 @@ module memchan_vhub_merge (
 
   assign is_data = (q_data_i[H_TP_LSB +: 4] == TP_DATA);
   assign echo    = is_data && q_data_i[H_ECHO];
-  assign nwords  = 6'((7'(q_data_i[H_ADDR_LSB]) + 7'(q_data_i[H_LEN_LSB +: 6]) + 7'd2) >> 1);
+  assign nwords  = payload_words(q_data_i);
   assign start   = hub_i && !in_q && q_valid_i && !lc_hold_i &&
                    lc_room_i && e_room_i;
   assign move    = in_q && q_valid_i;
@@ -66,7 +66,7 @@ module memchan_vhub_merge (
       echo_q <= 1'b0;
       left_q <= '0;
     end else if (start) begin
-      in_q   <= is_data;
+      in_q   <= nwords != 6'd0;     // a frame with a payload (data, requests, responses)
       echo_q <= echo;
       left_q <= nwords;
     end else if (move) begin

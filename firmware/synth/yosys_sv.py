@@ -14,7 +14,7 @@ def package_names(text):
     """Every parameter and function a package declares (the generated register index adds
     `localparam int` and a decode function beside the `logic [..]` constants)."""
     params = re.findall(r"localparam\s+(?:logic\s*\[[^\]]*\]|int(?:\s+unsigned)?)\s+(\w+)", text)
-    funcs = re.findall(r"function\s+automatic\s+(?:logic\s*\[[^\]]*\]\s*|int\s+|bit\s+)?(\w+)\s*\(", text)
+    funcs = re.findall(r"function\s+automatic\s+(?:(?:logic|bit)\s*(?:\[[^\]]*\])?\s*|int\s+)?(\w+)\s*\(", text)
     return params + funcs
 
 

@@ -103,7 +103,7 @@
 #define MC_IRQ_STATUS_BARRIER_DONE_SHIFT 0x3U
 #define MC_IRQ_STATUS_BARRIER_DONE_MASK 0x8U /* an acknowledge sweep completed */
 #define MC_IRQ_STATUS_PAGE_HOT_SHIFT 0x4U
-#define MC_IRQ_STATUS_PAGE_HOT_MASK 0x10U /* a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE) */
+#define MC_IRQ_STATUS_PAGE_HOT_MASK 0x10U /* a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT) */
 #define MC_REG_IRQ_MASK 0x34U /* Interrupt enable, same bits as IRQ_STATUS */
 #define MC_REG_BARRIER 0x38U /* Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned */
 #define MC_BARRIER_START_SHIFT 0x0U
@@ -115,7 +115,6 @@
 #define MC_REG_ACK_OUTSTANDING 0x3CU /* Acknowledge requests sent whose acknowledgement has not returned */
 #define MC_REG_RX_NOTIFY_PAGE 0x40U /* Network page of the last packet that raised RX_NOTIFY */
 #define MC_REG_NOTIFY_COUNT 0x44U /* Count of receive notifications (wraps) */
-#define MC_REG_HOT_PAGE 0x48U /* Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT) */
 #define MC_REG_TX_PACKETS 0x80U /* Data packets transmitted (wraps) */
 #define MC_REG_TX_BYTES 0x84U /* Payload bytes transmitted (wraps) */
 #define MC_REG_RX_PACKETS 0x88U /* Data packets written to host memory (wraps) */
@@ -127,14 +126,24 @@
 #define MC_REG_ERROR_COUNT 0xA0U /* Transfers that may have been lost (retry exhausted or disabled, discard-after-error) */
 #define MC_REG_ACKS_RECEIVED 0xA4U /* Acknowledgement packets received */
 #define MC_REG_TX_DROP_PARTIAL 0xA8U /* Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
-#define MC_REG_REMOTE_REFUSED 0xACU /* Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned */
+#define MC_REG_REMOTE_OUTSTANDING 0xACU /* Remote read and atomic requests this node sent whose response has not yet completed (requester side; at most 7 at a time, later requests wait in order behind them) */
+#define MC_REG_REMOTE_DONE 0xB0U /* Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N */
+#define MC_REG_REMOTE_ERRORS 0xB4U /* Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN */
+#define MC_REG_REMOTE_ERR_ADDR 0xB8U /* Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS */
+#define MC_REG_REMOTE_REFUSED 0xBCU /* Remote requests this node refused as home (wraps): page not READ_EN / ATOMIC_EN (or CTRL.ENABLE = 0, or beyond PAGE_COUNT), misaligned or malformed atomic, host read error */
 #define MC_REG_RX_BASE_LO 0xC0U /* Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
 #define MC_REG_RX_BASE_HI 0xC4U /* High word of the identity-mapped receive area address */
 #define MC_REG_LINK_RETRY_LIMIT 0xC8U /* Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
 #define MC_REG_LINK_ACK_TIMEOUT 0xCCU /* Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
 #define MC_REG_HEARTBEAT_PERIOD 0xD0U /* Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
 #define MC_REG_TX_COMBINE_IDLE 0xD4U /* Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
-#define MC_REG_PAGE_COUNT_THRESHOLD 0xD8U /* A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page) */
+#define MC_REG_PAGE_CNT_SEL 0xE0U /* Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
+#define MC_REG_PAGE_CNT_READS 0xE4U /* Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
+#define MC_REG_PAGE_CNT_ATOMICS 0xE8U /* Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
+#define MC_REG_PAGE_CNT_THRESHOLD 0xECU /* When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page */
+#define MC_REG_PAGE_HOT 0xF0U /* Network page that last raised IRQ_STATUS.PAGE_HOT */
+#define MC_REG_REMOTE_LAST_LO 0xF4U /* Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter) */
+#define MC_REG_REMOTE_LAST_HI 0xF8U /* High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0) */
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 
@@ -155,7 +164,6 @@
 #define MC_REG_ACK_OUTSTANDING_RESET 0x0U
 #define MC_REG_RX_NOTIFY_PAGE_RESET 0x0U
 #define MC_REG_NOTIFY_COUNT_RESET 0x0U
-#define MC_REG_HOT_PAGE_RESET 0x0U
 #define MC_REG_TX_PACKETS_RESET 0x0U
 #define MC_REG_TX_BYTES_RESET 0x0U
 #define MC_REG_RX_PACKETS_RESET 0x0U
@@ -167,6 +175,10 @@
 #define MC_REG_ERROR_COUNT_RESET 0x0U
 #define MC_REG_ACKS_RECEIVED_RESET 0x0U
 #define MC_REG_TX_DROP_PARTIAL_RESET 0x0U
+#define MC_REG_REMOTE_OUTSTANDING_RESET 0x0U
+#define MC_REG_REMOTE_DONE_RESET 0x0U
+#define MC_REG_REMOTE_ERRORS_RESET 0x0U
+#define MC_REG_REMOTE_ERR_ADDR_RESET 0x0U
 #define MC_REG_REMOTE_REFUSED_RESET 0x0U
 #define MC_REG_RX_BASE_LO_RESET 0x0U
 #define MC_REG_RX_BASE_HI_RESET 0x0U
@@ -174,7 +186,13 @@
 #define MC_REG_LINK_ACK_TIMEOUT_RESET 0x800U
 #define MC_REG_HEARTBEAT_PERIOD_RESET 0x1000U
 #define MC_REG_TX_COMBINE_IDLE_RESET 0x4U
-#define MC_REG_PAGE_COUNT_THRESHOLD_RESET 0x0U
+#define MC_REG_PAGE_CNT_SEL_RESET 0x0U
+#define MC_REG_PAGE_CNT_READS_RESET 0x0U
+#define MC_REG_PAGE_CNT_ATOMICS_RESET 0x0U
+#define MC_REG_PAGE_CNT_THRESHOLD_RESET 0x0U
+#define MC_REG_PAGE_HOT_RESET 0x0U
+#define MC_REG_REMOTE_LAST_LO_RESET 0x0U
+#define MC_REG_REMOTE_LAST_HI_RESET 0x0U
 #define MC_REG_MCAST_GROUP_BASE_RESET 0x0U
 
 /* TX_PCT entry (32 bits) */
@@ -189,9 +207,17 @@
 #define MC_DEST_KIND_NODE 0x0U /* DEST_KIND value */
 #define MC_DEST_KIND_BROADCAST 0x1U
 #define MC_DEST_KIND_MULTICAST 0x2U
+#define MC_TX_PCT_OP_SHIFT 0x6U
+#define MC_TX_PCT_OP_MASK 0xC0U /* what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
+#define MC_OP_WRITE 0x0U /* OP value */
+#define MC_OP_READ 0x1U
+#define MC_OP_FETCH_ADD 0x2U
+#define MC_OP_SWAP 0x3U
+#define MC_TX_PCT_CAS_SHIFT 0x3U
+#define MC_TX_PCT_CAS_MASK 0x8U /* with OP = SWAP: compare-and-swap (the word becomes the new value only if it equals the compare value) */
 #define MC_TX_PCT_DEST_SHIFT 0x8U
 #define MC_TX_PCT_DEST_MASK 0xFF00U /* destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast */
-#define MC_TX_PCT_VALID_MASK 0xFF37U /* all defined bits; any other bit set is refused */
+#define MC_TX_PCT_VALID_MASK 0xFFFFU /* all defined bits; any other bit set is refused */
 
 /* RX_PCT entry (64 bits) */
 #define MC_RX_PCT_RX_EN_SHIFT 0x0U
@@ -203,7 +229,7 @@
 #define MC_RX_PCT_ATOMIC_EN_SHIFT 0x5U
 #define MC_RX_PCT_ATOMIC_EN_MASK 0x20ULL /* other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
 #define MC_RX_PCT_COUNT_IRQ_SHIFT 0x6U
-#define MC_RX_PCT_COUNT_IRQ_MASK 0x40ULL /* the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
+#define MC_RX_PCT_COUNT_IRQ_MASK 0x40ULL /* the page's read or atomic counter reaching PAGE_CNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
 #define MC_RX_PCT_REMAP_EN_SHIFT 0x3U
 #define MC_RX_PCT_REMAP_EN_MASK 0x8ULL /* write to REMAP_ADDR instead of the identity-mapped receive area */
 #define MC_RX_PCT_REMAP_ADDR_SHIFT 0xCU

@@ -412,7 +412,18 @@ static void grant_validation(void)
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, pc - 1, 2, tx_to(1), 0, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 1, 0xffffffff, tx_to(1), 0, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, 0, 0, NULL), EINVAL);	/* no TX_EN */
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | 1 << 3, 0, NULL), EINVAL);
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | MC_TX_PCT_CAS_MASK, 0, NULL),
+		   EINVAL);	/* CAS without OP SWAP */
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, MC_TX_PCT_TX_EN_MASK |
+			 MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT |
+			 MC_OP_READ << MC_TX_PCT_OP_SHIFT, 0, NULL), EINVAL);	/* a broadcast read */
+	if (info(fd).backend != MEMCHAN_BACKEND_HW) {
+		/* request pages are a board adapter's; emulated adapters serve the library's */
+		EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | MC_OP_READ << MC_TX_PCT_OP_SHIFT,
+				 0, NULL), EOPNOTSUPP);
+		EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1) | MC_TX_PCT_CAS_MASK |
+				 MC_OP_SWAP << MC_TX_PCT_OP_SHIFT, 0, NULL), EOPNOTSUPP);
+	}
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1,
 			 tx_to(1) | (MC_TX_PCT_DEST_MASK + (1 << MC_TX_PCT_DEST_SHIFT)), 0, NULL),
 		   EINVAL);	/* the reserved bit above DEST */

@@ -8,7 +8,8 @@ module tb_adapter #(
   parameter int SERIAL = 1,
   parameter int STALL  = 30,
   parameter int PAGES  = 1024,
-  parameter bit VHUB   = 1'b1
+  parameter bit VHUB   = 1'b1,
+  parameter bit SERIALIZE = 1'b1
 ) (
   input  wire logic        clk,
   input  wire logic        rst_n,
@@ -20,7 +21,7 @@ module tb_adapter #(
   input  wire logic [63:0] s_link_tdata,
   input  wire logic        s_link_tlast,
   output logic             s_link_tready,
-  output logic [3:0]       irq
+  output logic [4:0]       irq
 );
   localparam int WIN_AW = $clog2(PAGES) + 12;
 
@@ -43,8 +44,13 @@ module tb_adapter #(
   logic [2:0]  h_awsize;
   logic [1:0]  h_awburst, h_bresp;
   logic        h_awvalid, h_awready, h_wvalid, h_wready, h_wlast, h_bvalid, h_bready;
+  logic [63:0] h_araddr, h_rdata;
+  logic [7:0]  h_arlen;
+  logic [2:0]  h_arsize;
+  logic [1:0]  h_arburst, h_rresp;
+  logic        h_arvalid, h_arready, h_rlast, h_rvalid, h_rready;
 
-  memchan_top #(.PAGES(PAGES), .VHUB(VHUB)) dut (
+  memchan_top #(.PAGES(PAGES), .VHUB(VHUB), .SERIALIZE(SERIALIZE)) dut (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'(SERIAL)),
     .s_axil_awaddr(l_awaddr), .s_axil_awvalid(l_awvalid), .s_axil_awready(l_awready),
     .s_axil_wdata(l_wdata), .s_axil_wstrb(4'hF), .s_axil_wvalid(l_wvalid),
@@ -62,6 +68,10 @@ module tb_adapter #(
     .m_axi_wdata(h_wdata), .m_axi_wstrb(h_wstrb), .m_axi_wlast(h_wlast),
     .m_axi_wvalid(h_wvalid), .m_axi_wready(h_wready), .m_axi_bresp(h_bresp),
     .m_axi_bvalid(h_bvalid), .m_axi_bready(h_bready),
+    .m_axi_araddr(h_araddr), .m_axi_arlen(h_arlen), .m_axi_arsize(h_arsize),
+    .m_axi_arburst(h_arburst), .m_axi_arvalid(h_arvalid), .m_axi_arready(h_arready),
+    .m_axi_rdata(h_rdata), .m_axi_rresp(h_rresp), .m_axi_rlast(h_rlast),
+    .m_axi_rvalid(h_rvalid), .m_axi_rready(h_rready),
     .irq_o(irq),
     .m_link_tvalid, .m_link_tdata, .m_link_tlast, .m_link_tready,
     .s_link_tvalid, .s_link_tdata, .s_link_tlast, .s_link_tready);
@@ -71,7 +81,10 @@ module tb_adapter #(
     .awaddr(h_awaddr), .awlen(h_awlen), .awsize(h_awsize), .awburst(h_awburst),
     .awvalid(h_awvalid), .awready(h_awready), .wdata(h_wdata), .wstrb(h_wstrb),
     .wlast(h_wlast), .wvalid(h_wvalid), .wready(h_wready), .bresp(h_bresp),
-    .bvalid(h_bvalid), .bready(h_bready));
+    .bvalid(h_bvalid), .bready(h_bready),
+    .araddr(h_araddr), .arlen(h_arlen), .arsize(h_arsize), .arburst(h_arburst),
+    .arvalid(h_arvalid), .arready(h_arready), .rdata(h_rdata), .rresp(h_rresp),
+    .rlast(h_rlast), .rvalid(h_rvalid), .rready(h_rready));
 
   int stall_pct;
   initial stall_pct = STALL;

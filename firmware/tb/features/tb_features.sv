@@ -14,7 +14,7 @@ module tb_features;
   // a third adapter with a cable from its transmit to its own receive (LOOPBACK.MODE = 2)
   logic        xv, xl, xr, yv, yl, yr;
   logic [63:0] xd, yd;
-  logic [3:0]  irq2;
+  logic [4:0]  irq2;
   tb_adapter #(.SERIAL(33), .STALL(50)) e (
     .clk, .rst_n,
     .m_link_tvalid(xv), .m_link_tdata(xd), .m_link_tlast(xl), .m_link_tready(xr),

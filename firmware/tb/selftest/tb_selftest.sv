@@ -13,7 +13,7 @@ module tb_selftest;
 
   logic        tvalid, tlast, tready, rvalid_x, rlast_x, rready_x;
   logic [63:0] tdata, rdata_x;
-  logic [3:0]  irq;
+  logic [4:0]  irq;
   assign tready = 1'b1;
   assign rvalid_x = 1'b0; assign rdata_x = '0; assign rlast_x = 1'b0;
 

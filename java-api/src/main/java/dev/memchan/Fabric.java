@@ -410,7 +410,7 @@ public final class Fabric implements AutoCloseable {
     }
 
     /**
-     * Sets the page counter threshold (PAGE_COUNT_THRESHOLD): a page granted with
+     * Sets the page counter threshold (PAGE_CNT_THRESHOLD): a page granted with
      * {@link RemoteAccess#COUNT_NOTIFY} whose read or atomic counter reaches it notifies this node
      * ({@link #awaitHotPage}). 0 turns it off.
      */

@@ -147,7 +147,7 @@ public final class Regs {
     /** an acknowledge sweep completed */
     public static final int IRQ_STATUS_BARRIER_DONE_MASK = 0x8;
     public static final int IRQ_STATUS_PAGE_HOT_SHIFT = 0x4;
-    /** a page's read or atomic counter reached PAGE_COUNT_THRESHOLD on a page whose receive PCT has COUNT_IRQ (the page is in HOT_PAGE) */
+    /** a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT) */
     public static final int IRQ_STATUS_PAGE_HOT_MASK = 0x10;
     /** Interrupt enable, same bits as IRQ_STATUS */
     public static final int REG_IRQ_MASK = 0x34;
@@ -168,8 +168,6 @@ public final class Regs {
     public static final int REG_RX_NOTIFY_PAGE = 0x40;
     /** Count of receive notifications (wraps) */
     public static final int REG_NOTIFY_COUNT = 0x44;
-    /** Network page whose read or atomic counter last reached PAGE_COUNT_THRESHOLD (with IRQ_STATUS.PAGE_HOT) */
-    public static final int REG_HOT_PAGE = 0x48;
     /** Data packets transmitted (wraps) */
     public static final int REG_TX_PACKETS = 0x80;
     /** Payload bytes transmitted (wraps) */
@@ -192,8 +190,16 @@ public final class Regs {
     public static final int REG_ACKS_RECEIVED = 0xA4;
     /** Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
     public static final int REG_TX_DROP_PARTIAL = 0xA8;
-    /** Remote read and atomic requests this node refused as their home: the page's receive PCT lacks READ_EN (read) or ATOMIC_EN (atomic), or an atomic's word is not 8-byte aligned */
-    public static final int REG_REMOTE_REFUSED = 0xAC;
+    /** Remote read and atomic requests this node sent whose response has not yet completed (requester side; at most 7 at a time, later requests wait in order behind them) */
+    public static final int REG_REMOTE_OUTSTANDING = 0xAC;
+    /** Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N */
+    public static final int REG_REMOTE_DONE = 0xB0;
+    /** Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN */
+    public static final int REG_REMOTE_ERRORS = 0xB4;
+    /** Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS */
+    public static final int REG_REMOTE_ERR_ADDR = 0xB8;
+    /** Remote requests this node refused as home (wraps): page not READ_EN / ATOMIC_EN (or CTRL.ENABLE = 0, or beyond PAGE_COUNT), misaligned or malformed atomic, host read error */
+    public static final int REG_REMOTE_REFUSED = 0xBC;
     /** Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
     public static final int REG_RX_BASE_LO = 0xC0;
     /** High word of the identity-mapped receive area address */
@@ -206,8 +212,20 @@ public final class Regs {
     public static final int REG_HEARTBEAT_PERIOD = 0xD0;
     /** Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
     public static final int REG_TX_COMBINE_IDLE = 0xD4;
-    /** A page's remote-read counter or atomic counter reaching this value raises IRQ_STATUS.PAGE_HOT and stores HOT_PAGE, when the page's receive PCT has COUNT_IRQ (Telegraphos' page access counters: software may replicate a hot page) */
-    public static final int REG_PAGE_COUNT_THRESHOLD = 0xD8;
+    /** Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
+    public static final int REG_PAGE_CNT_SEL = 0xE0;
+    /** Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
+    public static final int REG_PAGE_CNT_READS = 0xE4;
+    /** Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
+    public static final int REG_PAGE_CNT_ATOMICS = 0xE8;
+    /** When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page */
+    public static final int REG_PAGE_CNT_THRESHOLD = 0xEC;
+    /** Network page that last raised IRQ_STATUS.PAGE_HOT */
+    public static final int REG_PAGE_HOT = 0xF0;
+    /** Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter) */
+    public static final int REG_REMOTE_LAST_LO = 0xF4;
+    /** High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0) */
+    public static final int REG_REMOTE_LAST_HI = 0xF8;
     /** Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
     public static final int REG_MCAST_GROUP_BASE = 0x100;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;
@@ -229,7 +247,6 @@ public final class Regs {
     public static final int REG_ACK_OUTSTANDING_RESET = 0x0;
     public static final int REG_RX_NOTIFY_PAGE_RESET = 0x0;
     public static final int REG_NOTIFY_COUNT_RESET = 0x0;
-    public static final int REG_HOT_PAGE_RESET = 0x0;
     public static final int REG_TX_PACKETS_RESET = 0x0;
     public static final int REG_TX_BYTES_RESET = 0x0;
     public static final int REG_RX_PACKETS_RESET = 0x0;
@@ -241,6 +258,10 @@ public final class Regs {
     public static final int REG_ERROR_COUNT_RESET = 0x0;
     public static final int REG_ACKS_RECEIVED_RESET = 0x0;
     public static final int REG_TX_DROP_PARTIAL_RESET = 0x0;
+    public static final int REG_REMOTE_OUTSTANDING_RESET = 0x0;
+    public static final int REG_REMOTE_DONE_RESET = 0x0;
+    public static final int REG_REMOTE_ERRORS_RESET = 0x0;
+    public static final int REG_REMOTE_ERR_ADDR_RESET = 0x0;
     public static final int REG_REMOTE_REFUSED_RESET = 0x0;
     public static final int REG_RX_BASE_LO_RESET = 0x0;
     public static final int REG_RX_BASE_HI_RESET = 0x0;
@@ -248,7 +269,13 @@ public final class Regs {
     public static final int REG_LINK_ACK_TIMEOUT_RESET = 0x800;
     public static final int REG_HEARTBEAT_PERIOD_RESET = 0x1000;
     public static final int REG_TX_COMBINE_IDLE_RESET = 0x4;
-    public static final int REG_PAGE_COUNT_THRESHOLD_RESET = 0x0;
+    public static final int REG_PAGE_CNT_SEL_RESET = 0x0;
+    public static final int REG_PAGE_CNT_READS_RESET = 0x0;
+    public static final int REG_PAGE_CNT_ATOMICS_RESET = 0x0;
+    public static final int REG_PAGE_CNT_THRESHOLD_RESET = 0x0;
+    public static final int REG_PAGE_HOT_RESET = 0x0;
+    public static final int REG_REMOTE_LAST_LO_RESET = 0x0;
+    public static final int REG_REMOTE_LAST_HI_RESET = 0x0;
     public static final int REG_MCAST_GROUP_BASE_RESET = 0x0;
 
     // TX_PCT entry (32 bits)
@@ -268,11 +295,22 @@ public final class Regs {
     public static final int DEST_KIND_NODE = 0x0;
     public static final int DEST_KIND_BROADCAST = 0x1;
     public static final int DEST_KIND_MULTICAST = 0x2;
+    public static final int TX_PCT_OP_SHIFT = 0x6;
+    /** what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
+    public static final int TX_PCT_OP_MASK = 0xC0;
+    /** OP value */
+    public static final int OP_WRITE = 0x0;
+    public static final int OP_READ = 0x1;
+    public static final int OP_FETCH_ADD = 0x2;
+    public static final int OP_SWAP = 0x3;
+    public static final int TX_PCT_CAS_SHIFT = 0x3;
+    /** with OP = SWAP: compare-and-swap (the word becomes the new value only if it equals the compare value) */
+    public static final int TX_PCT_CAS_MASK = 0x8;
     public static final int TX_PCT_DEST_SHIFT = 0x8;
     /** destination node ID (DEST_KIND 0) or multicast group (DEST_KIND 2); 0 for broadcast */
     public static final int TX_PCT_DEST_MASK = 0xFF00;
     /** all defined bits; any other bit set is refused */
-    public static final int TX_PCT_VALID_MASK = 0xFF37;
+    public static final int TX_PCT_VALID_MASK = 0xFFFF;
 
     // RX_PCT entry (64 bits)
     public static final int RX_PCT_RX_EN_SHIFT = 0x0;
@@ -288,7 +326,7 @@ public final class Regs {
     /** other nodes may run fetch-and-add, compare-and-swap and swap on aligned 64-bit words of this page */
     public static final long RX_PCT_ATOMIC_EN_MASK = 0x20L;
     public static final int RX_PCT_COUNT_IRQ_SHIFT = 0x6;
-    /** the page's read or atomic counter reaching PAGE_COUNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
+    /** the page's read or atomic counter reaching PAGE_CNT_THRESHOLD raises IRQ_STATUS.PAGE_HOT */
     public static final long RX_PCT_COUNT_IRQ_MASK = 0x40L;
     public static final int RX_PCT_REMAP_EN_SHIFT = 0x3;
     /** write to REMAP_ADDR instead of the identity-mapped receive area */

@@ -37,6 +37,25 @@ public final class TxPct {
         return (entry & TX_PCT_ACK_REQ_MASK) != 0;
     }
 
+    /** OP: WRITE, or a request page of the board (READ, FETCH_ADD, SWAP; docs/firmware.md). */
+    public static int op(int entry) {
+        return (entry & TX_PCT_OP_MASK) >>> TX_PCT_OP_SHIFT;
+    }
+
+    /**
+     * Why an entry cannot be used on an emulated adapter (soft fabric, ivshmem), or null: there a
+     * page only writes. Remote reads and atomics are served there by Region.attachRemote, not by
+     * request pages of the transmit window, which only a board's adapter turns into requests.
+     */
+    public static String problemOnEmulatedAdapter(int entry, int maxNodes) {
+        String problem = problem(entry, maxNodes);
+        if (problem == null && (op(entry) != OP_WRITE || (entry & TX_PCT_CAS_MASK) != 0)) {
+            problem = "request pages (OP " + op(entry) + ") are the board adapter's; on an emulated adapter "
+                    + "remote reads and atomics go through Region.attachRemote";
+        }
+        return problem;
+    }
+
     public static int destKind(int entry) {
         return (entry & TX_PCT_DEST_KIND_MASK) >>> TX_PCT_DEST_KIND_SHIFT;
     }
@@ -57,8 +76,15 @@ public final class TxPct {
         if ((entry & ~TX_PCT_VALID_MASK) != 0) {
             return String.format("reserved bits set (0x%08x)", entry & ~TX_PCT_VALID_MASK);
         }
+        int op = op(entry);
+        if ((entry & TX_PCT_CAS_MASK) != 0 && op != OP_SWAP) {
+            return "CAS is a kind of SWAP: it needs OP SWAP, not OP " + op;
+        }
         int kind = destKind(entry);
         int dest = dest(entry);
+        if (op != OP_WRITE && kind != DEST_KIND_NODE) {
+            return "a remote read or atomic page (OP " + op + ") must name one node, not DEST_KIND " + kind;
+        }
         return switch (kind) {
             case DEST_KIND_NODE -> dest < maxNodes ? null : "destination node " + dest + " out of range 0.." + (maxNodes - 1);
             case DEST_KIND_BROADCAST -> dest == 0 ? null : "broadcast entry with non-zero DEST " + dest;

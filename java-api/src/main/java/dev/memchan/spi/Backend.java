@@ -107,14 +107,14 @@ public interface Backend extends AutoCloseable {
                 location() + ": page access counters are not supported by this driver");
     }
 
-    /** Sets PAGE_COUNT_THRESHOLD (0: never notify). Privileged where the backend has privileges. */
+    /** Sets PAGE_CNT_THRESHOLD (0: never notify). Privileged where the backend has privileges. */
     default void setPageCountThreshold(int threshold) {
         throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
                 location() + ": page access counters are not supported by this driver");
     }
 
     /**
-     * Acknowledges IRQ_STATUS.PAGE_HOT: when it is set, clears it and returns HOT_PAGE (the page whose counter
+     * Acknowledges IRQ_STATUS.PAGE_HOT: when it is set, clears it and returns PAGE_HOT (the page whose counter
      * reached the threshold), else -1.
      */
     default int takeHotPage() {

@@ -246,11 +246,16 @@ public final class DevBackend implements Backend {
         return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
     }
 
+    /** Request pages (TX PCT OP other than WRITE) only on a board; the driver refuses them too. */
+    private String txProblem(int entry) {
+        return backendKind == Uapi.BACKEND_HW ? TxPct.problem(entry, maxNodes) : TxPct.problemOnEmulatedAdapter(entry, maxNodes);
+    }
+
     @Override
     public synchronized void writeTxPct(int page, int entry) {
         ensureOpen();
         checkRange(page, 1);
-        String problem = TxPct.problem(entry, maxNodes);
+        String problem = txProblem(entry);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
         }
@@ -334,7 +339,7 @@ public final class DevBackend implements Backend {
     public synchronized Grant grantTransmit(int firstPage, int count, int txEntry) {
         ensureOpen();
         checkRange(firstPage, count);
-        String problem = TxPct.problem(txEntry, maxNodes);
+        String problem = txProblem(txEntry);
         if (problem != null || !TxPct.enabled(txEntry)) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs a valid entry with TX_EN"
                     + (problem == null ? "" : ": " + problem));

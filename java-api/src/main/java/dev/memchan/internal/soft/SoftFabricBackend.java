@@ -224,7 +224,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             LONG.setVolatile(control, layout.rxPct(n, p), 0L);
         }
         control.asSlice(layout.pageCounters(n, 0), (long) SF_PAGE_COUNTER_SIZE * layout.pageCount()).fill((byte) 0);
-        INT.setVolatile(control, layout.nodeBlock(n) + REG_PAGE_COUNT_THRESHOLD, 0);
+        INT.setVolatile(control, layout.nodeBlock(n) + REG_PAGE_CNT_THRESHOLD, 0);
     }
 
     @Override
@@ -314,7 +314,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
      * elsewhere (one route per network page).
      */
     static void checkTxEntry(int page, int entry, int writer, int maxNodes, java.util.function.IntUnaryOperator txOfNode) {
-        String problem = TxPct.problem(entry, maxNodes);
+        String problem = TxPct.problemOnEmulatedAdapter(entry, maxNodes);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
         }
@@ -487,7 +487,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
                 return -1;
             }
         } while (!INT.compareAndSet(control, regs + REG_IRQ_STATUS, status, status & ~IRQ_STATUS_PAGE_HOT_MASK));
-        return (int) INT.getVolatile(control, regs + REG_HOT_PAGE);
+        return (int) INT.getVolatile(control, regs + REG_PAGE_HOT);
     }
 
     @Override
@@ -496,7 +496,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         if (threshold < 0) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "page count threshold " + threshold + " is negative (0 turns it off)");
         }
-        INT.setVolatile(control, regs + REG_PAGE_COUNT_THRESHOLD, threshold);
+        INT.setVolatile(control, regs + REG_PAGE_CNT_THRESHOLD, threshold);
     }
 
     private MappedGrant map(int firstPage, int count, boolean transmit) {

@@ -22,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * every other atomic on the word (the home's own CPU included, when it uses this same path). What
  * the home's adapter would do around the access, the requester does in the home's node block: check
  * the home's receive PCT (READ_EN, ATOMIC_EN), count the access in the page's counters (raising
- * PAGE_HOT at PAGE_COUNT_THRESHOLD when COUNT_IRQ is set), count a refusal in REMOTE_REFUSED.
+ * PAGE_HOT at PAGE_CNT_THRESHOLD when COUNT_IRQ is set), count a refusal in REMOTE_REFUSED.
  */
 final class SoftRemoteWindow implements RemoteWindow {
     private static final VarHandle INT = JAVA_INT.varHandle();
@@ -116,10 +116,10 @@ final class SoftRemoteWindow implements RemoteWindow {
     /** The home counts an access it served; reaching the threshold raises PAGE_HOT when the page asks for it. */
     private void served(int page, long counter) {
         int before = (int) INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
-        int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_COUNT_THRESHOLD);
+        int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_CNT_THRESHOLD);
         if (threshold != 0 && before + 1 == threshold
                 && RxPct.countInterrupt((long) LONG.getVolatile(control, layout.rxPct(home, page)))) {
-            INT.setVolatile(control, homeRegs + REG_HOT_PAGE, page);
+            INT.setVolatile(control, homeRegs + REG_PAGE_HOT, page);
             INT.getAndBitwiseOr(control, homeRegs + REG_IRQ_STATUS, IRQ_STATUS_PAGE_HOT_MASK);
             INT.getAndAdd(control, homeRegs + REG_NOTIFY_COUNT, 1);
             Posix.futexWake(control.asSlice(homeRegs + REG_NOTIFY_COUNT, 4));

@@ -60,7 +60,7 @@ final class StatusCommand extends Base {
                 node.put("tx_pages", usage[0]);
                 node.put("rx_pages", usage[1]);
                 node.put("counters", Counters.read(t, n));
-                node.put("page_count_threshold", Integer.toUnsignedLong(t.readRegister(n, REG_PAGE_COUNT_THRESHOLD)));
+                node.put("page_count_threshold", Integer.toUnsignedLong(t.readRegister(n, REG_PAGE_CNT_THRESHOLD)));
                 node.put("hot_pages", Counters.hotPages(t, n, 8));
                 if (withPct) {
                     List<Object> entries = new ArrayList<>();
