@@ -906,14 +906,16 @@ static void node_claim_in_use_and_takeover(void)
 static void sysfs_attributes(void)
 {
 	int fd = dev_open();
-	char buf[128];
+	char buf[128], want[64];
 
 	CHECK(read_sysfs("backend", buf, sizeof(buf)) == 0 && !strcmp(buf, "ivshmem\n"));
 	CHECK(read_sysfs("node_id", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
 	CHECK(read_sysfs("page_size", buf, sizeof(buf)) == 0 && !strcmp(buf, "4096\n"));
 	CHECK(read_sysfs("page_count", buf, sizeof(buf)) == 0 &&
 	      (uint32_t)atoi(buf) == info(fd).page_count);
-	CHECK(read_sysfs("version", buf, sizeof(buf)) == 0 && !strncmp(buf, "1.0 api=1", 9));
+	snprintf(want, sizeof(want), "%u.%u api=%u", MC_VERSION_MAJOR, MC_VERSION_MINOR,
+		 MEMCHAN_API_VERSION);	/* the register map's version, from regmap */
+	CHECK(read_sysfs("version", buf, sizeof(buf)) == 0 && !strncmp(buf, want, strlen(want)));
 	CHECK(read_sysfs("link_state", buf, sizeof(buf)) == 0 && !strcmp(buf, "soft\n"));
 	CHECK(read_sysfs("irq_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "none\n"));
 	CHECK(read_sysfs("counters/notify_count", buf, sizeof(buf)) == 0 &&
