@@ -43,7 +43,7 @@ fi
 start=$(date +%s)
 if [ "$ROLE" = a ]; then
 	sh "$R/firmware/cosim/cosimctl.sh" latency-reset > /dev/null
-	mcctl bench pingpong --fabric dev:/dev/memchan0 --peer 1 --rounds 50 --batches 2 --peer-timeout 180 \
+	mcctl --verbose bench pingpong --fabric dev:/dev/memchan0 --peer 1 --rounds 50 --batches 2 --peer-timeout 180 \
 		> /tmp/pp.out 2>&1
 	st=$?
 	sed 's/^/# bench: /' /tmp/pp.out
@@ -53,7 +53,7 @@ if [ "$ROLE" = a ]; then
 	[ $st = 0 ] && [ -n "$p50" ]
 	check $? "mcctl bench pingpong --peer 1 across two guests: one-way p50 $p50 ns ($(( $(date +%s) - start )) s)"
 else
-	mcctl_within 300 bench serve --fabric dev:/dev/memchan0 --count 1 > /tmp/serve.out 2>&1
+	mcctl_within 300 --verbose bench serve --fabric dev:/dev/memchan0 --count 1 > /tmp/serve.out 2>&1
 	st=$?
 	sed 's/^/# serve: /' /tmp/serve.out
 	[ $st = 0 ] && grep -q "^served pingpong for node 0$" /tmp/serve.out
