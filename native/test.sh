@@ -13,7 +13,7 @@
 #   board-bad    adapters with a wrong ID / VERSION major are refused
 #   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
 #                suite, mcctl, ordering under bit flips with and without retry (opt-in: slow)
-#   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench
+#   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
@@ -458,7 +458,7 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	fi
 fi
 if [[ " $ONLY " == *" board-duo "* ]]; then
-	# two guests, one RTL adapter each: node IDs from the link, the two-process demo, mcctl bench
+	# two guests, one RTL adapter each: node IDs from the link, the two-process demo
 	java_build
 	BOOT_MEM=1024 BOOT_TIMEOUT=900 board board-duo "board-duo-a:board-duo-a:0 board-duo-b:board-duo-b:1" --cable 0:1
 fi
