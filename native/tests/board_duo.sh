@@ -37,6 +37,6 @@ else
 fi
 
 # mcctl bench serve / pingpong --peer across the guests is not run here: it passed in three runs
-# and failed in one full run (the server's mappings closed under it: "Already closed", see issue 9's
-# note and firmware/cosim/README.md); run it by hand as docs/mcctl.md shows until that is found.
+# and failed in one full run (the two sides' hellos never met; firmware/cosim/README.md, "Known
+# problems"); run it by hand as docs/mcctl.md shows until that is found.
 exit $rc
