@@ -442,11 +442,12 @@ static int mc_sf_probe(struct memchan_dev *md)
 		return ret;
 	md->regmap_version = MC_REG_VERSION_RESET;
 	/*
-	 * What a node block's CAPS says at creation, and what the soft fabric serves by
-	 * itself: a remote read is a load of the home's page in the shared file, an atomic
-	 * a CPU atomic on it; this driver programs READ_EN / ATOMIC_EN into its RX PCT.
+	 * What a node block's CAPS says at creation (regmap soft_fabric.init_caps): the
+	 * soft fabric serves remote reads (a load of the home's page in the shared file)
+	 * and atomics (a CPU atomic on it) by itself; this driver programs READ_EN /
+	 * ATOMIC_EN into its RX PCT.
 	 */
-	md->caps = MC_SF_INIT_CAPS | MC_CAPS_REMOTE_READ_MASK | MC_CAPS_ATOMICS_MASK;
+	md->caps = MC_SF_INIT_CAPS;
 	md->ctl_start = sf->fab_start;
 	md->ctl_len = len;
 	sf->host_id = mc_sf_host_id();
