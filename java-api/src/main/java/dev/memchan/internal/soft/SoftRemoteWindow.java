@@ -105,6 +105,10 @@ final class SoftRemoteWindow implements RemoteWindow {
         throw new MemchanException(Kind.PERMISSION, "node " + home + " refused a remote " + why);
     }
 
+    private boolean grantedQuietly(int page, long grant) {
+        return ((long) LONG.getVolatile(control, layout.rxPct(home, page)) & grant) != 0;
+    }
+
     private void granted(int page, long grant, String op) {
         long entry = (long) LONG.getVolatile(control, layout.rxPct(home, page));
         if ((entry & grant) == 0) {
@@ -148,7 +152,9 @@ final class SoftRemoteWindow implements RemoteWindow {
         int first = firstPage + (int) (offset >>> pageShift);
         int last = firstPage + (int) ((offset + length - 1) >>> pageShift);
         for (int p = first; p <= last; p++) {
-            granted(p, RX_PCT_READ_EN_MASK, "copy of " + length + " bytes at offset " + offset);
+            if (!grantedQuietly(p, RX_PCT_READ_EN_MASK)) { // the message only when refused: no allocation per copy
+                granted(p, RX_PCT_READ_EN_MASK, "copy of " + length + " bytes at offset " + offset);
+            }
         }
         VarHandle.acquireFence(); // the copy reads what the home had stored before an earlier acquire load showed
         MemorySegment.copy(data, offset, dst, dstOffset, length);
