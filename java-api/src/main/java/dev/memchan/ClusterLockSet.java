@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * node at a time, and is taken back, with the node's hold, from a process that died holding it.
  */
 public final class ClusterLockSet implements AutoCloseable {
+    private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE);
     private final Fabric fabric;
     private final Region region;
     private final LockKind kind;
@@ -95,7 +96,7 @@ public final class ClusterLockSet implements AutoCloseable {
 
     /** Blocks until lock {@code lock} is held by this thread. */
     public void acquire(int lock) {
-        acquire(lock, Duration.ofNanos(Long.MAX_VALUE));
+        acquire(lock, FOREVER);
     }
 
     /** Acquires within {@code timeout} or throws TIMEOUT. */

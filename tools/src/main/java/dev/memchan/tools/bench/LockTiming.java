@@ -10,11 +10,13 @@ import dev.memchan.Route;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /** Uncontended cluster-lock acquire + release, and a compare-and-set spinlock on the same kind of memory. */
 public final class LockTiming {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final VarHandle INT = JAVA_INT.varHandle();
 
     private LockTiming() {
     }
@@ -52,6 +54,42 @@ public final class LockTiming {
                         Thread.onSpinWait();
                     }
                     LONG.setRelease(word, 0L, 0L);
+                }
+                ns = (System.nanoTime() - t0) / (double) iterations;
+            }
+            return ns;
+        }
+    }
+
+    /**
+     * ns per acquire+release of the CAS lock's own atomics written out by hand on a fabric page, without the
+     * remote-atomic path: acquire CAS 0 -> mine, release CAS mine -> 0 (a release that checks the holder is a
+     * second locked instruction where the spinlock stores). With {@code counted}, each CAS is followed by a
+     * fetch-and-add on a counter word in another cache line of another page, as the soft fabric's home counts
+     * a served atomic. The CAS lock's floors: what is left above them is the path's checks.
+     */
+    public static double casPairFloor(Fabric f, long key, int iterations, boolean counted) {
+        try (Region r = f.allocate(key, 2L * f.pageSize(), 0660)) {
+            OutgoingMapping out = r.attachTransmit(Route.broadcast(), true);
+            MemorySegment seg = out.segment();
+            long counter = f.pageSize() + Integer.BYTES; // the ATOMICS half of a page-counter slot
+            long mine = 1L << 32 | 1;
+            double ns = 0;
+            for (int pass = 0; pass < 2; pass++) { // pass 0 warms up
+                long t0 = System.nanoTime();
+                for (int i = 0; i < iterations; i++) {
+                    while ((long) LONG.compareAndExchange(seg, 0L, 0L, mine) != 0L) {
+                        Thread.onSpinWait();
+                    }
+                    if (counted) {
+                        INT.getAndAdd(seg, counter, 1);
+                    }
+                    if ((long) LONG.compareAndExchange(seg, 0L, mine, 0L) != mine) {
+                        throw new IllegalStateException("the floor's lock word changed under its only user");
+                    }
+                    if (counted) {
+                        INT.getAndAdd(seg, counter, 1);
+                    }
                 }
                 ns = (System.nanoTime() - t0) / (double) iterations;
             }
