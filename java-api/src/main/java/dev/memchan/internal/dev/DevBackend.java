@@ -42,6 +42,8 @@ public final class DevBackend implements Backend {
     private final int pageSize;
     private final int pageCount;
     private final int backendKind;
+    /** The adapter's CAPS: request pages need REMOTE_READ or ATOMICS. */
+    private final int caps;
     private final long incarnation;
     private final int[] txRefs;
     private final int[] rxRefs;
@@ -77,6 +79,7 @@ public final class DevBackend implements Backend {
         this.pageSize = Uapi.memchan_info.page_size(info);
         this.pageCount = Uapi.memchan_info.page_count(info);
         this.backendKind = Uapi.memchan_info.backend(info);
+        this.caps = Uapi.memchan_info.caps(info);
         this.incarnation = Uapi.memchan_info.incarnation(info);
         this.txRefs = new int[pageCount];
         this.rxRefs = new int[pageCount];
@@ -246,9 +249,9 @@ public final class DevBackend implements Backend {
         return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
     }
 
-    /** Request pages (TX PCT OP other than WRITE) only on a board; the driver refuses them too. */
+    /** Request pages (TX PCT OP other than WRITE) only on a board with the CAPS they need: the driver's rule (generated). */
     private String txProblem(int entry) {
-        return backendKind == Uapi.BACKEND_HW ? TxPct.problem(entry, maxNodes) : TxPct.problemOnEmulatedAdapter(entry, maxNodes);
+        return TxPct.problem(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW);
     }
 
     @Override
