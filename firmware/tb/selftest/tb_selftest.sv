@@ -66,6 +66,7 @@ module tb_selftest;
 
   // ---- stages 8 and 9: requests to this node itself (result in REMOTE_LAST, never written) ----
   int remote_done;     // REMOTE_DONE once every request sent so far has completed
+  logic [31:0] combine_idle;
 
   // one test page's transmit entry: a request page (OP) to this node, or the stage-2 write entry
   task automatic set_tx(input int i, input int op, input bit cas);
@@ -296,6 +297,10 @@ module tb_selftest;
       $fatal(1, "stage 8: CAPS %h lacks REMOTE_READ or ATOMICS", r);
     a.reg_read(MC_REG_REMOTE_DONE, r);
     remote_done = int'(r);
+    // a request is one packet: a 256-byte read's 32 beats, a compare-and-swap's 2, under the
+    // bench's random stalls, must not be cut by the store-combining wait (restored after stage 9)
+    a.reg_read(MC_REG_TX_COMBINE_IDLE, combine_idle);
+    a.reg_write(MC_REG_TX_COMBINE_IDLE, 64);
     begin
       logic [31:0] dw [$], reads [NTEST], atomics, n;
       logic [63:0] last;
@@ -357,13 +362,11 @@ module tb_selftest;
 
     // 9 atomics on word 0 of the last test page
     begin
-      logic [31:0] dw [$], reads, atomics, now, idle;
+      logic [31:0] dw [$], reads, atomics, now;
       logic [63:0] last, orig;
       longint na;
       na = longint'(first + NTEST - 1) * page_size;
       orig = host64(na);
-      a.reg_read(MC_REG_TX_COMBINE_IDLE, idle);
-      a.reg_write(MC_REG_TX_COMBINE_IDLE, 64);   // the two beats of a compare-and-swap, one packet
       page_counts(first + NTEST - 1, reads, atomics);
       set_tx(NTEST - 1, MC_OP_SWAP, 1'b0);
       request("stage 9: swap", na, 64'h1000, last);
@@ -396,7 +399,7 @@ module tb_selftest;
       if (r != atomics + 32'd1004) $fatal(1, "stage 9: ATOMICS %0d -> %0d, want + 1004", atomics, r);
       if (now != reads) $fatal(1, "stage 9: READS changed %0d -> %0d", reads, now);
       set_tx(NTEST - 1, MC_OP_WRITE, 1'b0);
-      a.reg_write(MC_REG_TX_COMBINE_IDLE, idle);
+      a.reg_write(MC_REG_TX_COMBINE_IDLE, combine_idle);
     end
     $display("selftest: stage 9 atomics ok (swap, 1000 fetch-and-add, 2 compare-and-swap, swap back, 1 refused; ATOMICS + 1004)");
 
