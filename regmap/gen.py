@@ -694,8 +694,9 @@ class TxPctRule:
 
     def render_c(self):
         ops = sorted(self.ops.items())
-        out = ["/* Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a user's",
-               " * entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem. */",
+        out = ["/*", " * Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a",
+               " * user's entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem.",
+               " */",
                "static inline unsigned int mc_tx_pct_rule(unsigned int e, unsigned int max_nodes, unsigned int caps, int emulated)",
                "{",
                "\tunsigned int op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;",

@@ -519,8 +519,10 @@ static inline unsigned long long mc_sys_region_capacity(unsigned long long page_
 	return (((MC_SYS_PAGES - MC_SYS_REGION_PAGES_FIRST) * page_size) / MC_SYS_REGION_ENTRY_SIZE);
 }
 
-/* Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a user's
- * entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem. */
+/*
+ * Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a
+ * user's entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem.
+ */
 static inline unsigned int mc_tx_pct_rule(unsigned int e, unsigned int max_nodes, unsigned int caps, int emulated)
 {
 	unsigned int op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;
