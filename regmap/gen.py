@@ -774,16 +774,17 @@ class TxPctRule:
         return "\n".join(out) + "\n"
 
     def render_vectors(self, meta, caps_all):
-        """Every OP x CAS x DEST_KIND, DEST at the edges of each bound, with and without reserved bits, on
-        an emulated adapter and on boards with and without each OP's CAPS, for two cluster sizes; and each
-        of them once with the lowest reserved bit set."""
+        """Every OP x CAS x DEST_KIND, DEST at the edges of each bound, on an emulated adapter and on boards
+        with and without each OP's CAPS (and with an emulated adapter's CAPS, SF_INIT_CAPS, which the
+        driver's abi test looks up), for three cluster sizes (2, the soft fabric's default, the most);
+        and each of them once with the lowest reserved bit set."""
         c = self.constants
         out = [f"# {HEADER_NOTE}",
                "# Transmit PCT rule: tx_pct_rule,entry,max_nodes,caps,emulated,verdict (decimal). Java (TxPctRuleVectorsTest)",
                "# and C (native/tools/mcfab-vectors, through mc_tx_pct_rule) must reproduce every row exactly.",
                "tx_pct_rule,entry,max_nodes,caps,emulated,verdict"]
-        needs = sorted({0, caps_all} | {need for *_, need in self.ops.values()})
-        for max_nodes in (2, meta["max_nodes"]):
+        needs = sorted({0, caps_all, c["SF_INIT_CAPS"]} | {need for *_, need in self.ops.values()})
+        for max_nodes in sorted({2, c["SF_DEFAULT_MAX_NODES"], meta["max_nodes"]}):
             for op in sorted(self.ops):
                 for cas in (0, c["TX_PCT_CAS_MASK"]):
                     for kind in range(1 << self.kind_width):
