@@ -254,13 +254,18 @@ public final class DevBackend implements Backend {
         return TxPct.problem(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW);
     }
 
+    /** The kind of a refused entry: UNSUPPORTED where the driver answers EOPNOTSUPP, else INVALID_ARGUMENT. */
+    private Kind txRefusal(int entry) {
+        return TxPct.unsupported(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW) ? Kind.UNSUPPORTED : Kind.INVALID_ARGUMENT;
+    }
+
     @Override
     public synchronized void writeTxPct(int page, int entry) {
         ensureOpen();
         checkRange(page, 1);
         String problem = txProblem(entry);
         if (problem != null) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
+            throw new MemchanException(txRefusal(entry), "transmit PCT entry for page " + page + ": " + problem);
         }
         if (txRefs[page] > 0) {
             throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by this process; detach it first");
@@ -344,8 +349,8 @@ public final class DevBackend implements Backend {
         checkRange(firstPage, count);
         String problem = txProblem(txEntry);
         if (problem != null || !TxPct.enabled(txEntry)) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs a valid entry with TX_EN"
-                    + (problem == null ? "" : ": " + problem));
+            throw new MemchanException(problem == null ? Kind.INVALID_ARGUMENT : txRefusal(txEntry),
+                    "a transmit grant needs a valid entry with TX_EN" + (problem == null ? "" : ": " + problem));
         }
         for (int p = firstPage; p < firstPage + count; p++) {
             if (txRefs[p] > 0) {
