@@ -220,36 +220,21 @@ static u64 memchan_page_offset(struct memchan_dev *md, bool tx, u32 page)
 /* ---------------------------------------------------------------------- */
 /* PCT entry validation (user-supplied entries) */
 
+/*
+ * The rule of regmap/memchan.toml [tx_pct_rule], generated: request pages
+ * (remote read, atomics) name one node and need an adapter that turns stores
+ * into requests; the soft fabric's remote reads and atomics are the
+ * library's, not request pages.
+ */
 static int memchan_check_tx_entry(struct memchan_dev *md, u32 e)
 {
-	u32 kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;
-	u32 dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;
-	u32 op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;
-	u32 need;
-
-	if (e & ~MC_TX_PCT_VALID_MASK)
-		return -EINVAL;
-	if ((e & MC_TX_PCT_CAS_MASK) && op != MC_OP_SWAP)
-		return -EINVAL;
-	if (op != MC_OP_WRITE) {
-		/*
-		 * A request page (remote read, atomic): one destination node, and an
-		 * adapter that turns stores into requests; the soft fabric's remote
-		 * reads and atomics are the library's, not request pages.
-		 */
-		if (kind != MC_DEST_KIND_NODE)
-			return -EINVAL;
-		need = op == MC_OP_READ ? MC_CAPS_REMOTE_READ_MASK : MC_CAPS_ATOMICS_MASK;
-		if (md->be->kind != MEMCHAN_BACKEND_HW || !(md->caps & need))
-			return -EOPNOTSUPP;
-	}
-	switch (kind) {
-	case MC_DEST_KIND_NODE:
-		return dest < md->max_nodes ? 0 : -EINVAL;
-	case MC_DEST_KIND_BROADCAST:
-		return dest == 0 ? 0 : -EINVAL;
-	case MC_DEST_KIND_MULTICAST:
-		return dest < MC_MULTICAST_GROUPS ? 0 : -EINVAL;
+	switch (mc_tx_pct_rule(e, md->max_nodes, md->caps,
+			       md->be->kind != MEMCHAN_BACKEND_HW)) {
+	case MC_TX_RULE_OK:
+		return 0;
+	case MC_TX_RULE_EMULATED:
+	case MC_TX_RULE_CAPS:
+		return -EOPNOTSUPP;
 	default:
 		return -EINVAL;
 	}

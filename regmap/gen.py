@@ -24,6 +24,8 @@ OUT_JAVA_GEOM = ROOT / "java-api" / "src" / "main" / "java" / "dev" / "memchan" 
 OUT_MD = ROOT / "docs" / "register-map.md"
 OUT_VECTORS = ROOT / "regmap" / "vectors" / "soft-fabric-geometry.csv"
 OUT_SYS_VECTORS = ROOT / "regmap" / "vectors" / "system-pages.csv"
+OUT_JAVA_TX_RULE = ROOT / "java-api" / "src" / "main" / "java" / "dev" / "memchan" / "layout" / "TxPctRule.java"
+OUT_TX_RULE_VECTORS = ROOT / "regmap" / "vectors" / "tx-pct-rule.csv"
 
 
 def bits(spec):
@@ -596,11 +598,214 @@ class SystemPages(Formulas):
         return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------
+# The transmit PCT rule ([tx_pct_rule]): its data become constants, its check is rendered to C and
+# Java from one template of the verdict order and evaluated here for the vectors both reproduce
+# ---------------------------------------------------------------------------------------------
+
+TX_RULE_VERDICTS = ("OK", "RESERVED", "CAS", "DEST_KIND", "DEST_RANGE", "EMULATED", "CAPS")
+
+
+class TxPctRule:
+    def __init__(self, rm, c, constants):
+        fields = {f["name"]: f for f in rm["tx_pct"]["field"]}
+        self.op_values = fields["OP"]["values"]
+        self.kind_values = fields["DEST_KIND"]["values"]
+        caps = {f["name"]: bits(f["bits"]) for r in rm["register"] if r["name"] == "CAPS" for f in r["field"]}
+        rule = rm["tx_pct_rule"]
+        if sorted(o["op"] for o in rule["op"]) != sorted(self.op_values):
+            raise SystemExit("tx_pct_rule.op: one entry per tx_pct OP value, no more")
+        if sorted(k["kind"] for k in rule["dest_kind"]) != sorted(self.kind_values):
+            raise SystemExit("tx_pct_rule.dest_kind: one entry per tx_pct DEST_KIND value, no more")
+        self.valid = constants["TX_PCT_VALID_MASK"]
+        self.ops = {}
+        for o in rule["op"]:
+            kinds = 0
+            for k in o["dest_kinds"]:
+                kinds |= 1 << self.kind_values[k]
+            need = 0
+            for name in o["caps"]:
+                lsb, w = caps[name]
+                need |= ((1 << w) - 1) << lsb
+            self.ops[self.op_values[o["op"]]] = (o["op"], kinds, o["cas"], o["emulated"], need)
+        self.below = {}  # kind -> (the bound as written: max_nodes, a number or a constant name; its value or None)
+        for k in rule["dest_kind"]:
+            b = k["dest_below"]
+            if b != "max_nodes" and not isinstance(b, int) and b not in constants:
+                raise SystemExit(f"tx_pct_rule.dest_kind {k['kind']}: dest_below {b!r} is neither max_nodes, a number nor a constant")
+            self.below[self.kind_values[k["kind"]]] = (b, None if b == "max_nodes" else (b if isinstance(b, int) else constants[b]))
+        self.kind_width = bits(fields["DEST_KIND"]["bits"])[1]
+        c.section("Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check")
+        for i, v in enumerate(TX_RULE_VERDICTS):
+            c.add(f"TX_RULE_{v}", i, 32, "verdict: " + ("a usable entry" if i == 0 else v.lower().replace("_", " ")))
+        cas_ops = emulated_ops = 0
+        for value, (name, kinds, cas, emulated, need) in sorted(self.ops.items()):
+            c.add(f"TX_RULE_DEST_KINDS_{name}", kinds, 32, f"DEST_KINDs OP {name} may address (bit k: kind k)")
+            c.add(f"TX_RULE_CAPS_{name}", need, 32, f"CAPS bits OP {name} needs")
+            cas_ops |= cas << value
+            emulated_ops |= emulated << value
+        c.add("TX_RULE_CAS_OPS", cas_ops, 32, "OPs that may carry the CAS bit (bit n: OP n)")
+        c.add("TX_RULE_EMULATED_OPS", emulated_ops, 32, "OPs an emulated adapter serves (bit n: OP n)")
+        self.constants = constants
+
+    def verdict(self, e, max_nodes, caps, emulated):
+        """The reference evaluation: the order of TX_RULE_VERDICTS."""
+        if e & ~self.valid:
+            return "RESERVED"
+        op = (e & self.constants["TX_PCT_OP_MASK"]) >> self.constants["TX_PCT_OP_SHIFT"]
+        kind = (e & self.constants["TX_PCT_DEST_KIND_MASK"]) >> self.constants["TX_PCT_DEST_KIND_SHIFT"]
+        dest = (e & self.constants["TX_PCT_DEST_MASK"]) >> self.constants["TX_PCT_DEST_SHIFT"]
+        name, kinds, cas, ok_emulated, need = self.ops[op]
+        if e & self.constants["TX_PCT_CAS_MASK"] and not cas:
+            return "CAS"
+        if not kinds >> kind & 1:
+            return "DEST_KIND"
+        below = self.below[kind][1]
+        if dest >= (max_nodes if below is None else below):
+            return "DEST_RANGE"
+        if emulated and not ok_emulated:
+            return "EMULATED"
+        if caps & need != need:
+            return "CAPS"
+        return "OK"
+
+    def _bounds(self, prefix, max_nodes):
+        """(DEST_KIND name, DEST's bound in C or Java: the parameter, a number or a generated constant)."""
+        out = []
+        for kind, (raw, _) in sorted(self.below.items()):
+            name = next(n for n, v in self.kind_values.items() if v == kind)
+            out.append((name, max_nodes if raw == "max_nodes" else (str(raw) if isinstance(raw, int) else prefix + raw)))
+        return out
+
+    def render_md(self):
+        caps_names = {v: n for n, v in self.constants.items() if n.startswith("CAPS_") and n.endswith("_MASK")}
+        rows = []
+        for value, (name, kinds, cas, emulated, need) in sorted(self.ops.items()):
+            rows.append((f"{value} {name}", ", ".join(n for n, v in self.kind_values.items() if kinds >> v & 1),
+                         "yes" if cas else "no", "yes" if emulated else "no",
+                         ", ".join(caps_names.get(1 << b, str(b))[5:-5] for b in range(32) if need >> b & 1) or "-"))
+        bounds = ", ".join(f"{n} below `{raw}`" for n, raw in self._bounds("", "max_nodes"))
+        return ["", "## Transmit PCT rule", "",
+                "What a transmit PCT entry's OP needs ([tx_pct_rule]). The check is generated into `mc_tx_pct_rule` "
+                "(C; the driver's grant and PCT ioctls) and `TxPctRule.check` (Java); `regmap/vectors/tx-pct-rule.csv` "
+                "holds vectors both reproduce. Verdicts in order: " + ", ".join(TX_RULE_VERDICTS[1:]) +
+                f"; the first three are invalid entries (EINVAL), the last two unsupported ones (EOPNOTSUPP). DEST: {bounds}.", ""] + \
+            md_table(rows, ("OP", "DEST_KIND", "CAS bit", "emulated adapter", "CAPS needed"))
+
+    def render_c(self):
+        ops = sorted(self.ops.items())
+        out = ["/*", " * Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a",
+               " * user's entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem.",
+               " */",
+               "static inline unsigned int mc_tx_pct_rule(unsigned int e, unsigned int max_nodes, unsigned int caps, int emulated)",
+               "{",
+               "\tunsigned int op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;",
+               "\tunsigned int kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;",
+               "\tunsigned int dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;",
+               "\tunsigned int kinds, need, below;", "",
+               "\tif (e & ~MC_TX_PCT_VALID_MASK)", "\t\treturn MC_TX_RULE_RESERVED;",
+               "\tif ((e & MC_TX_PCT_CAS_MASK) && !((MC_TX_RULE_CAS_OPS >> op) & 1))", "\t\treturn MC_TX_RULE_CAS;",
+               "\tswitch (op) {"]
+        for value, (name, *_) in ops:
+            out += [f"\tcase MC_OP_{name}:", f"\t\tkinds = MC_TX_RULE_DEST_KINDS_{name};",
+                    f"\t\tneed = MC_TX_RULE_CAPS_{name};", "\t\tbreak;"]
+        out += ["\tdefault:", "\t\treturn MC_TX_RULE_RESERVED;", "\t}",
+                "\tif (!((kinds >> kind) & 1))", "\t\treturn MC_TX_RULE_DEST_KIND;", "\tswitch (kind) {"]
+        for name, bound in self._bounds("MC_", "max_nodes"):
+            out += [f"\tcase MC_DEST_KIND_{name}:", f"\t\tbelow = {bound};", "\t\tbreak;"]
+        out += ["\tdefault:", "\t\treturn MC_TX_RULE_DEST_KIND;", "\t}",
+                "\tif (dest >= below)", "\t\treturn MC_TX_RULE_DEST_RANGE;",
+                "\tif (emulated && !((MC_TX_RULE_EMULATED_OPS >> op) & 1))", "\t\treturn MC_TX_RULE_EMULATED;",
+                "\tif ((caps & need) != need)", "\t\treturn MC_TX_RULE_CAPS;",
+                "\treturn MC_TX_RULE_OK;", "}", "",
+                "/* a verdict's name, as in regmap/vectors/tx-pct-rule.csv */",
+                "static inline const char *mc_tx_rule_name(unsigned int verdict)", "{", "\tswitch (verdict) {"]
+        for v in TX_RULE_VERDICTS:
+            out += [f"\tcase MC_TX_RULE_{v}:", f"\t\treturn \"{v}\";"]
+        out += ["\tdefault:", "\t\treturn NULL;", "\t}", "}", ""]
+        return out
+
+    def render_java(self):
+        ops = sorted(self.ops.items())
+        out = ["// " + HEADER_NOTE, "package dev.memchan.layout;", "",
+               "import static dev.memchan.layout.Regs.*;", "",
+               "/**",
+               " * The transmit PCT rule of regmap/memchan.toml [tx_pct_rule]: what a page's OP needs. Generated, like the",
+               " * C function {@code mc_tx_pct_rule} of memchan_regs.h that the driver calls; both reproduce",
+               " * {@code regmap/vectors/tx-pct-rule.csv}. {@link TxPct#problem(int, int, int, boolean)} words the verdict.",
+               " */",
+               "public final class TxPctRule {", "    private TxPctRule() {", "    }", "",
+               "    /**",
+               "     * The {@code TX_RULE_*} verdict for entry {@code e} on an adapter of {@code maxNodes} nodes with CAPS",
+               "     * {@code caps}; {@code emulated}: a soft fabric or ivshmem adapter.",
+               "     */",
+               "    public static int check(int e, int maxNodes, int caps, boolean emulated) {",
+               "        if ((e & ~TX_PCT_VALID_MASK) != 0) {", "            return TX_RULE_RESERVED;", "        }",
+               "        int op = (e & TX_PCT_OP_MASK) >>> TX_PCT_OP_SHIFT;",
+               "        int kind = (e & TX_PCT_DEST_KIND_MASK) >>> TX_PCT_DEST_KIND_SHIFT;",
+               "        int dest = (e & TX_PCT_DEST_MASK) >>> TX_PCT_DEST_SHIFT;",
+               "        if ((e & TX_PCT_CAS_MASK) != 0 && (TX_RULE_CAS_OPS >>> op & 1) == 0) {",
+               "            return TX_RULE_CAS;", "        }",
+               "        int kinds = switch (op) {"]
+        for value, (name, *_) in ops:
+            out.append(f"            case OP_{name} -> TX_RULE_DEST_KINDS_{name};")
+        out += ["            default -> 0;", "        };", "        int need = capsNeeded(op);",
+                "        if ((kinds >>> kind & 1) == 0) {", "            return TX_RULE_DEST_KIND;", "        }",
+                "        int below = switch (kind) {"]
+        for name, bound in self._bounds("", "maxNodes"):
+            out.append(f"            case DEST_KIND_{name} -> {bound};")
+        out += ["            default -> 0;", "        };",
+                "        if (dest >= below) {", "            return TX_RULE_DEST_RANGE;", "        }",
+                "        if (emulated && (TX_RULE_EMULATED_OPS >>> op & 1) == 0) {", "            return TX_RULE_EMULATED;", "        }",
+                "        if ((caps & need) != need) {", "            return TX_RULE_CAPS;", "        }",
+                "        return TX_RULE_OK;", "    }", "",
+                "    /** The CAPS bits OP {@code op} needs. */",
+                "    public static int capsNeeded(int op) {",
+                "        return switch (op) {"]
+        for value, (name, *_) in ops:
+            out.append(f"            case OP_{name} -> TX_RULE_CAPS_{name};")
+        out += ["            default -> 0;", "        };", "    }", "",
+                "    /** The verdict's name, as in the vectors. */",
+                "    public static String name(int verdict) {",
+                "        return switch (verdict) {"]
+        for i, v in enumerate(TX_RULE_VERDICTS):
+            out.append(f"            case TX_RULE_{v} -> \"{v}\";")
+        out += ["            default -> \"verdict \" + verdict;", "        };", "    }", "}"]
+        return "\n".join(out) + "\n"
+
+    def render_vectors(self, meta, caps_all):
+        """Every OP x CAS x DEST_KIND, DEST at the edges of each bound, on an emulated adapter and on boards
+        with and without each OP's CAPS (and with an emulated adapter's CAPS, SF_INIT_CAPS, which the
+        driver's abi test looks up), for three cluster sizes (2, the soft fabric's default, the most);
+        and each of them once with the lowest reserved bit set."""
+        c = self.constants
+        out = [f"# {HEADER_NOTE}",
+               "# Transmit PCT rule: tx_pct_rule,entry,max_nodes,caps,emulated,verdict (decimal). Java (TxPctRuleVectorsTest)",
+               "# and C (native/tools/mcfab-vectors, through mc_tx_pct_rule) must reproduce every row exactly.",
+               "tx_pct_rule,entry,max_nodes,caps,emulated,verdict"]
+        needs = sorted({0, caps_all, c["SF_INIT_CAPS"]} | {need for *_, need in self.ops.values()})
+        for max_nodes in sorted({2, c["SF_DEFAULT_MAX_NODES"], meta["max_nodes"]}):
+            for op in sorted(self.ops):
+                for cas in (0, c["TX_PCT_CAS_MASK"]):
+                    for kind in range(1 << self.kind_width):
+                        for dest in sorted({0, 1, max_nodes - 1, max_nodes, c["MULTICAST_GROUPS"] - 1, c["MULTICAST_GROUPS"]}):
+                            e = (c["TX_PCT_TX_EN_MASK"] | op << c["TX_PCT_OP_SHIFT"] | cas | kind << c["TX_PCT_DEST_KIND_SHIFT"]
+                                 | (dest << c["TX_PCT_DEST_SHIFT"] & c["TX_PCT_DEST_MASK"]))
+                            for emulated in (0, 1):
+                                for caps in needs:
+                                    out.append(f"tx_pct_rule,{e},{max_nodes},{caps},{emulated},{self.verdict(e, max_nodes, caps, emulated)}")
+                            if dest == 1:  # a reserved bit beats every other verdict
+                                reserved = ~self.valid & 0xFFFFFFFF
+                                r = e | reserved & -reserved
+                                out.append(f"tx_pct_rule,{r},{max_nodes},{caps_all},0,{self.verdict(r, max_nodes, caps_all, 0)}")
+        return "\n".join(out) + "\n"
+
+
 def fmt_hex(v):
     return f"0x{v:X}"
 
 
-def render_c(c, geom, sysp):
+def render_c(c, geom, sysp, txr):
     out = [f"/* SPDX-License-Identifier: (GPL-2.0 OR MIT) */", f"/* {HEADER_NOTE} */",
            "#ifndef MEMCHAN_REGS_H", "#define MEMCHAN_REGS_H", "",
            "/* NULL for the kernel, C and C++ (the co-simulation harness includes this header too) */",
@@ -616,6 +821,7 @@ def render_c(c, geom, sysp):
         out.append("")
     out += geom.render_c()
     out += sysp.render_c()
+    out += txr.render_c()
     out.append("#endif /* MEMCHAN_REGS_H */")
     return "\n".join(out) + "\n"
 
@@ -704,7 +910,7 @@ def md_table(rows, header):
     return out
 
 
-def render_md(rm, geom, sysp):
+def render_md(rm, geom, sysp, txr):
     meta = rm["meta"]
     out = ["# memchan register map", "", f"<!-- {HEADER_NOTE} -->", "",
            f"Identity `0x{meta['id']:08X}` (\"MEMC\") at BAR0 offset 0, version {meta['version_major']}."
@@ -746,6 +952,7 @@ def render_md(rm, geom, sysp):
     out += md_table([(f"+{f['offset']}", f["size"], f["name"], f["desc"]) for f in sf["page_counter"]],
                     ("offset", "size", "counter", "meaning"))
     out += geom.render_md()
+    out += txr.render_md()
     sysm = rm["system"]
     out += ["", "## System pages", "",
             f"Network pages 0..{sysm['pages'] - 1}: page {sysm['lock_page']} cluster-lock bids (u64 per node), "
@@ -809,11 +1016,14 @@ def main(argv):
         rm = tomllib.load(fh)
     c = build(rm)
     constants = {name: value for _, items in c.sections for name, value, *_ in items}
+    txr = TxPctRule(rm, c, constants)  # adds its section of constants
+    constants = {name: value for _, items in c.sections for name, value, *_ in items}
     geom = Geometry(rm, constants)
     sysp = SystemPages(rm, constants)
-    outputs = {OUT_C: render_c(c, geom, sysp), OUT_SV: render_sv(c, rm), OUT_JAVA: render_java(c),
+    outputs = {OUT_C: render_c(c, geom, sysp, txr), OUT_JAVA_TX_RULE: txr.render_java(),
+               OUT_TX_RULE_VECTORS: txr.render_vectors(rm["meta"], constants["CAPS_ATOMICS_MASK"] | constants["CAPS_REMOTE_READ_MASK"]), OUT_SV: render_sv(c, rm), OUT_JAVA: render_java(c),
                OUT_JAVA_GEOM: geom.render_java(), OUT_JAVA_SYS: sysp.render_java(),
-               OUT_SYS_VECTORS: sysp.render_vectors(rm["meta"]), OUT_MD: render_md(rm, geom, sysp), OUT_VECTORS: geom.render_vectors()}
+               OUT_SYS_VECTORS: sysp.render_vectors(rm["meta"]), OUT_MD: render_md(rm, geom, sysp, txr), OUT_VECTORS: geom.render_vectors()}
     stale = []
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else None

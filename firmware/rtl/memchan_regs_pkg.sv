@@ -330,6 +330,25 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT
   localparam logic [31:0] MC_SYS_REGION_GENERATION = 32'h38;  // directory GENERATION when the entry was allocated
 
+  // Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check
+  localparam logic [31:0] MC_TX_RULE_OK = 32'h0;  // verdict: a usable entry
+  localparam logic [31:0] MC_TX_RULE_RESERVED = 32'h1;  // verdict: reserved
+  localparam logic [31:0] MC_TX_RULE_CAS = 32'h2;  // verdict: cas
+  localparam logic [31:0] MC_TX_RULE_DEST_KIND = 32'h3;  // verdict: dest kind
+  localparam logic [31:0] MC_TX_RULE_DEST_RANGE = 32'h4;  // verdict: dest range
+  localparam logic [31:0] MC_TX_RULE_EMULATED = 32'h5;  // verdict: emulated
+  localparam logic [31:0] MC_TX_RULE_CAPS = 32'h6;  // verdict: caps
+  localparam logic [31:0] MC_TX_RULE_DEST_KINDS_WRITE = 32'h7;  // DEST_KINDs OP WRITE may address (bit k: kind k)
+  localparam logic [31:0] MC_TX_RULE_CAPS_WRITE = 32'h0;  // CAPS bits OP WRITE needs
+  localparam logic [31:0] MC_TX_RULE_DEST_KINDS_READ = 32'h1;  // DEST_KINDs OP READ may address (bit k: kind k)
+  localparam logic [31:0] MC_TX_RULE_CAPS_READ = 32'h20;  // CAPS bits OP READ needs
+  localparam logic [31:0] MC_TX_RULE_DEST_KINDS_FETCH_ADD = 32'h1;  // DEST_KINDs OP FETCH_ADD may address (bit k: kind k)
+  localparam logic [31:0] MC_TX_RULE_CAPS_FETCH_ADD = 32'h40;  // CAPS bits OP FETCH_ADD needs
+  localparam logic [31:0] MC_TX_RULE_DEST_KINDS_SWAP = 32'h1;  // DEST_KINDs OP SWAP may address (bit k: kind k)
+  localparam logic [31:0] MC_TX_RULE_CAPS_SWAP = 32'h40;  // CAPS bits OP SWAP needs
+  localparam logic [31:0] MC_TX_RULE_CAS_OPS = 32'h8;  // OPs that may carry the CAS bit (bit n: OP n)
+  localparam logic [31:0] MC_TX_RULE_EMULATED_OPS = 32'h1;  // OPs an emulated adapter serves (bit n: OP n)
+
   // Register index of the RTL register block (SV only): 0 unmapped, one per register,
   // MCAST_GROUP_BASE words at MC_RI_MCAST_GROUP_BASE..63
   localparam int MC_RI_W = 6;

@@ -337,6 +337,25 @@
 #define MC_SYS_REGION_FLAGS 0x34U /* region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
 
+/* Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check */
+#define MC_TX_RULE_OK 0x0U /* verdict: a usable entry */
+#define MC_TX_RULE_RESERVED 0x1U /* verdict: reserved */
+#define MC_TX_RULE_CAS 0x2U /* verdict: cas */
+#define MC_TX_RULE_DEST_KIND 0x3U /* verdict: dest kind */
+#define MC_TX_RULE_DEST_RANGE 0x4U /* verdict: dest range */
+#define MC_TX_RULE_EMULATED 0x5U /* verdict: emulated */
+#define MC_TX_RULE_CAPS 0x6U /* verdict: caps */
+#define MC_TX_RULE_DEST_KINDS_WRITE 0x7U /* DEST_KINDs OP WRITE may address (bit k: kind k) */
+#define MC_TX_RULE_CAPS_WRITE 0x0U /* CAPS bits OP WRITE needs */
+#define MC_TX_RULE_DEST_KINDS_READ 0x1U /* DEST_KINDs OP READ may address (bit k: kind k) */
+#define MC_TX_RULE_CAPS_READ 0x20U /* CAPS bits OP READ needs */
+#define MC_TX_RULE_DEST_KINDS_FETCH_ADD 0x1U /* DEST_KINDs OP FETCH_ADD may address (bit k: kind k) */
+#define MC_TX_RULE_CAPS_FETCH_ADD 0x40U /* CAPS bits OP FETCH_ADD needs */
+#define MC_TX_RULE_DEST_KINDS_SWAP 0x1U /* DEST_KINDs OP SWAP may address (bit k: kind k) */
+#define MC_TX_RULE_CAPS_SWAP 0x40U /* CAPS bits OP SWAP needs */
+#define MC_TX_RULE_CAS_OPS 0x8U /* OPs that may carry the CAS bit (bit n: OP n) */
+#define MC_TX_RULE_EMULATED_OPS 0x1U /* OPs an emulated adapter serves (bit n: OP n) */
+
 /* Soft fabric geometry (regmap/memchan.toml [soft_fabric] derived, page_count, rule) */
 static inline unsigned long long mc_align(unsigned long long v, unsigned long long a)
 {
@@ -498,6 +517,88 @@ static inline unsigned long long mc_sys_region_entry(unsigned long long page_siz
 static inline unsigned long long mc_sys_region_capacity(unsigned long long page_size)
 {
 	return (((MC_SYS_PAGES - MC_SYS_REGION_PAGES_FIRST) * page_size) / MC_SYS_REGION_ENTRY_SIZE);
+}
+
+/*
+ * Transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): the MC_TX_RULE_* verdict for a
+ * user's entry on an adapter of max_nodes nodes with CAPS caps; emulated: soft fabric or ivshmem.
+ */
+static inline unsigned int mc_tx_pct_rule(unsigned int e, unsigned int max_nodes, unsigned int caps, int emulated)
+{
+	unsigned int op = (e & MC_TX_PCT_OP_MASK) >> MC_TX_PCT_OP_SHIFT;
+	unsigned int kind = (e & MC_TX_PCT_DEST_KIND_MASK) >> MC_TX_PCT_DEST_KIND_SHIFT;
+	unsigned int dest = (e & MC_TX_PCT_DEST_MASK) >> MC_TX_PCT_DEST_SHIFT;
+	unsigned int kinds, need, below;
+
+	if (e & ~MC_TX_PCT_VALID_MASK)
+		return MC_TX_RULE_RESERVED;
+	if ((e & MC_TX_PCT_CAS_MASK) && !((MC_TX_RULE_CAS_OPS >> op) & 1))
+		return MC_TX_RULE_CAS;
+	switch (op) {
+	case MC_OP_WRITE:
+		kinds = MC_TX_RULE_DEST_KINDS_WRITE;
+		need = MC_TX_RULE_CAPS_WRITE;
+		break;
+	case MC_OP_READ:
+		kinds = MC_TX_RULE_DEST_KINDS_READ;
+		need = MC_TX_RULE_CAPS_READ;
+		break;
+	case MC_OP_FETCH_ADD:
+		kinds = MC_TX_RULE_DEST_KINDS_FETCH_ADD;
+		need = MC_TX_RULE_CAPS_FETCH_ADD;
+		break;
+	case MC_OP_SWAP:
+		kinds = MC_TX_RULE_DEST_KINDS_SWAP;
+		need = MC_TX_RULE_CAPS_SWAP;
+		break;
+	default:
+		return MC_TX_RULE_RESERVED;
+	}
+	if (!((kinds >> kind) & 1))
+		return MC_TX_RULE_DEST_KIND;
+	switch (kind) {
+	case MC_DEST_KIND_NODE:
+		below = max_nodes;
+		break;
+	case MC_DEST_KIND_BROADCAST:
+		below = 1;
+		break;
+	case MC_DEST_KIND_MULTICAST:
+		below = MC_MULTICAST_GROUPS;
+		break;
+	default:
+		return MC_TX_RULE_DEST_KIND;
+	}
+	if (dest >= below)
+		return MC_TX_RULE_DEST_RANGE;
+	if (emulated && !((MC_TX_RULE_EMULATED_OPS >> op) & 1))
+		return MC_TX_RULE_EMULATED;
+	if ((caps & need) != need)
+		return MC_TX_RULE_CAPS;
+	return MC_TX_RULE_OK;
+}
+
+/* a verdict's name, as in regmap/vectors/tx-pct-rule.csv */
+static inline const char *mc_tx_rule_name(unsigned int verdict)
+{
+	switch (verdict) {
+	case MC_TX_RULE_OK:
+		return "OK";
+	case MC_TX_RULE_RESERVED:
+		return "RESERVED";
+	case MC_TX_RULE_CAS:
+		return "CAS";
+	case MC_TX_RULE_DEST_KIND:
+		return "DEST_KIND";
+	case MC_TX_RULE_DEST_RANGE:
+		return "DEST_RANGE";
+	case MC_TX_RULE_EMULATED:
+		return "EMULATED";
+	case MC_TX_RULE_CAPS:
+		return "CAPS";
+	default:
+		return NULL;
+	}
 }
 
 #endif /* MEMCHAN_REGS_H */

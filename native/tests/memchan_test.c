@@ -799,6 +799,67 @@ static void pct_raw_access(void)
 }
 
 /*
+ * The transmit PCT rule (regmap/memchan.toml [tx_pct_rule]): every row of
+ * regmap/vectors/tx-pct-rule.csv (gen.py's own evaluation) for this adapter's MAX_NODES, CAPS and
+ * backend, written raw to a page's TX entry: the verdict OK is accepted (and cleared again), EMULATED
+ * and CAPS are EOPNOTSUPP, the rest EINVAL, and a refused write leaves the entry as it was. The file
+ * is found from this binary (native/tests/ in the checkout the guest sees over 9p).
+ */
+static void tx_rule_vectors(void)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_TX, .page = 201 };
+	char path[4096], line[160], want[32];
+	unsigned int e, nodes, caps, rows = 0, seen = 0;
+	int emulated, r, err;
+	ssize_t n;
+	char *dir;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", path, sizeof(path) - 64);
+	CHECK(n > 0);
+	path[n] = 0;
+	dir = strstr(path, "/native/tests/");
+	EXPECT(dir, "%s is not in a checkout's native/tests", path);
+	strcpy(dir, "/regmap/vectors/tx-pct-rule.csv");
+	f = fopen(path, "r");
+	EXPECT(f, "%s: %s", path, strerror(errno));
+	CHECK(pct(fd, 201).tx_entry == 0);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "tx_pct_rule,%u,%u,%u,%d,%31s", &e, &nodes, &caps, &emulated, want) != 5)
+			continue;
+		rows++;
+		if (nodes != in.max_nodes || caps != in.caps ||
+		    emulated != (in.backend != MEMCHAN_BACKEND_HW))
+			continue;
+		p.tx_entry = e;
+		errno = 0;
+		r = ioctl(fd, MEMCHAN_PCT, &p);
+		err = r ? errno : 0;
+		if (!strcmp(want, "OK")) {
+			EXPECT(r == 0, "entry %#x (%s): %s", e, want, strerror(err));
+			CHECK(pct(fd, 201).tx_entry == e);
+			p.tx_entry = 0;
+			EXPECT_OK(ioctl(fd, MEMCHAN_PCT, &p));
+		} else {
+			int expect = strcmp(want, "EMULATED") && strcmp(want, "CAPS") ? EINVAL : EOPNOTSUPP;
+
+			EXPECT(r == -1 && err == expect, "entry %#x (%s): want %s, got %s", e, want,
+			       strerrorname_np(expect), err ? strerrorname_np(err) : "success");
+		}
+		CHECK(pct(fd, 201).tx_entry == 0);
+		seen++;
+	}
+	fclose(f);
+	EXPECT(rows > 1000, "only %u vectors in %s", rows, path);
+	EXPECT(seen > 100, "%u of %u vectors are for MAX_NODES %u, CAPS %#x, %s (gen.py's render_vectors)",
+	       seen, rows, in.max_nodes, in.caps, in.backend == MEMCHAN_BACKEND_HW ? "a board" : "emulated");
+	printf("# %u transmit PCT rule vectors reproduced by the driver\n", seen);
+	close(fd);
+}
+
+/*
  * Remote read and atomics (issue 11): receive grants and raw PCT writes carry READ_EN and
  * ATOMIC_EN into this node's RX PCT in the soft-fabric file (read back there); bad input is
  * refused and changes nothing; old callers (rx_flags 0 or MEMCHAN_RX_IRQ) see what they saw.
@@ -1082,6 +1143,7 @@ static const struct test abi_tests[] = {
 	T(errcnt),
 	T(loopback_ioctl),
 	T(pct_raw_access),
+	T(tx_rule_vectors),
 	T(rx_attributes),
 	T(one_route_per_page_across_nodes),
 	T(set_node_busy_with_grants),

@@ -7,6 +7,7 @@
  *
  *   mcfab-vectors regmap/vectors/soft-fabric-geometry.csv
  *   mcfab-vectors regmap/vectors/system-pages.csv      (the mc_sys_* offsets)
+ *   mcfab-vectors regmap/vectors/tx-pct-rule.csv       (mc_tx_pct_rule, the driver's check)
  *
  * Exit 0 when every row matches, 1 (listing the rows) otherwise.
  */
@@ -53,6 +54,27 @@ static int system_row(const char *line)
 	return got == want;
 }
 
+/* One row of tx-pct-rule.csv: tx_pct_rule,entry,max_nodes,caps,emulated,verdict; 1 when it matches */
+static int tx_rule_row(const char *line)
+{
+	unsigned int e, nodes, caps, verdict;
+	const char *got;
+	int emulated;
+	char want[32];
+
+	if (sscanf(line, "tx_pct_rule,%u,%u,%u,%d,%31s", &e, &nodes, &caps, &emulated, want) != 5)
+		return -1;
+	verdict = mc_tx_pct_rule(e, nodes, caps, emulated);
+	got = mc_tx_rule_name(verdict);
+	if (!got) {
+		printf("%s: C gives the unnamed verdict %u\n", line, verdict);
+		return 0;
+	}
+	if (strcmp(got, want))
+		printf("%s: C gives %s\n", line, got);
+	return !strcmp(got, want);
+}
+
 int main(int argc, char **argv)
 {
 	char line[512], got[256], want[256];
@@ -75,10 +97,11 @@ int main(int argc, char **argv)
 		int n;
 
 		line[strcspn(line, "\n")] = 0;
-		if (line[0] == '#' || !strncmp(line, "file_size,", 10) || !strncmp(line, "function,", 9))
+		if (line[0] == '#' || !strncmp(line, "file_size,", 10) || !strncmp(line, "function,", 9) ||
+		    !strncmp(line, "tx_pct_rule,entry,", 18))
 			continue;
 		if (line[0] >= 'a' && line[0] <= 'z') {
-			n = system_row(line);
+			n = strncmp(line, "tx_pct_rule,", 12) ? system_row(line) : tx_rule_row(line);
 			if (n < 0) {
 				fprintf(stderr, "%s: bad row: %s\n", argv[1], line);
 				return 2;

@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * node at a time, and is taken back, with the node's hold, from a process that died holding it.
  */
 public final class ClusterLockSet implements AutoCloseable {
+    private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE);
     private final Fabric fabric;
     private final Region region;
     private final LockKind kind;
@@ -36,6 +37,8 @@ public final class ClusterLockSet implements AutoCloseable {
     /** The node's local table and this set's node mutex in it: one process of the node bids in the set at a time. */
     private final NodeLocal node;
     private final long nodeMutex;
+    /** {@link #clearNodeBids()}, bound once: a lambda per acquire would allocate until escape analysis removes it. */
+    private final Runnable clearNodeBids = this::clearNodeBids;
 
     private ClusterLockSet(Fabric fabric, Region region, LockKind kind, OutgoingMapping out, IncomingMapping in,
                            RemoteMapping home, int count) {
@@ -95,7 +98,7 @@ public final class ClusterLockSet implements AutoCloseable {
 
     /** Blocks until lock {@code lock} is held by this thread. */
     public void acquire(int lock) {
-        acquire(lock, Duration.ofNanos(Long.MAX_VALUE));
+        acquire(lock, FOREVER);
     }
 
     /** Acquires within {@code timeout} or throws TIMEOUT. */
@@ -133,12 +136,15 @@ public final class ClusterLockSet implements AutoCloseable {
         if (kind == LockKind.CAS) {
             return;
         }
-        NodeMutex.acquire(node.segment(), nodeMutex, node.pid(), () -> {
-            long row = BidLock.rowSize(fabric.maxNodes());
-            for (int i = 0; i < locks.length; i++) {
-                BidLock.clearBid(out.segment(), i * row, fabric.nodeId());
-            }
-        });
+        NodeMutex.acquire(node.segment(), nodeMutex, node.pid(), clearNodeBids);
+    }
+
+    /** Takeover of the node mutex from a dead process of this node: its bids are the node's, cleared first. */
+    private void clearNodeBids() {
+        long row = BidLock.rowSize(fabric.maxNodes());
+        for (int i = 0; i < locks.length; i++) {
+            BidLock.clearBid(out.segment(), i * row, fabric.nodeId());
+        }
     }
 
     private boolean tryAcquireNode() {

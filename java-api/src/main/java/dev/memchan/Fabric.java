@@ -317,8 +317,9 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * The lock kind {@link #lockSet(long, int)} uses here: the bid lock on every backend (docs/performance.md,
-     * "Remote read, remote atomics and the two cluster locks": the CAS lock is faster uncontended, but its set
-     * dies with its home node; the bid lock has no single node to lose).
+     * "Remote read, remote atomics and the two cluster locks"). Soft fabric: the CAS lock is 2.2 to 2.6x faster
+     * uncontended, but its set dies with its home node, and the bid lock has no single node to lose; {@code dev:}:
+     * remote atomics are not served there yet, so a CAS set is refused as UNSUPPORTED.
      */
     public LockKind defaultLockKind() {
         return LockKind.BID;

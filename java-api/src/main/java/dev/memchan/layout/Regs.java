@@ -495,4 +495,40 @@ public final class Regs {
     /** directory GENERATION when the entry was allocated */
     public static final int SYS_REGION_GENERATION = 0x38;
 
+    // Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check
+    /** verdict: a usable entry */
+    public static final int TX_RULE_OK = 0x0;
+    /** verdict: reserved */
+    public static final int TX_RULE_RESERVED = 0x1;
+    /** verdict: cas */
+    public static final int TX_RULE_CAS = 0x2;
+    /** verdict: dest kind */
+    public static final int TX_RULE_DEST_KIND = 0x3;
+    /** verdict: dest range */
+    public static final int TX_RULE_DEST_RANGE = 0x4;
+    /** verdict: emulated */
+    public static final int TX_RULE_EMULATED = 0x5;
+    /** verdict: caps */
+    public static final int TX_RULE_CAPS = 0x6;
+    /** DEST_KINDs OP WRITE may address (bit k: kind k) */
+    public static final int TX_RULE_DEST_KINDS_WRITE = 0x7;
+    /** CAPS bits OP WRITE needs */
+    public static final int TX_RULE_CAPS_WRITE = 0x0;
+    /** DEST_KINDs OP READ may address (bit k: kind k) */
+    public static final int TX_RULE_DEST_KINDS_READ = 0x1;
+    /** CAPS bits OP READ needs */
+    public static final int TX_RULE_CAPS_READ = 0x20;
+    /** DEST_KINDs OP FETCH_ADD may address (bit k: kind k) */
+    public static final int TX_RULE_DEST_KINDS_FETCH_ADD = 0x1;
+    /** CAPS bits OP FETCH_ADD needs */
+    public static final int TX_RULE_CAPS_FETCH_ADD = 0x40;
+    /** DEST_KINDs OP SWAP may address (bit k: kind k) */
+    public static final int TX_RULE_DEST_KINDS_SWAP = 0x1;
+    /** CAPS bits OP SWAP needs */
+    public static final int TX_RULE_CAPS_SWAP = 0x40;
+    /** OPs that may carry the CAS bit (bit n: OP n) */
+    public static final int TX_RULE_CAS_OPS = 0x8;
+    /** OPs an emulated adapter serves (bit n: OP n) */
+    public static final int TX_RULE_EMULATED_OPS = 0x1;
+
 }

@@ -48,12 +48,7 @@ public final class TxPct {
      * request pages of the transmit window, which only a board's adapter turns into requests.
      */
     public static String problemOnEmulatedAdapter(int entry, int maxNodes) {
-        String problem = problem(entry, maxNodes);
-        if (problem == null && (op(entry) != OP_WRITE || (entry & TX_PCT_CAS_MASK) != 0)) {
-            problem = "request pages (OP " + op(entry) + ") are the board adapter's; on an emulated adapter "
-                    + "remote reads and atomics go through Region.attachRemote";
-        }
-        return problem;
+        return problem(entry, maxNodes, ALL_CAPS, true);
     }
 
     public static int destKind(int entry) {
@@ -69,29 +64,51 @@ public final class TxPct {
         return entry & (TX_PCT_DEST_KIND_MASK | TX_PCT_DEST_MASK);
     }
 
+    /** Every capability: the entry's own validity, whatever the adapter lacks. */
+    private static final int ALL_CAPS = -1;
+
     /**
-     * Why an entry is invalid for a cluster of {@code maxNodes} nodes, or null when it is valid.
+     * Why an entry is invalid for a cluster of {@code maxNodes} nodes, or null when it is valid (on a board
+     * with every capability).
      */
     public static String problem(int entry, int maxNodes) {
-        if ((entry & ~TX_PCT_VALID_MASK) != 0) {
-            return String.format("reserved bits set (0x%08x)", entry & ~TX_PCT_VALID_MASK);
-        }
+        return problem(entry, maxNodes, ALL_CAPS, false);
+    }
+
+    /**
+     * Why an entry cannot be used on an adapter of {@code maxNodes} nodes with CAPS {@code caps} ({@code emulated}:
+     * soft fabric or ivshmem), or null: the verdict of the generated rule ({@link TxPctRule}, regmap/memchan.toml
+     * [tx_pct_rule], the driver's check too) in words. {@link #unsupported(int, int, int, boolean)} tells an entry
+     * this adapter cannot serve from an invalid one.
+     */
+    public static String problem(int entry, int maxNodes, int caps, boolean emulated) {
         int op = op(entry);
-        if ((entry & TX_PCT_CAS_MASK) != 0 && op != OP_SWAP) {
-            return "CAS is a kind of SWAP: it needs OP SWAP, not OP " + op;
-        }
         int kind = destKind(entry);
         int dest = dest(entry);
-        if (op != OP_WRITE && kind != DEST_KIND_NODE) {
-            return "a remote read or atomic page (OP " + op + ") must name one node, not DEST_KIND " + kind;
-        }
-        return switch (kind) {
-            case DEST_KIND_NODE -> dest < maxNodes ? null : "destination node " + dest + " out of range 0.." + (maxNodes - 1);
-            case DEST_KIND_BROADCAST -> dest == 0 ? null : "broadcast entry with non-zero DEST " + dest;
-            case DEST_KIND_MULTICAST -> dest < MULTICAST_GROUPS ? null
-                    : "multicast group " + dest + " out of range 0.." + (MULTICAST_GROUPS - 1);
-            default -> "unknown DEST_KIND " + kind;
+        return switch (TxPctRule.check(entry, maxNodes, caps, emulated)) {
+            case TX_RULE_OK -> null;
+            case TX_RULE_RESERVED -> String.format("reserved bits set (0x%08x)", entry & ~TX_PCT_VALID_MASK);
+            case TX_RULE_CAS -> "CAS is a kind of SWAP: it needs OP SWAP, not OP " + op;
+            case TX_RULE_DEST_KIND -> op != OP_WRITE
+                    ? "a remote read or atomic page (OP " + op + ") must name one node, not DEST_KIND " + kind
+                    : "unknown DEST_KIND " + kind;
+            case TX_RULE_DEST_RANGE -> switch (kind) {
+                case DEST_KIND_NODE -> "destination node " + dest + " out of range 0.." + (maxNodes - 1);
+                case DEST_KIND_BROADCAST -> "broadcast entry with non-zero DEST " + dest;
+                default -> "multicast group " + dest + " out of range 0.." + (MULTICAST_GROUPS - 1);
+            };
+            case TX_RULE_EMULATED -> "request pages (OP " + op + ") are the board adapter's; on an emulated adapter "
+                    + "remote reads and atomics go through Region.attachRemote";
+            case TX_RULE_CAPS -> "OP " + op + " needs an adapter with CAPS bits 0x" + Integer.toHexString(TxPctRule.capsNeeded(op))
+                    + "; this one has CAPS 0x" + Integer.toHexString(caps);
+            default -> "transmit PCT rule verdict " + TxPctRule.name(TxPctRule.check(entry, maxNodes, caps, emulated));
         };
+    }
+
+    /** Whether the entry is valid but this adapter cannot serve it (the driver's EOPNOTSUPP, not EINVAL). */
+    public static boolean unsupported(int entry, int maxNodes, int caps, boolean emulated) {
+        int verdict = TxPctRule.check(entry, maxNodes, caps, emulated);
+        return verdict == TX_RULE_EMULATED || verdict == TX_RULE_CAPS;
     }
 
     public static String describe(int entry) {

@@ -32,4 +32,16 @@ class TxPctTest {
             assertTrue(problem != null && problem.contains("attachRemote"), "OP " + op + ": " + problem);
         }
     }
+
+    @Test
+    void aBoardWithoutTheCapabilityCannotServeTheRequestPage() {
+        int fetchAdd = TO_NODE_1 | OP_FETCH_ADD << TX_PCT_OP_SHIFT;
+        int readOnly = CAPS_REMOTE_READ_MASK;
+        assertTrue(TxPct.unsupported(fetchAdd, 32, readOnly, false));
+        assertTrue(TxPct.problem(fetchAdd, 32, readOnly, false).contains("0x" + Integer.toHexString(CAPS_ATOMICS_MASK)));
+        assertNull(TxPct.problem(TO_NODE_1 | OP_READ << TX_PCT_OP_SHIFT, 32, readOnly, false));
+        int toNode40 = TxPct.encode(true, false, false, DEST_KIND_NODE, 40) | OP_FETCH_ADD << TX_PCT_OP_SHIFT;
+        assertTrue(!TxPct.unsupported(toNode40, 32, readOnly, true), "an invalid entry is invalid before it is unsupported");
+        assertTrue(TxPct.problem(toNode40, 32, readOnly, true).contains("out of range"));
+    }
 }

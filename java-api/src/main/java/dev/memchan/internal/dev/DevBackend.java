@@ -42,6 +42,8 @@ public final class DevBackend implements Backend {
     private final int pageSize;
     private final int pageCount;
     private final int backendKind;
+    /** The adapter's CAPS: request pages need REMOTE_READ or ATOMICS. */
+    private final int caps;
     private final long incarnation;
     private final int[] txRefs;
     private final int[] rxRefs;
@@ -77,6 +79,7 @@ public final class DevBackend implements Backend {
         this.pageSize = Uapi.memchan_info.page_size(info);
         this.pageCount = Uapi.memchan_info.page_count(info);
         this.backendKind = Uapi.memchan_info.backend(info);
+        this.caps = Uapi.memchan_info.caps(info);
         this.incarnation = Uapi.memchan_info.incarnation(info);
         this.txRefs = new int[pageCount];
         this.rxRefs = new int[pageCount];
@@ -246,9 +249,14 @@ public final class DevBackend implements Backend {
         return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
     }
 
-    /** Request pages (TX PCT OP other than WRITE) only on a board; the driver refuses them too. */
+    /** Request pages (TX PCT OP other than WRITE) only on a board with the CAPS they need: the driver's rule (generated). */
     private String txProblem(int entry) {
-        return backendKind == Uapi.BACKEND_HW ? TxPct.problem(entry, maxNodes) : TxPct.problemOnEmulatedAdapter(entry, maxNodes);
+        return TxPct.problem(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW);
+    }
+
+    /** The kind of a refused entry: UNSUPPORTED where the driver answers EOPNOTSUPP, else INVALID_ARGUMENT. */
+    private Kind txRefusal(int entry) {
+        return TxPct.unsupported(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW) ? Kind.UNSUPPORTED : Kind.INVALID_ARGUMENT;
     }
 
     @Override
@@ -257,7 +265,7 @@ public final class DevBackend implements Backend {
         checkRange(page, 1);
         String problem = txProblem(entry);
         if (problem != null) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
+            throw new MemchanException(txRefusal(entry), "transmit PCT entry for page " + page + ": " + problem);
         }
         if (txRefs[page] > 0) {
             throw new MemchanException(Kind.IN_USE, "page " + page + " is mapped for transmit by this process; detach it first");
@@ -341,8 +349,8 @@ public final class DevBackend implements Backend {
         checkRange(firstPage, count);
         String problem = txProblem(txEntry);
         if (problem != null || !TxPct.enabled(txEntry)) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a transmit grant needs a valid entry with TX_EN"
-                    + (problem == null ? "" : ": " + problem));
+            throw new MemchanException(problem == null ? Kind.INVALID_ARGUMENT : txRefusal(txEntry),
+                    "a transmit grant needs a valid entry with TX_EN" + (problem == null ? "" : ": " + problem));
         }
         for (int p = firstPage; p < firstPage + count; p++) {
             if (txRefs[p] > 0) {

@@ -314,9 +314,10 @@ public final class SoftFabricBackend implements Backend, NodeShared {
      * elsewhere (one route per network page).
      */
     static void checkTxEntry(int page, int entry, int writer, int maxNodes, java.util.function.IntUnaryOperator txOfNode) {
-        String problem = TxPct.problemOnEmulatedAdapter(entry, maxNodes);
-        if (problem != null) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "transmit PCT entry for page " + page + ": " + problem);
+        String problem = TxPct.problem(entry, maxNodes, (int) SF_INIT_CAPS, true); // CAPS: a 32-bit register
+        if (problem != null) { // the driver's EINVAL or EOPNOTSUPP (regmap/memchan.toml [tx_pct_rule])
+            throw new MemchanException(TxPct.unsupported(entry, maxNodes, (int) SF_INIT_CAPS, true) ? Kind.UNSUPPORTED : Kind.INVALID_ARGUMENT,
+                    "transmit PCT entry for page " + page + ": " + problem);
         }
         if (!TxPct.enabled(entry)) {
             return;

@@ -32,6 +32,9 @@ final class SoftRemoteWindow implements RemoteWindow {
     private final SoftFabricLayout layout;
     private final int home;
     private final long homeRegs;
+    /** The home's receive PCT entry and page counters of network page 0: per-access offsets are one multiply-add. */
+    private final long rxPctBase;
+    private final long countersBase;
     private final int firstPage;
     private final int count;
     private final int pageShift;
@@ -45,6 +48,8 @@ final class SoftRemoteWindow implements RemoteWindow {
         this.layout = layout;
         this.home = home;
         this.homeRegs = layout.nodeBlock(home);
+        this.rxPctBase = layout.rxPct(home, 0);
+        this.countersBase = layout.pageCounters(home, 0);
         this.firstPage = firstPage;
         this.count = count;
         this.pageShift = Integer.numberOfTrailingZeros(layout.pageSize());
@@ -105,12 +110,16 @@ final class SoftRemoteWindow implements RemoteWindow {
         throw new MemchanException(Kind.PERMISSION, "node " + home + " refused a remote " + why);
     }
 
+    private long rxPct(int page) {
+        return (long) LONG.getVolatile(control, rxPctBase + (long) RX_PCT_ENTRY_SIZE * page);
+    }
+
     private boolean grantedQuietly(int page, long grant) {
-        return ((long) LONG.getVolatile(control, layout.rxPct(home, page)) & grant) != 0;
+        return (rxPct(page) & grant) != 0;
     }
 
     private void granted(int page, long grant, String op) {
-        long entry = (long) LONG.getVolatile(control, layout.rxPct(home, page));
+        long entry = rxPct(page);
         if ((entry & grant) == 0) {
             refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
                     + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
@@ -119,10 +128,10 @@ final class SoftRemoteWindow implements RemoteWindow {
 
     /** The home counts an access it served; reaching the threshold raises PAGE_HOT when the page asks for it. */
     private void served(int page, long counter) {
-        int before = (int) INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
+        int before = (int) INT.getAndAdd(control, countersBase + (long) SF_PAGE_COUNTER_SIZE * page + counter, 1);
         int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_CNT_THRESHOLD);
         if (threshold != 0 && before + 1 == threshold
-                && RxPct.countInterrupt((long) LONG.getVolatile(control, layout.rxPct(home, page)))) {
+                && RxPct.countInterrupt(rxPct(page))) {
             INT.setVolatile(control, homeRegs + REG_PAGE_HOT, page);
             INT.getAndBitwiseOr(control, homeRegs + REG_IRQ_STATUS, IRQ_STATUS_PAGE_HOT_MASK);
             INT.getAndAdd(control, homeRegs + REG_NOTIFY_COUNT, 1);

@@ -73,7 +73,7 @@ class SoftFabricCrossCheckTest {
 
     @Test
     void cReproducesTheGeneratedVectors() throws Exception {
-        for (Path vectors : List.of(VECTORS, ROOT.resolve("regmap/vectors/system-pages.csv"))) {
+        for (Path vectors : List.of(VECTORS, ROOT.resolve("regmap/vectors/system-pages.csv"), ROOT.resolve("regmap/vectors/tx-pct-rule.csv"))) {
             String out = run(List.of(TOOLS.resolve("mcfab-vectors").toString(), vectors.toString()), 0);
             assertTrue(out.matches("(?s).*\\b(\\d+) of \\1 layout vectors reproduced\\s*"), out);
         }

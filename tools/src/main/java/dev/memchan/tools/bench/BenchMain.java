@@ -118,20 +118,37 @@ public final class BenchMain {
         List<Double> bid = new ArrayList<>();
         List<Double> cas = new ArrayList<>();
         List<Double> spin = new ArrayList<>();
-        for (int rep = 0; rep < reps; rep++) { // interleaved: noise weighs on all three alike
+        List<Double> pair = new ArrayList<>();
+        List<Double> counted = new ArrayList<>();
+        List<Double> striped = new ArrayList<>();
+        for (int rep = 0; rep < reps; rep++) { // interleaved: noise weighs on all of them alike
             bid.add(LockTiming.clusterLock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations, LockKind.BID));
             cas.add(LockTiming.clusterLock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations, LockKind.CAS));
             spin.add(LockTiming.casSpinlock(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations));
+            pair.add(LockTiming.casPairFloor(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations, LockTiming.Counting.NONE));
+            counted.add(LockTiming.casPairFloor(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations,
+                    LockTiming.Counting.FETCH_AND_ADD));
+            striped.add(LockTiming.casPairFloor(f, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations,
+                    LockTiming.Counting.SINGLE_WRITER));
         }
         Stats bs = Stats.of(bid);
         Stats cs = Stats.of(cas);
         Stats ss = Stats.of(spin);
+        Stats ps = Stats.of(pair);
+        Stats qs = Stats.of(counted);
+        Stats ws = Stats.of(striped);
         return "### Uncontended lock acquire + release\n\n| lock | median ns | min | max |\n|---|---|---|---|\n"
                 + String.format(Locale.ROOT, "| memchan bid lock (MC algorithm) | %.1f | %.1f | %.1f |%n", bs.median(), bs.min(), bs.max())
                 + String.format(Locale.ROOT, "| memchan CAS lock (remote compare-and-swap) | %.1f | %.1f | %.1f |%n", cs.median(), cs.min(), cs.max())
                 + String.format(Locale.ROOT, "| CAS spinlock on the same memory (reference) | %.1f | %.1f | %.1f |%n", ss.median(), ss.min(), ss.max())
-                + String.format(Locale.ROOT, "%n**bid lock / CAS spinlock = %.2f, CAS lock / CAS spinlock = %.2f**%n%n",
-                        bs.median() / ss.median(), cs.median() / ss.median());
+                + String.format(Locale.ROOT, "| floor: CAS acquire + CAS release, by hand | %.1f | %.1f | %.1f |%n", ps.median(), ps.min(), ps.max())
+                + String.format(Locale.ROOT, "| floor: the same + a counter fetch-and-add per CAS | %.1f | %.1f | %.1f |%n", qs.median(), qs.min(), qs.max())
+                + String.format(Locale.ROOT, "| floor: the same + a single-writer counter add per CAS (a counter stripe) | %.1f | %.1f | %.1f |%n",
+                        ws.median(), ws.min(), ws.max())
+                + String.format(Locale.ROOT, "%n**bid lock / CAS spinlock = %.2f, CAS lock / CAS spinlock = %.2f; floors / CAS spinlock: "
+                        + "%.2f uncounted, %.2f counted, %.2f single-writer counted; CAS lock / counted floor = %.2f**%n%n",
+                        bs.median() / ss.median(), cs.median() / ss.median(), ps.median() / ss.median(), qs.median() / ss.median(),
+                        ws.median() / ss.median(), cs.median() / qs.median());
     }
 
     /** Remote read and atomics from a second node of this process to node 0, beside the one-way remote write. */

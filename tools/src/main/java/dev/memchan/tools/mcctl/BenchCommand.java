@@ -303,7 +303,8 @@ final class BenchCommand extends Base {
 
     @Command(name = "lock", mixinStandardHelpOptions = true,
             description = "Uncontended cluster-lock acquire + release: the bid lock (Memory Channel) and the CAS lock (remote "
-                    + "compare-and-swap), next to a CAS spinlock on the same memory, measured in one run.",
+                    + "compare-and-swap), next to a CAS spinlock on the same memory and the CAS lock's floor (its two CAS and "
+                    + "two page-counter fetch-and-adds by hand, see docs/performance.md), measured in one run.",
             footerHeading = "%nExamples:%n", footer = {"  mcctl bench lock", "  mcctl bench lock --iterations 1000000 --csv"})
     static final class Lock extends Run {
         @Option(names = "--iterations", defaultValue = "100000", description = "Acquire + release pairs (default ${DEFAULT-VALUE}).")
@@ -314,21 +315,24 @@ final class BenchCommand extends Base {
             checkPositive(iterations, "--iterations");
             double[] ns;
             try (Fabric a = Targets.join(location())) { // uncontended: one node is enough
-                progress("lock", 0, 3);
+                progress("lock", 0, 4);
                 double bid = LockTiming.clusterLock(a, key(), iterations, LockKind.BID);
-                progress("lock", 1, 3);
+                progress("lock", 1, 4);
                 double cas = LockTiming.clusterLock(a, key(), iterations, LockKind.CAS);
-                progress("lock", 2, 3);
+                progress("lock", 2, 4);
                 double spin = LockTiming.casSpinlock(a, key(), iterations);
-                progress("lock", 3, 3);
-                ns = new double[]{bid, cas, spin};
+                progress("lock", 3, 4);
+                double floor = LockTiming.casPairFloor(a, key(), iterations, LockTiming.Counting.FETCH_AND_ADD);
+                progress("lock", 4, 4);
+                ns = new double[]{bid, cas, spin, floor};
             }
-            String[] names = {"bid", "cas", "spinlock"};
+            String[] names = {"bid", "cas", "spinlock", "cas_floor"};
             if (json()) {
                 printJson(Json.obj("benchmark", "lock", "fabric", location(), "iterations", iterations,
                         "cluster_lock_ns", ns[0], "cluster_lock_per_second", 1e9 / ns[0], "cas_lock_ns", ns[1],
                         "cas_lock_per_second", 1e9 / ns[1], "cas_spinlock_ns", ns[2], "cas_spinlock_per_second", 1e9 / ns[2],
-                        "bid_over_spinlock", ns[0] / ns[2], "cas_over_spinlock", ns[1] / ns[2]));
+                        "cas_floor_ns", ns[3], "bid_over_spinlock", ns[0] / ns[2], "cas_over_spinlock", ns[1] / ns[2],
+                        "cas_floor_over_spinlock", ns[3] / ns[2]));
             } else if (csv) {
                 csvAgainstReference("lock,iterations,ns_per_acquire_release,over_spinlock", names, iterations, ns, 2);
             } else {
@@ -336,6 +340,7 @@ final class BenchCommand extends Base {
                 out().printf(Locale.ROOT, "  bid lock (MC algorithm)       %10.1f ns  %,12.0f /s  %6.2fx spinlock%n", ns[0], 1e9 / ns[0], ns[0] / ns[2]);
                 out().printf(Locale.ROOT, "  CAS lock (remote CAS)         %10.1f ns  %,12.0f /s  %6.2fx spinlock%n", ns[1], 1e9 / ns[1], ns[1] / ns[2]);
                 out().printf(Locale.ROOT, "  CAS spinlock (reference)      %10.1f ns  %,12.0f /s%n", ns[2], 1e9 / ns[2]);
+                out().printf(Locale.ROOT, "  CAS lock's floor (by hand)    %10.1f ns  %,12.0f /s  %6.2fx spinlock%n", ns[3], 1e9 / ns[3], ns[3] / ns[2]);
             }
             out().flush();
             return Exit.OK;
