@@ -13,7 +13,8 @@
 // build). First of all, after
 // 8 sync intervals, the skew between any adapter and the master must be within the bound:
 // built with SYNC = 0 (no sync frames) the bench must FAIL there ("clock skew").
-// Prints "CLOCK <setup>: ..." lines with the accuracy measured. Plusargs: +seed.
+// Prints "CLOCK up to <phase>: ..." lines with the accuracy measured so far (maxima over the
+// phases run). Plusargs: +seed.
 `default_nettype none
 
 module tb_clock #(
@@ -194,7 +195,7 @@ module tb_clock #(
       if (max_err[n] > hub_max) hub_max = max_err[n];
       if (max_lat[n] > hub_lat) hub_lat = max_lat[n];
     end
-    $display("CLOCK %s: hub: max error %0d cycles, max skew between adapters %0d, largest sync latency beyond MIN %0d; back to back: max error %0d, largest sync latency beyond MIN %0d; stated bound %0d",
+    $display("CLOCK up to %s: hub: max error %0d cycles, max skew between adapters %0d, largest sync latency beyond MIN %0d; back to back: max error %0d, largest sync latency beyond MIN %0d; stated bound %0d",
              setup, hub_max, max_skew, hub_lat - MIN, max_err[NN], max_lat[NN] - MIN, SPREAD);
   endtask
 
