@@ -153,9 +153,13 @@ public interface Backend extends AutoCloseable {
     }
 
     private long globalTimeOnce() {
-        long lo = Integer.toUnsignedLong(readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_LO));
-        long hi = Integer.toUnsignedLong(readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_HI));
-        return hi << 32 | lo;
+        int lo = readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_LO);
+        return registerPair(lo, readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_HI));
+    }
+
+    /** A 64-bit value from its two registers (_LO, _HI; registers are 32 bits wide), read in that order. */
+    static long registerPair(int lo, int hi) {
+        return Integer.toUnsignedLong(hi) << Integer.SIZE | Integer.toUnsignedLong(lo);
     }
 
     /** Transfers that may have been lost (the adapter's ERROR_COUNT); always 0 on the soft fabric. */

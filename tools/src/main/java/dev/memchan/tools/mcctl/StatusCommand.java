@@ -115,12 +115,12 @@ final class StatusCommand extends Base {
      * VALID), offset (its time minus the master's at the last sync sample), sync samples taken.
      */
     static Map<String, Object> adapterClock(Target t, int n) {
-        long lo = Integer.toUnsignedLong(t.readRegister(n, REG_GLOBAL_TIME_LO));
-        long hi = Integer.toUnsignedLong(t.readRegister(n, REG_GLOBAL_TIME_HI));
+        int lo = t.readRegister(n, REG_GLOBAL_TIME_LO);
+        long time = dev.memchan.spi.Backend.registerPair(lo, t.readRegister(n, REG_GLOBAL_TIME_HI));
         int status = t.readRegister(n, REG_CLOCK_STATUS);
         long bound = Integer.toUnsignedLong(t.readRegister(n, REG_CLOCK_BOUND));
         boolean valid = (status & CLOCK_STATUS_VALID_MASK) != 0;
-        return Json.obj("time", hi << 32 | lo, "valid", valid, "master", (status & CLOCK_STATUS_MASTER_MASK) != 0,
+        return Json.obj("time", time, "valid", valid, "master", (status & CLOCK_STATUS_MASTER_MASK) != 0,
                 "bound", valid ? bound : null, "offset", t.readRegister(n, REG_CLOCK_OFFSET),
                 "syncs", (int) ((status & CLOCK_STATUS_SYNCS_MASK) >>> CLOCK_STATUS_SYNCS_SHIFT));
     }
