@@ -142,12 +142,12 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_GLOBAL_TIME_HI = 32'h144;  // Global time, high word, as latched by the last read of GLOBAL_TIME_LO
   localparam logic [31:0] MC_REG_CLOCK_STATUS = 32'h148;  // Global clock state
   localparam logic [31:0] MC_CLOCK_STATUS_VALID_SHIFT = 32'h0;
-  localparam logic [31:0] MC_CLOCK_STATUS_VALID_MASK = 32'h1;  // the global time is the master's within CLOCK_BOUND: this adapter is the master, or a sync frame was applied within the last 4 CLOCK_SYNC_INTERVAL
+  localparam logic [31:0] MC_CLOCK_STATUS_VALID_MASK = 32'h1;  // the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL
   localparam logic [31:0] MC_CLOCK_STATUS_MASTER_SHIFT = 32'h1;
   localparam logic [31:0] MC_CLOCK_STATUS_MASTER_MASK = 32'h2;  // this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames
   localparam logic [31:0] MC_CLOCK_STATUS_SYNCS_SHIFT = 32'h10;
   localparam logic [31:0] MC_CLOCK_STATUS_SYNCS_MASK = 32'hFFFF0000;  // sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps)
-  localparam logic [31:0] MC_REG_CLOCK_BOUND = 32'h14C;  // Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD once synchronized, 0xFFFFFFFF while not VALID
+  localparam logic [31:0] MC_REG_CLOCK_BOUND = 32'h14C;  // Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise
   localparam logic [31:0] MC_REG_CLOCK_OFFSET = 32'h150;  // This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits
   localparam logic [31:0] MC_REG_CLOCK_LINK_DELAY = 32'h154;  // The link's latency for a sync frame, from the sender's link port (header word taken) to ours (header word taken), in cycles
   localparam logic [31:0] MC_CLOCK_LINK_DELAY_MIN_SHIFT = 32'h0;

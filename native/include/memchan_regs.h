@@ -149,12 +149,12 @@
 #define MC_REG_GLOBAL_TIME_HI 0x144U /* Global time, high word, as latched by the last read of GLOBAL_TIME_LO */
 #define MC_REG_CLOCK_STATUS 0x148U /* Global clock state */
 #define MC_CLOCK_STATUS_VALID_SHIFT 0x0U
-#define MC_CLOCK_STATUS_VALID_MASK 0x1U /* the global time is the master's within CLOCK_BOUND: this adapter is the master, or a sync frame was applied within the last 4 CLOCK_SYNC_INTERVAL */
+#define MC_CLOCK_STATUS_VALID_MASK 0x1U /* the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL */
 #define MC_CLOCK_STATUS_MASTER_SHIFT 0x1U
 #define MC_CLOCK_STATUS_MASTER_MASK 0x2U /* this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames */
 #define MC_CLOCK_STATUS_SYNCS_SHIFT 0x10U
 #define MC_CLOCK_STATUS_SYNCS_MASK 0xFFFF0000U /* sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps) */
-#define MC_REG_CLOCK_BOUND 0x14CU /* Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD once synchronized, 0xFFFFFFFF while not VALID */
+#define MC_REG_CLOCK_BOUND 0x14CU /* Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise */
 #define MC_REG_CLOCK_OFFSET 0x150U /* This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits */
 #define MC_REG_CLOCK_LINK_DELAY 0x154U /* The link's latency for a sync frame, from the sender's link port (header word taken) to ours (header word taken), in cycles */
 #define MC_CLOCK_LINK_DELAY_MIN_SHIFT 0x0U

@@ -235,7 +235,7 @@ public final class Regs {
     /** Global clock state */
     public static final int REG_CLOCK_STATUS = 0x148;
     public static final int CLOCK_STATUS_VALID_SHIFT = 0x0;
-    /** the global time is the master's within CLOCK_BOUND: this adapter is the master, or a sync frame was applied within the last 4 CLOCK_SYNC_INTERVAL */
+    /** the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL */
     public static final int CLOCK_STATUS_VALID_MASK = 0x1;
     public static final int CLOCK_STATUS_MASTER_SHIFT = 0x1;
     /** this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames */
@@ -243,7 +243,7 @@ public final class Regs {
     public static final int CLOCK_STATUS_SYNCS_SHIFT = 0x10;
     /** sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps) */
     public static final long CLOCK_STATUS_SYNCS_MASK = 0xFFFF0000L;
-    /** Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD once synchronized, 0xFFFFFFFF while not VALID */
+    /** Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise */
     public static final int REG_CLOCK_BOUND = 0x14C;
     /** This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits */
     public static final int REG_CLOCK_OFFSET = 0x150;
