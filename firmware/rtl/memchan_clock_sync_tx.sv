@@ -11,12 +11,11 @@
 `default_nettype none
 
 module memchan_clock_sync_tx
-  import memchan_pkt_pkg::GTIME_W;
 (
   input  wire logic               clk_i,
   input  wire logic               rst_ni,
   input  wire logic               en_i,
-  input  wire logic [GTIME_W-1:0] time_i,       // the master's global time
+  input  wire logic [memchan_pkt_pkg::GTIME_W-1:0] time_i,       // the master's global time
   input  wire logic [31:0]        interval_i,   // cycles between sync frames
   output logic                    sync_req_o,   // toward memchan_link_tx
   output logic [63:0]             sync_hdr_o,

@@ -20,7 +20,6 @@
 `default_nettype none
 
 module memchan_global_clock
-  import memchan_pkt_pkg::GTIME_W;
 #(
   parameter bit SYNC = 1'b1,
   parameter int unsigned WINDOW = 4     // samples before a lower offset is taken
@@ -47,7 +46,7 @@ module memchan_global_clock
   output logic                    sync_req_o,
   output logic [63:0]             sync_hdr_o,
   // state (registers)
-  output logic [GTIME_W-1:0]      time_o,
+  output logic [memchan_pkt_pkg::GTIME_W-1:0]      time_o,
   output logic                    valid_o,
   output logic [31:0]             bound_o,
   output logic [31:0]             offset_o,

@@ -6,7 +6,6 @@
 `default_nettype none
 
 module memchan_hub_clock
-  import memchan_pkt_pkg::GTIME_W;
 #(
   parameter int unsigned PORTS         = 8,
   parameter int unsigned SYNC_INTERVAL = 65536,
@@ -28,7 +27,7 @@ module memchan_hub_clock
     $error("memchan_hub_clock: SYNC_INTERVAL must be at least 64 cycles");
   end
 
-  logic [GTIME_W-1:0] time_q;
+  logic [memchan_pkt_pkg::GTIME_W-1:0] time_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) time_q <= '0;
     else         time_q <= time_q + 1'b1;
