@@ -15,6 +15,9 @@
 //   better and taken at once; lower ones (a frame that waited in the cable) are taken only
 //   when WINDOW samples in a row were lower, the best of them, so that a clock that drifts
 //   is still followed.
+// Pipelining: the sample is registered (stage 1, the cycle of the CRC) and used a cycle later
+// (stage 2), where the three possible next global times are summed in parallel and chosen by
+// the comparisons, so that no adder follows a comparison.
 // SYNC = 0: the master sends no sync frames; only for the negative control of the clock
 // bench (the adapters' clocks then stay apart), never on a board.
 `default_nettype none
@@ -57,8 +60,8 @@ module memchan_global_clock
   logic [GTIME_W-1:0] lc_q, off_q, off_d, gt_q;
   logic [GTIME_W-1:0] cand_q, arr_q;       // arrivals (local time): taken, confirmed by CRC
   logic [2:0]         arr_idx_q, cand_idx_q;
-  logic               arr_ok_q, in_frame_q, synced_q, sample, higher, apply;
-  logic [GTIME_W-1:0] samp_off, best_q, best_d, diff;
+  logic               arr_ok_q, in_frame_q, synced_q, sample, sample_q, higher, apply, take_best;
+  logic [GTIME_W-1:0] samp_off, samp_q, best_q, best_d, diff, gt_keep, gt_samp, gt_best;
   logic [$clog2(WINDOW+1)-1:0] low_q;          // samples in a row below the offset in use
   logic [33:0]        arr_age_q, sync_age_q;   // cycles since: the confirmed arrival, a sync
   logic [33:0]        window;
@@ -74,29 +77,37 @@ module memchan_global_clock
   assign sample = sync_i && !master_i && sync_hdr_i[C_SYNC_STAMP] && arr_ok_q &&
                   (sync_hdr_i[C_SYNC_IDX +: 3] == arr_idx_q + 3'd1) && (arr_age_q < window);
   assign samp_off = sync_hdr_i[H_SYNC_TIME_LSB +: GTIME_W] + GTIME_W'(link_delay_i[15:0]) - arr_q;
-  assign diff     = samp_off - off_q;
+  // stage 2
+  assign diff     = samp_q - off_q;
   assign higher   = !diff[GTIME_W-1] || !synced_q;
   // the best of the lower samples so far, this one included
   always_comb begin
     logic [GTIME_W-1:0] d;
-    d = samp_off - best_q;
-    best_d = (low_q == '0 || !d[GTIME_W-1]) ? samp_off : best_q;
+    d = samp_q - best_q;
+    take_best = !(low_q == '0 || !d[GTIME_W-1]);
   end
-  assign apply = sample && (higher || 32'(low_q) >= WINDOW - 1);
-  assign off_d = !apply ? off_q : higher ? samp_off : best_d;
-  assign err = off_q - samp_off;
+  assign best_d  = take_best ? best_q : samp_q;
+  assign apply   = sample_q && (higher || 32'(low_q) >= WINDOW - 1);
+  assign off_d   = !apply ? off_q : (higher || !take_best) ? samp_q : best_q;
+  assign gt_keep = lc_q + 1'b1 + off_q;
+  assign gt_samp = lc_q + 1'b1 + samp_q;
+  assign gt_best = lc_q + 1'b1 + best_q;
+  assign err = off_q - samp_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lc_q <= '0; off_q <= '0; gt_q <= '0; cand_q <= '0; arr_q <= '0; arr_idx_q <= '0;
-      cand_idx_q <= '0; best_q <= '0; low_q <= '0;
+      cand_idx_q <= '0; best_q <= '0; low_q <= '0; sample_q <= 1'b0; samp_q <= '0;
       arr_ok_q <= 1'b0; in_frame_q <= 1'b0; synced_q <= 1'b0;
       arr_age_q <= '0; sync_age_q <= '0; offset_q <= '0; bound_q <= '1; syncs_q <= '0;
       valid_q <= 1'b0;
     end else begin
       lc_q  <= lc_q + 1'b1;
       off_q <= off_d;
-      gt_q  <= lc_q + 1'b1 + off_d;          // = the global time of the next cycle
+      // = the global time of the next cycle, lc_q + 1 + off_d
+      gt_q  <= !apply ? gt_keep : (higher || !take_best) ? gt_samp : gt_best;
+      sample_q <= sample;
+      if (sample) samp_q <= samp_off;
       if (rx_tvalid_i && rx_tready_i) begin
         in_frame_q <= !rx_tlast_i;
         if (!in_frame_q && rx_tdata_i[H_TP_LSB +: 4] == TP_SYNC) begin
@@ -115,7 +126,7 @@ module memchan_global_clock
         arr_ok_q  <= (cand_idx_q == sync_hdr_i[C_SYNC_IDX +: 3]);
         arr_age_q <= '0;
       end
-      if (sample) begin
+      if (sample_q) begin
         sync_age_q <= '0;
         low_q      <= '0;
         if (!apply) begin
@@ -124,7 +135,7 @@ module memchan_global_clock
         end
       end
       if (apply) synced_q <= 1'b1;
-      if (sample) begin
+      if (sample_q) begin
         syncs_q <= syncs_q + 1'b1;
         // signed, saturated to 32 bits
         if (err[GTIME_W-1] && !(&err[GTIME_W-1:31]))       offset_q <= 32'h8000_0000;
