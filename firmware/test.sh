@@ -152,6 +152,53 @@ hub_order_unsync() {
 }
 step hub_order_unsync hub_order_unsync
 
+# the global clock (docs/firmware.md "Global clock"): 4 adapters on a hub and 2 back to back,
+# skew against the master within the stated bound through stalls, traffic and bit flips;
+# the same bench without sync frames (SYNC=0) must FAIL with "clock skew"
+CLOCKC="$HUBC tb/common/tb_pair.sv tb/clock/tb_clock_mon.sv tb/clock/tb_clock.sv"
+step clock_build bench clock tb_clock $CLOCKC
+for s in 1 2 3; do step "clock_seed$s" run clock tb_clock +seed=$s; done
+clock_unsync() {
+  verilator $VFLAGS --Mdir "$build/clock_unsync" $RTL $CLOCKC --top-module tb_clock -GSYNC=0 \
+    -o tb_clock || return 1
+  if "$build/clock_unsync/tb_clock" +seed=1 > "$build/clock_unsync.run.log" 2>&1; then
+    echo "SYNC=0 passed: the clock bench proves nothing"; return 1
+  fi
+  tail -n 3 "$build/clock_unsync.run.log"
+  grep -q "clock skew" "$build/clock_unsync.run.log"
+}
+step clock_unsync clock_unsync
+grep -h "^CLOCK" "$build/clock.run.log" 2> /dev/null
+# the clock's two ends alone (master and slave memchan_global_clock over a modelled link), in
+# both simulators; without sync frames (SYNC=0) it must FAIL with "clock skew" in both
+CLOCKU="rtl/memchan_pkt_pkg.sv rtl/memchan_clock_sync_tx.sv rtl/memchan_global_clock.sv"
+step clock_unit_build verilator --binary --timing -O1 -Wno-fatal -Wno-WIDTH --Mdir "$build/clock_unit" $CLOCKU tb/clock_unit/tb_clock_unit.sv --top-module tb_clock_unit -o tb_clock_unit
+step clock_unit run clock_unit tb_clock_unit
+clock_unit_iverilog() {   # ARGS: extra iverilog options; prints the run's log
+  local files
+  files="$(lint/icarus_sv.sh "$build/icarus" $CLOCKU | tr '\n' ' ')"
+  iverilog -g2012 "$@" -o "$build/icarus/tb_clock_unit.vvp" -s tb_clock_unit $files \
+    tb/clock_unit/tb_clock_unit.sv 2> /dev/null && vvp -n "$build/icarus/tb_clock_unit.vvp"
+}
+clock_unit_icarus() {
+  clock_unit_iverilog | tee "$build/clock_unit_iverilog.run.log" && grep -q PASS "$build/clock_unit_iverilog.run.log"
+}
+step clock_unit_iverilog clock_unit_icarus
+clock_unit_unsync() {
+  verilator --binary --timing -O1 -Wno-fatal -Wno-WIDTH --Mdir "$build/clock_unit_unsync" $CLOCKU \
+    tb/clock_unit/tb_clock_unit.sv --top-module tb_clock_unit -GSYNC=0 -o tb_clock_unit || return 1
+  "$build/clock_unit_unsync/tb_clock_unit" > "$build/clock_unit_unsync.run.log" 2>&1
+  clock_unit_iverilog -Ptb_clock_unit.SYNC=0 > "$build/clock_unit_unsync_iverilog.run.log" 2>&1
+  for log in clock_unit_unsync clock_unit_unsync_iverilog; do
+    if grep -q PASS "$build/$log.run.log" || ! grep -q "clock skew" "$build/$log.run.log"; then
+      echo "$log: SYNC=0 did not fail with \"clock skew\""; return 1
+    fi
+    grep "clock skew" "$build/$log.run.log"
+  done
+}
+step clock_unit_unsync clock_unit_unsync
+grep -h "^CLOCK" "$build/clock_unit.run.log" "$build/clock_unit_iverilog.run.log" 2> /dev/null
+
 step remote_build bench remote tb_remote $TBC tb/common/tb_pair.sv tb/remote/tb_remote.sv
 for s in $seeds; do step "remote_seed$s" run remote tb_remote +seed=$s; done
 

@@ -826,7 +826,7 @@ def render_c(c, geom, sysp, txr):
     return "\n".join(out) + "\n"
 
 
-REG_INDEX_W = 6   # the register block's read multiplexer: index 0 = unmapped, then one per register
+REG_INDEX_W = 7   # the register block's read multiplexer: index 0 = unmapped, then one per register
 
 
 def render_sv_index(rm):

@@ -11,6 +11,8 @@ rtl/memchan_tx_builder.sv
 rtl/memchan_link_tx.sv
 rtl/memchan_link_rx.sv
 rtl/memchan_link_ctrl.sv
+rtl/memchan_clock_sync_tx.sv
+rtl/memchan_global_clock.sv
 rtl/memchan_loopback.sv
 rtl/memchan_vhub_merge.sv
 rtl/memchan_page_cnt.sv

@@ -97,6 +97,15 @@ module memchan_axil_regs #(
   output logic [31:0]        cnt_threshold_o,
   input  wire logic          ev_hot_i,
   input  wire logic [PG_W-1:0] ev_hot_page_i,
+  // global clock (memchan_global_clock)
+  input  wire logic [55:0]   gtime_i,
+  input  wire logic          clk_valid_i,
+  input  wire logic          clk_master_i,
+  input  wire logic [15:0]   clk_syncs_i,
+  input  wire logic [31:0]   clk_bound_i,
+  input  wire logic [31:0]   clk_offset_i,
+  output logic [31:0]        clk_link_delay_o,
+  output logic [31:0]        clk_interval_o,
   output logic [4:0]         irq_o           // IRQ_STATUS & IRQ_MASK, toward MSI-X
 );
   import memchan_regs_pkg::*;
@@ -110,7 +119,7 @@ module memchan_axil_regs #(
                                  MC_CAPS_LOOPBACK_EXTERNAL_MASK | MC_CAPS_MULTICAST_MASK |
                                  MC_CAPS_RX_REMAP_MASK | MC_CAPS_REMOTE_READ_MASK |
                                  MC_CAPS_ATOMICS_MASK | MC_CAPS_PAGE_COUNTERS_MASK |
-                                 MC_CAPS_HUB_MODE_MASK;
+                                 MC_CAPS_HUB_MODE_MASK | MC_CAPS_GLOBAL_CLOCK_MASK;
 
   logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
   logic [31:0] mcast_q [16];
@@ -119,6 +128,8 @@ module memchan_axil_regs #(
   logic [31:0] txp_q, txb_q, rxp_q, rxb_q, txdd_q, rxdd_q, crc_q, rtr_q, err_q, acks_q, txdp_q;
   logic [31:0] lstat, lstat_q;
   logic [31:0] rout_q, rdone_q, rerr_q, rerr_addr_q, rref_q, csel_q, cthr_q, hot_q;
+  logic [31:0] cldel_q, clint_q;
+  logic [23:0] gthi_q;               // GLOBAL_TIME_HI, latched by a read of GLOBAL_TIME_LO
 
   // ---------------- write channel ----------------
   logic        wr, rd;
@@ -185,6 +196,8 @@ module memchan_axil_regs #(
   assign retry_limit_o = rlim_q[7:0];
   assign ack_timeout_o = ato_q;
   assign hb_period_o   = hbp_q;
+  assign clk_link_delay_o = cldel_q;
+  assign clk_interval_o   = clint_q;
   assign combine_idle_o = cmb_q[15:0];
   for (genvar g = 0; g < 16; g++) begin : g_mc
     assign mcast_o[32*g +: 32] = mcast_q[g];
@@ -283,6 +296,7 @@ module memchan_axil_regs #(
       rxbl_q <= MC_REG_RX_BASE_LO_RESET; rxbh_q <= MC_REG_RX_BASE_HI_RESET;
       rlim_q <= MC_REG_LINK_RETRY_LIMIT_RESET; ato_q <= MC_REG_LINK_ACK_TIMEOUT_RESET;
       hbp_q <= MC_REG_HEARTBEAT_PERIOD_RESET; cmb_q <= MC_REG_TX_COMBINE_IDLE_RESET;
+      cldel_q <= MC_REG_CLOCK_LINK_DELAY_RESET; clint_q <= MC_REG_CLOCK_SYNC_INTERVAL_RESET;
       for (int i = 0; i < 16; i++) mcast_q[i] <= MC_REG_MCAST_GROUP_BASE_RESET;
       bar_busy_q <= 1'b0; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
       ackout_q <= '0; npage_q <= '0; ncount_q <= '0;
@@ -360,6 +374,8 @@ module memchan_axil_regs #(
           12'(MC_REG_LINK_ACK_TIMEOUT): ato_q  <= s_wdata_i;
           12'(MC_REG_HEARTBEAT_PERIOD): hbp_q  <= s_wdata_i;
           12'(MC_REG_TX_COMBINE_IDLE):  cmb_q  <= s_wdata_i & 32'hFFFF;
+          12'(MC_REG_CLOCK_LINK_DELAY): cldel_q <= s_wdata_i;
+          12'(MC_REG_CLOCK_SYNC_INTERVAL): clint_q <= s_wdata_i;
           default: begin
             for (int i = 0; i < 16; i++) begin
               if (wo == 12'(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * i))
@@ -436,6 +452,15 @@ module memchan_axil_regs #(
         MC_RI_PAGE_HOT: rreg = hot_q;
         MC_RI_REMOTE_LAST_LO: rreg = rlast_q[31:0];
         MC_RI_REMOTE_LAST_HI: rreg = rlast_q[63:32];
+        MC_RI_GLOBAL_TIME_LO: rreg = gtime_i[31:0];
+        MC_RI_GLOBAL_TIME_HI: rreg = {8'h0, gthi_q};
+        MC_RI_CLOCK_STATUS: rreg = {clk_syncs_i, 16'h0} |
+                                   (clk_master_i ? MC_CLOCK_STATUS_MASTER_MASK : 32'h0) |
+                                   (clk_valid_i ? MC_CLOCK_STATUS_VALID_MASK : 32'h0);
+        MC_RI_CLOCK_BOUND: rreg = clk_bound_i;
+        MC_RI_CLOCK_OFFSET: rreg = clk_offset_i;
+        MC_RI_CLOCK_LINK_DELAY: rreg = cldel_q;
+        MC_RI_CLOCK_SYNC_INTERVAL: rreg = clint_q;
         default: rreg = '0;
       endcase
     end
@@ -450,6 +475,7 @@ module memchan_axil_regs #(
       r_rx_q     <= 1'b0;
       r_hi_q     <= 1'b0;
       r_ram_q    <= 1'b0;
+      gthi_q     <= '0;
       rreg_q     <= '0;
       rram_q     <= '0;
       s_rvalid_o <= 1'b0;
@@ -470,6 +496,7 @@ module memchan_axil_regs #(
         rreg_q  <= rreg;
         rram_q  <= r_tx_q ? txp_rdata_i : (r_hi_q ? rxp_rdata_i[63:32] : rxp_rdata_i[31:0]);
         r_ram_q <= r_tx_q || r_rx_q;
+        if (ridx_q == MC_RI_GLOBAL_TIME_LO) gthi_q <= gtime_i[55:32];
       end
       if (rd2_q) begin
         s_rvalid_o <= 1'b1;

@@ -26,6 +26,7 @@
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
 //     once it took the header, and its room only grows while it is idle, from the second
 //     cycle after a frame on).
+//   * Global clock (memchan_hub_clock, its own module): sync frames on every port.
 `default_nettype none
 
 module memchan_hub #(
@@ -36,6 +37,8 @@ module memchan_hub #(
   parameter int unsigned ACK_TIMEOUT = 2048,   // link acknowledgement timeout, cycles
   parameter int unsigned RETRY_LIMIT = 8,      // go-back-N rewinds without progress
   parameter bit          BCAST_SYNC  = 1'b1,
+  parameter int unsigned SYNC_INTERVAL = 65536,  // global clock: cycles between sync frames
+  parameter bit          CLOCK_SYNC  = 1'b1,     // 0: no sync frames (clock bench's control)
   localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
 ) (
   input  wire logic                    clk_i,
@@ -67,6 +70,14 @@ module memchan_hub #(
   // per output: link transmitter frame input
   logic [PORTS-1:0]       f_valid, f_last;
   logic [PORTS-1:0][63:0] f_data;
+  // global clock (memchan_hub_clock): sync frame requests and headers per port
+  logic [PORTS-1:0]       sync_req;
+  logic [PORTS-1:0][63:0] sync_hdr;
+
+  memchan_hub_clock #(.PORTS(PORTS), .SYNC_INTERVAL(SYNC_INTERVAL), .SYNC(CLOCK_SYNC)) u_clock (
+    .clk_i, .rst_ni, .port_up_i(port_up_o),
+    .tvalid_i(m_link_tvalid), .tready_i(m_link_tready), .tlast_i(m_link_tlast),
+    .tdata_i(m_link_tdata), .sync_req_o(sync_req), .sync_hdr_o(sync_hdr));
 
   for (genvar p = 0; p < PORTS; p++) begin : g_port
     logic        q_we, q_commit, q_drop, q_room;
@@ -77,7 +88,7 @@ module memchan_hub #(
     logic        peer_seen, peer_auto, peer_hub, auto_set;
     // per-port events of the link layer, not counted by the hub (it has no register block)
     logic        crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event, tx_err_drop;
-    logic        tx_pkt, ackreq_sent, barrier_sent;
+    logic        tx_pkt, ackreq_sent, barrier_sent, sync_rx;   // sync_rx: the hub is the master
     logic [5:0]  tx_len;
     logic        unused;
 
@@ -90,7 +101,7 @@ module memchan_hub #(
       .q_room_i(q_room),
       .rx_lack_o(rx_lack), .rx_lnak_o(rx_lnak), .rx_seq_o(rx_seq),
       .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
-      .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
+      .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr), .sync_o(sync_rx),
       .discarding_o(rx_disc), .crc_err_o(crc_err), .err_event_o(rx_err_event),
       .err_drop_o(rx_err_drop), .echo_rx_o(echo_rx));
 
@@ -132,6 +143,7 @@ module memchan_hub #(
       .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
       .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
       .hb_req_i(hb_req), .hb_hdr_i(hub_hb_hdr),
+      .sync_req_i(sync_req[p]), .sync_hdr_i(sync_hdr[p]),
       .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[p]), .m_tlast_o(m_link_tlast[p]),
       .m_tready_i(m_link_tready[p]),
       .discarding_o(port_discarding_o[p]), .retry_o(retry), .err_event_o(tx_err_event),
@@ -140,7 +152,7 @@ module memchan_hub #(
 
     assign unused = ^{rx_disc, peer_seen, peer_node, peer_auto, peer_hub, auto_set, auto_id,
                       crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event,
-                      tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len};
+                      tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len, sync_rx};
   end
 
   // ---------------- routing: destination set of a head frame ----------------

@@ -47,6 +47,7 @@ module memchan_link_rx #(
   // control frames toward the link controller
   output logic               ctrl_o,
   output logic [63:0]        ctrl_hdr_o,
+  output logic               sync_o,        // a good clock sync frame (header: ctrl_hdr_o)
   // status and events
   output logic               discarding_o,
   output logic               crc_err_o,
@@ -155,6 +156,7 @@ module memchan_link_rx #(
   assign rx_seq_o   = seq;
   assign ctrl_o     = good && (tp == TP_CTRL);
   assign ctrl_hdr_o = hdr_q;
+  assign sync_o     = good && (tp == TP_SYNC);
   assign crc_err_o  = bad;
   assign echo_rx_o  = commit && spoke_i && (tp == TP_DATA) && (hdr_q[H_SID_LSB +: 8] == node_id_i);
   assign discarding_o = disc_q;

@@ -1,6 +1,7 @@
 // Link transmitter: numbers sequenced frames, keeps them in a replay ring until the peer's
 // cumulative link acknowledgement (LACK) frees them, retransmits go-back-N on a LNAK or an
-// acknowledgement timeout, inserts control frames (LNAK, LACK, heartbeat) between frames,
+// acknowledgement timeout, inserts control frames (LNAK, LACK, clock sync, heartbeat) between
+// frames,
 // and appends the CRC-32 trailer to every frame on the AXI4-Stream link port.
 // Retry exhausted: every frame in the ring and every later frame is discarded
 // (DISCARDING) until ERR_RESET; the sender epoch then toggles so that the receiver resyncs.
@@ -37,6 +38,8 @@ module memchan_link_tx #(
   input  wire logic [7:0]  req_seq_i,
   input  wire logic        hb_req_i,
   input  wire logic [63:0] hb_hdr_i,
+  input  wire logic        sync_req_i,     // global clock sync frame (memchan_clock_sync_tx)
+  input  wire logic [63:0] sync_hdr_i,
   // link stream
   output logic             m_tvalid_o,
   output logic [63:0]      m_tdata_o,
@@ -125,13 +128,13 @@ module memchan_link_tx #(
   logic [63:0] crc_word;
   logic        load, ld_word, ld_crc;
   logic [63:0] ld_data;
-  logic        nak_q, lack_q, hb_q;
+  logic        nak_q, lack_q, hb_q, sync_q;
   logic [7:0]  nak_seq_q, lack_seq_q;
   logic        rew_q, fl_q;          // rewind / flush requested (done between frames)
-  logic        take_nak, take_lack, take_hb, take_ctl;
-  // registered choice of the next control frame (LNAK > LACK > heartbeat): the flags only
-  // clear when their frame is taken, so a chosen kind stays pending until it is sent
-  typedef enum logic [1:0] {CK_NAK, CK_LACK, CK_HB} ck_e;
+  logic        take_nak, take_lack, take_hb, take_sync, take_ctl;
+  // registered choice of the next control frame (LNAK > LACK > sync > heartbeat): the flags
+  // only clear when their frame is taken, so a chosen kind stays pending until it is sent
+  typedef enum logic [1:0] {CK_NAK, CK_LACK, CK_HB, CK_SYNC} ck_e;
   logic        ctl_v_q;
   ck_e         ctl_k_q;
   logic [63:0] ctl_hdr;
@@ -145,6 +148,7 @@ module memchan_link_tx #(
     take_nak  = 1'b0;
     take_lack = 1'b0;
     take_hb   = 1'b0;
+    take_sync = 1'b0;
     flush     = 1'b0;
     ob_pop    = 1'b0;
     ld_word   = 1'b0;
@@ -161,6 +165,7 @@ module memchan_link_tx #(
         ctl_hdr[H_TP_LSB +: 4]  = TP_LACK;
         ctl_hdr[H_SEQ_LSB +: 8] = lack_seq_q;
       end
+      CK_SYNC: ctl_hdr = sync_hdr_i;
       default: ctl_hdr = hb_hdr_i;
     endcase
     // the word to send, selected by registers only (in front of the CRC)
@@ -171,6 +176,7 @@ module memchan_link_tx #(
           take_nak  = (ctl_k_q == CK_NAK);
           take_lack = (ctl_k_q == CK_LACK);
           take_hb   = (ctl_k_q == CK_HB);
+          take_sync = (ctl_k_q == CK_SYNC);
         end else if ((rew_q || fl_q) && !(fl_q && inf_q)) begin
           flush = 1'b1;
         end else if (ocnt_q != 2'd0) begin
@@ -185,7 +191,7 @@ module memchan_link_tx #(
       OS_CRC: ld_crc = load;
       default: ;
     endcase
-    take_ctl = take_nak || take_lack || take_hb;
+    take_ctl = take_nak || take_lack || take_hb || take_sync;
     crc_in   = (os_q == OS_SEL) ? 32'hFFFFFFFF : crc_q;
     crc_word = {32'h0, ~crc_q};
   end
@@ -228,7 +234,7 @@ module memchan_link_tx #(
       inf_q <= 1'b0; drop_frame_q <= 1'b0;
       inflight_q <= 1'b0; ocnt_q <= 2'd0;
       os_q <= OS_SEL; tvalid_q <= 1'b0; tlast_q <= 1'b0; tdata_q <= '0; crc_q <= '1;
-      nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
+      nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; sync_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
       rew_q <= 1'b0; fl_q <= 1'b0; rcnt_q <= '0; timer_q <= '0;
       room_q <= 1'b1; ctl_v_q <= 1'b0; ctl_k_q <= CK_NAK;
       rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; ack_seq_q <= '0;
@@ -307,9 +313,12 @@ module memchan_link_tx #(
       else if (take_lack) lack_q <= 1'b0;
       if (hb_req_i) hb_q <= 1'b1;
       else if (take_hb) hb_q <= 1'b0;
-      ctl_v_q <= !take_ctl && (nak_q || lack_q || hb_q);
+      if (sync_req_i) sync_q <= 1'b1;
+      else if (take_sync) sync_q <= 1'b0;
+      ctl_v_q <= !take_ctl && (nak_q || lack_q || sync_q || hb_q);
       if (nak_q)       ctl_k_q <= CK_NAK;
       else if (lack_q) ctl_k_q <= CK_LACK;
+      else if (sync_q) ctl_k_q <= CK_SYNC;
       else             ctl_k_q <= CK_HB;
       // output register and frame state
       if (load) begin

@@ -31,6 +31,7 @@ package memchan_pkt_pkg;
   localparam logic [3:0] TP_CTRL   = 4'h8;  // control: heartbeat, link state, node-ID autoconf
   localparam logic [3:0] TP_LACK   = 4'h9;  // control: link acknowledge, cumulative up to SEQ
   localparam logic [3:0] TP_LNAK   = 4'hA;  // control: link negative ack, resend from SEQ
+  localparam logic [3:0] TP_SYNC   = 4'hB;  // control: global clock sync (docs/firmware.md)
 
   // CMD bits of sequenced frames
   localparam int unsigned C_ACK_REQ = 4;     // bit 4: request acknowledgement
@@ -64,6 +65,15 @@ package memchan_pkt_pkg;
   // of the port they leave by (the adapter on that port takes it with NODE_ID.AUTO)
   localparam int unsigned C_HUB       = 7;   // sender is a hub
   localparam logic [7:0]  HUB_SID     = 8'hFF;
+
+  // SYNC frames (header + CRC, from the clock master: the hub, or node 0 back to back):
+  // the frame's index (3 bits, counts sync frames on this link) and the master's time at
+  // which the PREVIOUS sync frame (index - 1) left the master's link port (two-step: a
+  // frame cannot carry the moment it leaves itself), valid unless no frame left before.
+  localparam int unsigned C_SYNC_IDX      = 4;   // bits 6:4
+  localparam int unsigned C_SYNC_STAMP    = 7;   // the stamp is valid
+  localparam int unsigned H_SYNC_TIME_LSB = 8;   // bits 63:8: 56-bit departure time
+  localparam int unsigned GTIME_W         = 56;  // global time width (cycles)
 
   localparam int unsigned MAX_PAYLOAD_WORDS = 32;                     // 256 bytes
   localparam int unsigned MAX_FRAME_WORDS   = MAX_PAYLOAD_WORDS + 2;  // + header + CRC

@@ -6,7 +6,7 @@ package memchan_regs_pkg;
   // Identity and limits
   localparam logic [31:0] MC_ID = 32'h4D454D43;
   localparam logic [31:0] MC_VERSION_MAJOR = 32'h1;
-  localparam logic [31:0] MC_VERSION_MINOR = 32'h1;
+  localparam logic [31:0] MC_VERSION_MINOR = 32'h2;
   localparam logic [31:0] MC_MAX_NODES = 32'h20;
   localparam logic [31:0] MC_MULTICAST_GROUPS = 32'h10;
   localparam logic [31:0] MC_MAX_PAGES = 32'h4000;
@@ -138,11 +138,28 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_REMOTE_LAST_LO = 32'hF4;  // Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter)
   localparam logic [31:0] MC_REG_REMOTE_LAST_HI = 32'hF8;  // High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0)
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
+  localparam logic [31:0] MC_REG_GLOBAL_TIME_LO = 32'h140;  // Global time, low word, in link clock cycles since the master (the hub, or node 0 back to back) came out of reset; 56 bits wide (bits 63:56 read 0)
+  localparam logic [31:0] MC_REG_GLOBAL_TIME_HI = 32'h144;  // Global time, high word, as latched by the last read of GLOBAL_TIME_LO
+  localparam logic [31:0] MC_REG_CLOCK_STATUS = 32'h148;  // Global clock state
+  localparam logic [31:0] MC_CLOCK_STATUS_VALID_SHIFT = 32'h0;
+  localparam logic [31:0] MC_CLOCK_STATUS_VALID_MASK = 32'h1;  // the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL
+  localparam logic [31:0] MC_CLOCK_STATUS_MASTER_SHIFT = 32'h1;
+  localparam logic [31:0] MC_CLOCK_STATUS_MASTER_MASK = 32'h2;  // this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames
+  localparam logic [31:0] MC_CLOCK_STATUS_SYNCS_SHIFT = 32'h10;
+  localparam logic [31:0] MC_CLOCK_STATUS_SYNCS_MASK = 32'hFFFF0000;  // sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps)
+  localparam logic [31:0] MC_REG_CLOCK_BOUND = 32'h14C;  // Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise
+  localparam logic [31:0] MC_REG_CLOCK_OFFSET = 32'h150;  // This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits
+  localparam logic [31:0] MC_REG_CLOCK_LINK_DELAY = 32'h154;  // The link's latency for a sync frame, from the sender's link port (header word taken) to ours (header word taken), in cycles
+  localparam logic [31:0] MC_CLOCK_LINK_DELAY_MIN_SHIFT = 32'h0;
+  localparam logic [31:0] MC_CLOCK_LINK_DELAY_MIN_MASK = 32'hFFFF;  // the least latency: added to the master's departure time
+  localparam logic [31:0] MC_CLOCK_LINK_DELAY_SPREAD_SHIFT = 32'h10;
+  localparam logic [31:0] MC_CLOCK_LINK_DELAY_SPREAD_MASK = 32'hFFFF0000;  // how much more a sync frame may take (cable jitter, queueing in the cable); reported as CLOCK_BOUND
+  localparam logic [31:0] MC_REG_CLOCK_SYNC_INTERVAL = 32'h158;  // Cycles between sync frames when this adapter is the master; on the other adapters the VALID window (4 intervals) - set it to the hub's interval
   localparam logic [31:0] MC_REG_MCAST_GROUP_STRIDE = 32'h4;
 
   // Register reset values (what a board's register block holds after reset)
   localparam logic [31:0] MC_REG_ID_RESET = 32'h4D454D43;
-  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10001;
+  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10002;
   localparam logic [31:0] MC_REG_PAGE_COUNT_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_SIZE_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_MAX_NODES_RESET = 32'h20;
@@ -187,6 +204,13 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_REMOTE_LAST_LO_RESET = 32'h0;
   localparam logic [31:0] MC_REG_REMOTE_LAST_HI_RESET = 32'h0;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_GLOBAL_TIME_LO_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_GLOBAL_TIME_HI_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_CLOCK_STATUS_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_CLOCK_BOUND_RESET = 32'hFFFFFFFF;
+  localparam logic [31:0] MC_REG_CLOCK_OFFSET_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_CLOCK_LINK_DELAY_RESET = 32'h80001;
+  localparam logic [31:0] MC_REG_CLOCK_SYNC_INTERVAL_RESET = 32'h10000;
 
   // TX_PCT entry (32 bits)
   localparam logic [31:0] MC_TX_PCT_TX_EN_SHIFT = 32'h0;
@@ -350,58 +374,65 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_TX_RULE_EMULATED_OPS = 32'h1;  // OPs an emulated adapter serves (bit n: OP n)
 
   // Register index of the RTL register block (SV only): 0 unmapped, one per register,
-  // MCAST_GROUP_BASE words at MC_RI_MCAST_GROUP_BASE..63
-  localparam int MC_RI_W = 6;
-  localparam logic [5:0] MC_RI_NONE = 6'd0;
-  localparam logic [5:0] MC_RI_MCAST_GROUP_BASE = 6'd48;
-  localparam logic [5:0] MC_RI_ID = 6'd1;
-  localparam logic [5:0] MC_RI_VERSION = 6'd2;
-  localparam logic [5:0] MC_RI_PAGE_COUNT = 6'd3;
-  localparam logic [5:0] MC_RI_PAGE_SIZE = 6'd4;
-  localparam logic [5:0] MC_RI_MAX_NODES = 6'd5;
-  localparam logic [5:0] MC_RI_CAPS = 6'd6;
-  localparam logic [5:0] MC_RI_NODE_ID = 6'd7;
-  localparam logic [5:0] MC_RI_CTRL = 6'd8;
-  localparam logic [5:0] MC_RI_LOOPBACK = 6'd9;
-  localparam logic [5:0] MC_RI_LINK_STATUS = 6'd10;
-  localparam logic [5:0] MC_RI_IRQ_STATUS = 6'd11;
-  localparam logic [5:0] MC_RI_IRQ_MASK = 6'd12;
-  localparam logic [5:0] MC_RI_BARRIER = 6'd13;
-  localparam logic [5:0] MC_RI_ACK_OUTSTANDING = 6'd14;
-  localparam logic [5:0] MC_RI_RX_NOTIFY_PAGE = 6'd15;
-  localparam logic [5:0] MC_RI_NOTIFY_COUNT = 6'd16;
-  localparam logic [5:0] MC_RI_TX_PACKETS = 6'd17;
-  localparam logic [5:0] MC_RI_TX_BYTES = 6'd18;
-  localparam logic [5:0] MC_RI_RX_PACKETS = 6'd19;
-  localparam logic [5:0] MC_RI_RX_BYTES = 6'd20;
-  localparam logic [5:0] MC_RI_TX_DROP_DISABLED = 6'd21;
-  localparam logic [5:0] MC_RI_RX_DROP_DISABLED = 6'd22;
-  localparam logic [5:0] MC_RI_CRC_ERRORS = 6'd23;
-  localparam logic [5:0] MC_RI_LINK_RETRIES = 6'd24;
-  localparam logic [5:0] MC_RI_ERROR_COUNT = 6'd25;
-  localparam logic [5:0] MC_RI_ACKS_RECEIVED = 6'd26;
-  localparam logic [5:0] MC_RI_TX_DROP_PARTIAL = 6'd27;
-  localparam logic [5:0] MC_RI_REMOTE_OUTSTANDING = 6'd28;
-  localparam logic [5:0] MC_RI_REMOTE_DONE = 6'd29;
-  localparam logic [5:0] MC_RI_REMOTE_ERRORS = 6'd30;
-  localparam logic [5:0] MC_RI_REMOTE_ERR_ADDR = 6'd31;
-  localparam logic [5:0] MC_RI_REMOTE_REFUSED = 6'd32;
-  localparam logic [5:0] MC_RI_RX_BASE_LO = 6'd33;
-  localparam logic [5:0] MC_RI_RX_BASE_HI = 6'd34;
-  localparam logic [5:0] MC_RI_LINK_RETRY_LIMIT = 6'd35;
-  localparam logic [5:0] MC_RI_LINK_ACK_TIMEOUT = 6'd36;
-  localparam logic [5:0] MC_RI_HEARTBEAT_PERIOD = 6'd37;
-  localparam logic [5:0] MC_RI_TX_COMBINE_IDLE = 6'd38;
-  localparam logic [5:0] MC_RI_PAGE_CNT_SEL = 6'd39;
-  localparam logic [5:0] MC_RI_PAGE_CNT_READS = 6'd40;
-  localparam logic [5:0] MC_RI_PAGE_CNT_ATOMICS = 6'd41;
-  localparam logic [5:0] MC_RI_PAGE_CNT_THRESHOLD = 6'd42;
-  localparam logic [5:0] MC_RI_PAGE_HOT = 6'd43;
-  localparam logic [5:0] MC_RI_REMOTE_LAST_LO = 6'd44;
-  localparam logic [5:0] MC_RI_REMOTE_LAST_HI = 6'd45;
+  // MCAST_GROUP_BASE words at MC_RI_MCAST_GROUP_BASE..127
+  localparam int MC_RI_W = 7;
+  localparam logic [6:0] MC_RI_NONE = 7'd0;
+  localparam logic [6:0] MC_RI_MCAST_GROUP_BASE = 7'd112;
+  localparam logic [6:0] MC_RI_ID = 7'd1;
+  localparam logic [6:0] MC_RI_VERSION = 7'd2;
+  localparam logic [6:0] MC_RI_PAGE_COUNT = 7'd3;
+  localparam logic [6:0] MC_RI_PAGE_SIZE = 7'd4;
+  localparam logic [6:0] MC_RI_MAX_NODES = 7'd5;
+  localparam logic [6:0] MC_RI_CAPS = 7'd6;
+  localparam logic [6:0] MC_RI_NODE_ID = 7'd7;
+  localparam logic [6:0] MC_RI_CTRL = 7'd8;
+  localparam logic [6:0] MC_RI_LOOPBACK = 7'd9;
+  localparam logic [6:0] MC_RI_LINK_STATUS = 7'd10;
+  localparam logic [6:0] MC_RI_IRQ_STATUS = 7'd11;
+  localparam logic [6:0] MC_RI_IRQ_MASK = 7'd12;
+  localparam logic [6:0] MC_RI_BARRIER = 7'd13;
+  localparam logic [6:0] MC_RI_ACK_OUTSTANDING = 7'd14;
+  localparam logic [6:0] MC_RI_RX_NOTIFY_PAGE = 7'd15;
+  localparam logic [6:0] MC_RI_NOTIFY_COUNT = 7'd16;
+  localparam logic [6:0] MC_RI_TX_PACKETS = 7'd17;
+  localparam logic [6:0] MC_RI_TX_BYTES = 7'd18;
+  localparam logic [6:0] MC_RI_RX_PACKETS = 7'd19;
+  localparam logic [6:0] MC_RI_RX_BYTES = 7'd20;
+  localparam logic [6:0] MC_RI_TX_DROP_DISABLED = 7'd21;
+  localparam logic [6:0] MC_RI_RX_DROP_DISABLED = 7'd22;
+  localparam logic [6:0] MC_RI_CRC_ERRORS = 7'd23;
+  localparam logic [6:0] MC_RI_LINK_RETRIES = 7'd24;
+  localparam logic [6:0] MC_RI_ERROR_COUNT = 7'd25;
+  localparam logic [6:0] MC_RI_ACKS_RECEIVED = 7'd26;
+  localparam logic [6:0] MC_RI_TX_DROP_PARTIAL = 7'd27;
+  localparam logic [6:0] MC_RI_REMOTE_OUTSTANDING = 7'd28;
+  localparam logic [6:0] MC_RI_REMOTE_DONE = 7'd29;
+  localparam logic [6:0] MC_RI_REMOTE_ERRORS = 7'd30;
+  localparam logic [6:0] MC_RI_REMOTE_ERR_ADDR = 7'd31;
+  localparam logic [6:0] MC_RI_REMOTE_REFUSED = 7'd32;
+  localparam logic [6:0] MC_RI_RX_BASE_LO = 7'd33;
+  localparam logic [6:0] MC_RI_RX_BASE_HI = 7'd34;
+  localparam logic [6:0] MC_RI_LINK_RETRY_LIMIT = 7'd35;
+  localparam logic [6:0] MC_RI_LINK_ACK_TIMEOUT = 7'd36;
+  localparam logic [6:0] MC_RI_HEARTBEAT_PERIOD = 7'd37;
+  localparam logic [6:0] MC_RI_TX_COMBINE_IDLE = 7'd38;
+  localparam logic [6:0] MC_RI_PAGE_CNT_SEL = 7'd39;
+  localparam logic [6:0] MC_RI_PAGE_CNT_READS = 7'd40;
+  localparam logic [6:0] MC_RI_PAGE_CNT_ATOMICS = 7'd41;
+  localparam logic [6:0] MC_RI_PAGE_CNT_THRESHOLD = 7'd42;
+  localparam logic [6:0] MC_RI_PAGE_HOT = 7'd43;
+  localparam logic [6:0] MC_RI_REMOTE_LAST_LO = 7'd44;
+  localparam logic [6:0] MC_RI_REMOTE_LAST_HI = 7'd45;
+  localparam logic [6:0] MC_RI_GLOBAL_TIME_LO = 7'd46;
+  localparam logic [6:0] MC_RI_GLOBAL_TIME_HI = 7'd47;
+  localparam logic [6:0] MC_RI_CLOCK_STATUS = 7'd48;
+  localparam logic [6:0] MC_RI_CLOCK_BOUND = 7'd49;
+  localparam logic [6:0] MC_RI_CLOCK_OFFSET = 7'd50;
+  localparam logic [6:0] MC_RI_CLOCK_LINK_DELAY = 7'd51;
+  localparam logic [6:0] MC_RI_CLOCK_SYNC_INTERVAL = 7'd52;
 
   // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
-  function automatic logic [5:0] mc_reg_index(input logic [11:0] off);
+  function automatic logic [6:0] mc_reg_index(input logic [11:0] off);
     mc_reg_index = MC_RI_NONE;
     unique case (off)
       12'(MC_REG_ID): mc_reg_index = MC_RI_ID;
@@ -449,10 +480,17 @@ package memchan_regs_pkg;
       12'(MC_REG_PAGE_HOT): mc_reg_index = MC_RI_PAGE_HOT;
       12'(MC_REG_REMOTE_LAST_LO): mc_reg_index = MC_RI_REMOTE_LAST_LO;
       12'(MC_REG_REMOTE_LAST_HI): mc_reg_index = MC_RI_REMOTE_LAST_HI;
+      12'(MC_REG_GLOBAL_TIME_LO): mc_reg_index = MC_RI_GLOBAL_TIME_LO;
+      12'(MC_REG_GLOBAL_TIME_HI): mc_reg_index = MC_RI_GLOBAL_TIME_HI;
+      12'(MC_REG_CLOCK_STATUS): mc_reg_index = MC_RI_CLOCK_STATUS;
+      12'(MC_REG_CLOCK_BOUND): mc_reg_index = MC_RI_CLOCK_BOUND;
+      12'(MC_REG_CLOCK_OFFSET): mc_reg_index = MC_RI_CLOCK_OFFSET;
+      12'(MC_REG_CLOCK_LINK_DELAY): mc_reg_index = MC_RI_CLOCK_LINK_DELAY;
+      12'(MC_REG_CLOCK_SYNC_INTERVAL): mc_reg_index = MC_RI_CLOCK_SYNC_INTERVAL;
       default:
         for (int i = 0; i < 16; i++)
           if (off == 12'(MC_REG_MCAST_GROUP_BASE + 4 * i))
-            mc_reg_index = MC_RI_MCAST_GROUP_BASE + 6'(i);
+            mc_reg_index = MC_RI_MCAST_GROUP_BASE + 7'(i);
     endcase
   endfunction
 

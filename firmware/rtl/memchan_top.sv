@@ -22,6 +22,9 @@ module memchan_top #(
   // remote requests wait for earlier host writes' responses (atomics serialized, rule 1);
   // 0 only to show what it prevents (the atomics bench), never on a board
   parameter bit          SERIALIZE   = 1'b1,
+  // global clock: as the clock master, send sync frames; 0 only to show what they do (the
+  // clock bench's negative control), never on a board
+  parameter bit          CLOCK_SYNC  = 1'b1,
   localparam int unsigned PG_W   = $clog2(PAGES),
   localparam int unsigned WIN_AW = PG_W + $clog2(PAGE_SIZE)
 ) (
@@ -191,6 +194,9 @@ module memchan_top #(
     .cnt_sel_o(cnt_sel), .cnt_reads_i(cnt_reads), .cnt_atomics_i(cnt_atomics),
     .cnt_wr_reads_o(cnt_wr_reads), .cnt_wr_atomics_o(cnt_wr_atomics), .cnt_wdata_o(cnt_wdata),
     .cnt_threshold_o(cnt_threshold), .ev_hot_i(ev_hot), .ev_hot_page_i(ev_hot_page),
+    .gtime_i(gtime), .clk_valid_i(clk_valid), .clk_master_i(clk_master),
+    .clk_syncs_i(clk_syncs), .clk_bound_i(clk_bound), .clk_offset_i(clk_offset),
+    .clk_link_delay_o(clk_link_delay), .clk_interval_o(clk_interval),
     .irq_o(irq_o));
 
   memchan_page_cnt #(.PAGES(PAGES)) u_pcnt (
@@ -280,9 +286,9 @@ module memchan_top #(
     .req_addr_o(ev_req_addr));
 
   // ---------------- link ----------------
-  logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx;
+  logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx, sync_rx, sync_req;
   logic [7:0]  rx_seq, req_seq;
-  logic [63:0] hb_hdr, ctrl_hdr;
+  logic [63:0] hb_hdr, ctrl_hdr, sync_hdr;
   logic        c_tx_tvalid, c_tx_tlast, c_tx_tready, c_rx_tvalid, c_rx_tlast, c_rx_tready;
   logic [63:0] c_tx_tdata, c_rx_tdata;
   // core side of the register slices: transmitter -> slice -> loopback -> slice -> receiver
@@ -295,7 +301,7 @@ module memchan_top #(
     .f_valid_i(f_valid), .f_data_i(f_data), .f_last_i(f_last), .f_ready_o(f_ready),
     .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
     .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
-    .hb_req_i(hb_req), .hb_hdr_i(hb_hdr),
+    .hb_req_i(hb_req), .hb_hdr_i(hb_hdr), .sync_req_i(sync_req), .sync_hdr_i(sync_hdr),
     .m_tvalid_o(t_tvalid), .m_tdata_o(t_tdata), .m_tlast_o(t_tlast),
     .m_tready_i(t_tready),
     .discarding_o(tx_disc), .retry_o(ev_retry), .err_event_o(tx_err_event),
@@ -339,7 +345,7 @@ module memchan_top #(
     .q_room_i(q_room),
     .rx_lack_o(rx_lack), .rx_lnak_o(rx_lnak), .rx_seq_o(rx_seq),
     .lack_req_o(lack_req), .lnak_req_o(lnak_req), .req_seq_o(req_seq),
-    .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr),
+    .ctrl_o(ctrl_rx), .ctrl_hdr_o(ctrl_hdr), .sync_o(sync_rx),
     .discarding_o(rx_disc), .crc_err_o(ev_crc), .err_event_o(rx_err_event),
     .err_drop_o(rx_err_drop), .echo_rx_o(echo_rx));
 
@@ -349,6 +355,31 @@ module memchan_top #(
     .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(link_up),
     .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
     .auto_set_o(auto_set), .auto_id_o(auto_id));
+
+  // ---------------- global clock ----------------
+  // master: not on a hub, and the lower node ID of the two back to back (or alone: no
+  // partner, no node ID, a loopback); the moments are taken at the link ports
+  logic [55:0] gtime;
+  logic        clk_valid, clk_master, clk_master_q;
+  logic [15:0] clk_syncs;
+  logic [31:0] clk_bound, clk_offset, clk_link_delay, clk_interval;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) clk_master_q <= 1'b1;
+    else         clk_master_q <= !peer_hub && (!peer_seen || !node_valid || lb_mode != 2'd0 ||
+                                               node_id < peer_node);
+  end
+  assign clk_master = clk_master_q;
+
+  memchan_global_clock #(.SYNC(CLOCK_SYNC)) u_clock (
+    .clk_i, .rst_ni, .master_i(clk_master), .send_i(clk_master && link_up && lb_mode == 2'd0),
+    .interval_i(clk_interval), .link_delay_i(clk_link_delay),
+    .sync_i(sync_rx), .sync_hdr_i(ctrl_hdr),
+    .rx_tvalid_i(s_link_tvalid), .rx_tready_i(s_link_tready), .rx_tlast_i(s_link_tlast),
+    .rx_tdata_i(s_link_tdata[6:0]),
+    .tx_tvalid_i(m_link_tvalid), .tx_tready_i(m_link_tready), .tx_tlast_i(m_link_tlast),
+    .tx_tdata_i(m_link_tdata[6:0]),
+    .sync_req_o(sync_req), .sync_hdr_o(sync_hdr), .time_o(gtime), .valid_o(clk_valid),
+    .bound_o(clk_bound), .offset_o(clk_offset), .syncs_o(clk_syncs));
 
   // ---------------- receive path ----------------
   memchan_fifo #(.WIDTH(64), .DEPTH(RXQ_DEPTH), .ROOM(MAX_FRAME_WORDS)) u_rxq (

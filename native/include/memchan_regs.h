@@ -13,7 +13,7 @@
 /* Identity and limits */
 #define MC_ID 0x4D454D43U
 #define MC_VERSION_MAJOR 0x1U
-#define MC_VERSION_MINOR 0x1U
+#define MC_VERSION_MINOR 0x2U
 #define MC_MAX_NODES 0x20U
 #define MC_MULTICAST_GROUPS 0x10U
 #define MC_MAX_PAGES 0x4000U
@@ -145,11 +145,28 @@
 #define MC_REG_REMOTE_LAST_LO 0xF4U /* Low word of the first 8 bytes of the last good response completed here: an atomic's old value (Telegraphos: the result of a special operation is read from the adapter) */
 #define MC_REG_REMOTE_LAST_HI 0xF8U /* High word of REMOTE_LAST (both words change together when a response completes; stable while REMOTE_OUTSTANDING is 0) */
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
+#define MC_REG_GLOBAL_TIME_LO 0x140U /* Global time, low word, in link clock cycles since the master (the hub, or node 0 back to back) came out of reset; 56 bits wide (bits 63:56 read 0) */
+#define MC_REG_GLOBAL_TIME_HI 0x144U /* Global time, high word, as latched by the last read of GLOBAL_TIME_LO */
+#define MC_REG_CLOCK_STATUS 0x148U /* Global clock state */
+#define MC_CLOCK_STATUS_VALID_SHIFT 0x0U
+#define MC_CLOCK_STATUS_VALID_MASK 0x1U /* the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL */
+#define MC_CLOCK_STATUS_MASTER_SHIFT 0x1U
+#define MC_CLOCK_STATUS_MASTER_MASK 0x2U /* this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames */
+#define MC_CLOCK_STATUS_SYNCS_SHIFT 0x10U
+#define MC_CLOCK_STATUS_SYNCS_MASK 0xFFFF0000U /* sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps) */
+#define MC_REG_CLOCK_BOUND 0x14CU /* Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise */
+#define MC_REG_CLOCK_OFFSET 0x150U /* This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits */
+#define MC_REG_CLOCK_LINK_DELAY 0x154U /* The link's latency for a sync frame, from the sender's link port (header word taken) to ours (header word taken), in cycles */
+#define MC_CLOCK_LINK_DELAY_MIN_SHIFT 0x0U
+#define MC_CLOCK_LINK_DELAY_MIN_MASK 0xFFFFU /* the least latency: added to the master's departure time */
+#define MC_CLOCK_LINK_DELAY_SPREAD_SHIFT 0x10U
+#define MC_CLOCK_LINK_DELAY_SPREAD_MASK 0xFFFF0000U /* how much more a sync frame may take (cable jitter, queueing in the cable); reported as CLOCK_BOUND */
+#define MC_REG_CLOCK_SYNC_INTERVAL 0x158U /* Cycles between sync frames when this adapter is the master; on the other adapters the VALID window (4 intervals) - set it to the hub's interval */
 #define MC_REG_MCAST_GROUP_STRIDE 0x4U
 
 /* Register reset values (what a board's register block holds after reset) */
 #define MC_REG_ID_RESET 0x4D454D43U
-#define MC_REG_VERSION_RESET 0x10001U
+#define MC_REG_VERSION_RESET 0x10002U
 #define MC_REG_PAGE_COUNT_RESET 0x0U
 #define MC_REG_PAGE_SIZE_RESET 0x1000U
 #define MC_REG_MAX_NODES_RESET 0x20U
@@ -194,6 +211,13 @@
 #define MC_REG_REMOTE_LAST_LO_RESET 0x0U
 #define MC_REG_REMOTE_LAST_HI_RESET 0x0U
 #define MC_REG_MCAST_GROUP_BASE_RESET 0x0U
+#define MC_REG_GLOBAL_TIME_LO_RESET 0x0U
+#define MC_REG_GLOBAL_TIME_HI_RESET 0x0U
+#define MC_REG_CLOCK_STATUS_RESET 0x0U
+#define MC_REG_CLOCK_BOUND_RESET 0xFFFFFFFFU
+#define MC_REG_CLOCK_OFFSET_RESET 0x0U
+#define MC_REG_CLOCK_LINK_DELAY_RESET 0x80001U
+#define MC_REG_CLOCK_SYNC_INTERVAL_RESET 0x10000U
 
 /* TX_PCT entry (32 bits) */
 #define MC_TX_PCT_TX_EN_SHIFT 0x0U

@@ -9,7 +9,8 @@ module tb_adapter #(
   parameter int STALL  = 30,
   parameter int PAGES  = 1024,
   parameter bit VHUB   = 1'b1,
-  parameter bit SERIALIZE = 1'b1
+  parameter bit SERIALIZE = 1'b1,
+  parameter bit CLOCK_SYNC = 1'b1
 ) (
   input  wire logic        clk,
   input  wire logic        rst_n,
@@ -50,7 +51,7 @@ module tb_adapter #(
   logic [1:0]  h_arburst, h_rresp;
   logic        h_arvalid, h_arready, h_rlast, h_rvalid, h_rready;
 
-  memchan_top #(.PAGES(PAGES), .VHUB(VHUB), .SERIALIZE(SERIALIZE)) dut (
+  memchan_top #(.PAGES(PAGES), .VHUB(VHUB), .SERIALIZE(SERIALIZE), .CLOCK_SYNC(CLOCK_SYNC)) dut (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'(SERIAL)),
     .s_axil_awaddr(l_awaddr), .s_axil_awvalid(l_awvalid), .s_axil_awready(l_awready),
     .s_axil_wdata(l_wdata), .s_axil_wstrb(4'hF), .s_axil_wvalid(l_wvalid),

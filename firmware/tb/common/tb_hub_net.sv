@@ -12,7 +12,12 @@ module tb_hub_net #(
   parameter int PORTS      = 8,
   parameter int STALL      = 30,
   parameter bit BCAST_SYNC = 1'b1,
-  parameter int HB_PERIOD  = 300
+  parameter int HB_PERIOD  = 300,
+  // global clock (the clock bench): sync interval, sync frames on, adapter n leaves reset
+  // n * RST_STAGGER cycles after the hub
+  parameter int SYNC_INTERVAL = 65536,
+  parameter bit CLOCK_SYNC    = 1'b1,
+  parameter int RST_STAGGER   = 0
 ) (
   input wire logic clk,
   input wire logic rst_n
@@ -26,7 +31,8 @@ module tb_hub_net #(
   logic [PORTS-1:0]       h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
   logic [PORTS-1:0][63:0] h_td, h_rd;
 
-  memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC)) hub (
+  memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC),
+                .SYNC_INTERVAL(SYNC_INTERVAL), .CLOCK_SYNC(CLOCK_SYNC)) hub (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'h4855_4231),
     .m_link_tvalid(h_tv), .m_link_tdata(h_td), .m_link_tlast(h_tl), .m_link_tready(h_tr),
     .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),
@@ -48,12 +54,16 @@ module tb_hub_net #(
   int          flip_set [NN];        // -1: leave, else bit flips per million words, both cables
   longint      flips [NN];           // bit flips injected so far on both cables of a port
 
+  int rst_cyc;
+  always @(posedge clk) rst_cyc <= rst_n ? rst_cyc + 1 : 0;
+
   for (genvar p = 0; p < NN; p++) begin : g_ad
-    logic        tv, tl, tr, rv, rl, rr;
+    logic        tv, tl, tr, rv, rl, rr, rst_p_n;
     logic [63:0] td, rd;
     logic [3:0]  irq;
-    tb_adapter #(.SERIAL(100 + p), .STALL(STALL)) nd (
-      .clk, .rst_n,
+    assign rst_p_n = rst_n && (rst_cyc >= p * RST_STAGGER);
+    tb_adapter #(.SERIAL(100 + p), .STALL(STALL), .CLOCK_SYNC(CLOCK_SYNC)) nd (
+      .clk, .rst_n(rst_p_n),
       .m_link_tvalid(tv), .m_link_tdata(td), .m_link_tlast(tl), .m_link_tready(tr),
       .s_link_tvalid(rv), .s_link_tdata(rd), .s_link_tlast(rl), .s_link_tready(rr), .irq);
     tb_link_chan #(.STALL(STALL)) up (

@@ -9,7 +9,9 @@
 module tb_pair #(
   parameter int STALL = 30,
   parameter bit VHUB  = 1'b1,
-  parameter bit SERIALIZE = 1'b1
+  parameter bit SERIALIZE = 1'b1,
+  parameter bit CLOCK_SYNC = 1'b1,
+  parameter int RST_STAGGER = 0        // cycles node 1 leaves reset after node 0 (clock bench)
 ) (
   input wire logic clk,
   input wire logic rst_n
@@ -23,12 +25,20 @@ module tb_pair #(
   logic [63:0] t0d, r0d, t1d, r1d;
   logic [4:0]  irq0, irq1;
 
-  tb_adapter #(.SERIAL(11), .STALL(STALL), .VHUB(VHUB), .SERIALIZE(SERIALIZE)) a0 (
+  // node 1 leaves reset RST_STAGGER cycles after node 0 (its clock starts later)
+  int   rst_cyc;
+  logic rst1_n;
+  always @(posedge clk) rst_cyc <= rst_n ? rst_cyc + 1 : 0;
+  assign rst1_n = rst_n && (rst_cyc >= RST_STAGGER);
+
+  tb_adapter #(.SERIAL(11), .STALL(STALL), .VHUB(VHUB), .SERIALIZE(SERIALIZE),
+               .CLOCK_SYNC(CLOCK_SYNC)) a0 (
     .clk, .rst_n,
     .m_link_tvalid(t0v), .m_link_tdata(t0d), .m_link_tlast(t0l), .m_link_tready(t0r),
     .s_link_tvalid(r0v), .s_link_tdata(r0d), .s_link_tlast(r0l), .s_link_tready(r0r), .irq(irq0));
-  tb_adapter #(.SERIAL(22), .STALL(STALL), .VHUB(VHUB), .SERIALIZE(SERIALIZE)) a1 (
-    .clk, .rst_n,
+  tb_adapter #(.SERIAL(22), .STALL(STALL), .VHUB(VHUB), .SERIALIZE(SERIALIZE),
+               .CLOCK_SYNC(CLOCK_SYNC)) a1 (
+    .clk, .rst_n(rst1_n),
     .m_link_tvalid(t1v), .m_link_tdata(t1d), .m_link_tlast(t1l), .m_link_tready(t1r),
     .s_link_tvalid(r1v), .s_link_tdata(r1d), .s_link_tlast(r1l), .s_link_tready(r1r), .irq(irq1));
   tb_link_chan #(.STALL(STALL)) c01 (

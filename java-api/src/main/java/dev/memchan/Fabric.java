@@ -436,6 +436,21 @@ public final class Fabric implements AutoCloseable {
         }
     }
 
+    /**
+     * The cluster's global time with its error bound (Memory Channel 2's global clock). On a board it is the
+     * adapter's GLOBAL_TIME, kept by the hub's (or, back to back, node 0's) synchronization frames, in link
+     * cycles: four register reads, each a system call and on the co-simulated board a simulated BAR read, so
+     * read it to timestamp events, not in a polling loop. On the soft fabric it is the host's monotonic clock
+     * in nanoseconds, bound 0: every node is a process of this host and reads the same clock.
+     *
+     * @throws MemchanException {@code UNSUPPORTED} where the backend has no global clock (the driver's ivshmem
+     *                          backend: guests share no clock), {@code DEVICE_ERROR} while the adapter is not
+     *                          synchronized (no sync frame within 4 intervals: no link, or no master)
+     */
+    public ClusterTime clusterTime() {
+        return backend.clusterTime();
+    }
+
     /** imc_rderrcnt: transfers that may have been lost so far (always 0 on the soft fabric). */
     public long errorCount() {
         return backend.errorCount();

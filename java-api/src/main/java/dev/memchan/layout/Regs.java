@@ -15,7 +15,7 @@ public final class Regs {
     // Identity and limits
     public static final int ID = 0x4D454D43;
     public static final int VERSION_MAJOR = 0x1;
-    public static final int VERSION_MINOR = 0x1;
+    public static final int VERSION_MINOR = 0x2;
     public static final int MAX_NODES = 0x20;
     public static final int MULTICAST_GROUPS = 0x10;
     public static final int MAX_PAGES = 0x4000;
@@ -228,11 +228,40 @@ public final class Regs {
     public static final int REG_REMOTE_LAST_HI = 0xF8;
     /** Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
     public static final int REG_MCAST_GROUP_BASE = 0x100;
+    /** Global time, low word, in link clock cycles since the master (the hub, or node 0 back to back) came out of reset; 56 bits wide (bits 63:56 read 0) */
+    public static final int REG_GLOBAL_TIME_LO = 0x140;
+    /** Global time, high word, as latched by the last read of GLOBAL_TIME_LO */
+    public static final int REG_GLOBAL_TIME_HI = 0x144;
+    /** Global clock state */
+    public static final int REG_CLOCK_STATUS = 0x148;
+    public static final int CLOCK_STATUS_VALID_SHIFT = 0x0;
+    /** the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL */
+    public static final int CLOCK_STATUS_VALID_MASK = 0x1;
+    public static final int CLOCK_STATUS_MASTER_SHIFT = 0x1;
+    /** this adapter is the clock master (back to back as node 0, or alone): it sends the sync frames */
+    public static final int CLOCK_STATUS_MASTER_MASK = 0x2;
+    public static final int CLOCK_STATUS_SYNCS_SHIFT = 0x10;
+    /** sync samples taken: a sync frame whose stamp names the previous sync frame received (wraps) */
+    public static final long CLOCK_STATUS_SYNCS_MASK = 0xFFFF0000L;
+    /** Error bound of GLOBAL_TIME against the master's time, in cycles: 0 on the master, CLOCK_LINK_DELAY.SPREAD while VALID, 0xFFFFFFFF otherwise */
+    public static final int REG_CLOCK_BOUND = 0x14C;
+    /** This adapter's time minus the master's as the last sync sample measured it (before any correction; a sample that waited in the cable reads high by the wait), in cycles, signed, saturated to 32 bits */
+    public static final int REG_CLOCK_OFFSET = 0x150;
+    /** The link's latency for a sync frame, from the sender's link port (header word taken) to ours (header word taken), in cycles */
+    public static final int REG_CLOCK_LINK_DELAY = 0x154;
+    public static final int CLOCK_LINK_DELAY_MIN_SHIFT = 0x0;
+    /** the least latency: added to the master's departure time */
+    public static final int CLOCK_LINK_DELAY_MIN_MASK = 0xFFFF;
+    public static final int CLOCK_LINK_DELAY_SPREAD_SHIFT = 0x10;
+    /** how much more a sync frame may take (cable jitter, queueing in the cable); reported as CLOCK_BOUND */
+    public static final long CLOCK_LINK_DELAY_SPREAD_MASK = 0xFFFF0000L;
+    /** Cycles between sync frames when this adapter is the master; on the other adapters the VALID window (4 intervals) - set it to the hub's interval */
+    public static final int REG_CLOCK_SYNC_INTERVAL = 0x158;
     public static final int REG_MCAST_GROUP_STRIDE = 0x4;
 
     // Register reset values (what a board's register block holds after reset)
     public static final int REG_ID_RESET = 0x4D454D43;
-    public static final int REG_VERSION_RESET = 0x10001;
+    public static final int REG_VERSION_RESET = 0x10002;
     public static final int REG_PAGE_COUNT_RESET = 0x0;
     public static final int REG_PAGE_SIZE_RESET = 0x1000;
     public static final int REG_MAX_NODES_RESET = 0x20;
@@ -277,6 +306,13 @@ public final class Regs {
     public static final int REG_REMOTE_LAST_LO_RESET = 0x0;
     public static final int REG_REMOTE_LAST_HI_RESET = 0x0;
     public static final int REG_MCAST_GROUP_BASE_RESET = 0x0;
+    public static final int REG_GLOBAL_TIME_LO_RESET = 0x0;
+    public static final int REG_GLOBAL_TIME_HI_RESET = 0x0;
+    public static final int REG_CLOCK_STATUS_RESET = 0x0;
+    public static final long REG_CLOCK_BOUND_RESET = 0xFFFFFFFFL;
+    public static final int REG_CLOCK_OFFSET_RESET = 0x0;
+    public static final int REG_CLOCK_LINK_DELAY_RESET = 0x80001;
+    public static final int REG_CLOCK_SYNC_INTERVAL_RESET = 0x10000;
 
     // TX_PCT entry (32 bits)
     public static final int TX_PCT_TX_EN_SHIFT = 0x0;

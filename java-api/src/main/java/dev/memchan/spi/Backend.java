@@ -122,6 +122,46 @@ public interface Backend extends AutoCloseable {
                 location() + ": page access counters are not supported by this driver");
     }
 
+    /**
+     * The global time (see {@code Fabric.clusterTime()}): by default the adapter's registers, where CAPS has
+     * GLOBAL_CLOCK. GLOBAL_TIME_LO latches GLOBAL_TIME_HI, a latch that every reader of the adapter shares: a
+     * reader in another process between our two reads can hand us a high word one wrap newer when the low word
+     * wraps in between, so a low word near the wrap is read again until two readings agree.
+     */
+    default dev.memchan.ClusterTime clusterTime() {
+        if ((readRegister(dev.memchan.layout.Regs.REG_CAPS) & dev.memchan.layout.Regs.CAPS_GLOBAL_CLOCK_MASK) == 0) {
+            throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                    location() + ": no global clock (CAPS.GLOBAL_CLOCK is clear: the ivshmem backend's guests share no clock)");
+        }
+        long nearWrap = 0xFF00_0000L;          // 2^24 cycles before the wrap: 67 ms at 250 MHz
+        long time = globalTimeOnce();
+        for (int tries = 0; Integer.toUnsignedLong((int) time) >= nearWrap && tries < 8; tries++) {
+            long again = globalTimeOnce();
+            if (again >= time && again - time < 1L << 31) {   // a torn reading is 2^32 ahead
+                time = again;
+                break;
+            }
+            time = again;
+        }
+        long bound = Integer.toUnsignedLong(readRegister(dev.memchan.layout.Regs.REG_CLOCK_BOUND));
+        if (bound == 0xFFFF_FFFFL) {
+            throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.DEVICE_ERROR,
+                    location() + ": the global clock is not synchronized (no sync frame within 4 intervals)");
+        }
+        int offset = readRegister(dev.memchan.layout.Regs.REG_CLOCK_OFFSET);
+        return new dev.memchan.ClusterTime(time, bound, offset, dev.memchan.ClusterTime.Unit.LINK_CYCLES);
+    }
+
+    private long globalTimeOnce() {
+        int lo = readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_LO);
+        return registerPair(lo, readRegister(dev.memchan.layout.Regs.REG_GLOBAL_TIME_HI));
+    }
+
+    /** A 64-bit value from its two registers (_LO, _HI; registers are 32 bits wide), read in that order. */
+    static long registerPair(int lo, int hi) {
+        return Integer.toUnsignedLong(hi) << Integer.SIZE | Integer.toUnsignedLong(lo);
+    }
+
     /** Transfers that may have been lost (the adapter's ERROR_COUNT); always 0 on the soft fabric. */
     long errorCount();
 

@@ -3,6 +3,7 @@ package dev.memchan.conformance;
 import dev.memchan.ClusterBarrier;
 import dev.memchan.ClusterEvent;
 import dev.memchan.ClusterLockSet;
+import dev.memchan.ClusterTime;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.IncomingMapping;
@@ -123,12 +124,23 @@ public final class NodeMain {
                 case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
                 case "proc-alloc" -> procAlloc(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
                 case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
+                case "clock-read" -> clockRead(f);
                 default -> {
                     if (!RemoteScenarios.run(f, a)) {
                         fail("unknown scenario " + scenario);
                     }
                 }
             }
+        }
+    }
+
+    /** Reads the cluster time on every READ: "TIME time bound offset unit", until QUIT. */
+    private static void clockRead(Fabric f) throws IOException {
+        say("READY");
+        while (true) {
+            await("READ");
+            ClusterTime t = f.clusterTime();
+            say("TIME " + t.time() + " " + t.bound() + " " + t.offset() + " " + t.unit());
         }
     }
 

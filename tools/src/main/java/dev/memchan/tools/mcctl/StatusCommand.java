@@ -12,7 +12,8 @@ import static dev.memchan.layout.Regs.*;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Adapter or fabric identity and version, node IDs, membership and link state of every node, "
-                + "PCT usage, error and traffic counters, regions and multicast groups."},
+                + "PCT usage, error and traffic counters, the global clock (time, error bound, each node's offset), "
+                + "regions and multicast groups."},
         footerHeading = "%nExamples:%n",
         footer = {"  mcctl status --fabric shm:lab", "  mcctl status --all --json | jq '.nodes[] | select(.state==\"joined\")'"})
 final class StatusCommand extends Base {
@@ -44,6 +45,7 @@ final class StatusCommand extends Base {
                 "register_map", ((version & VERSION_MAJOR_MASK) >>> VERSION_MAJOR_SHIFT) + "." + (version & VERSION_MINOR_MASK),
                 "caps", Counters.caps(t.readRegister(first, REG_CAPS)),
                 "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
+        boolean adapterClock = (t.readRegister(first, REG_CAPS) & CAPS_GLOBAL_CLOCK_MASK) != 0;
         List<Object> nodes = new ArrayList<>();
         for (int n = 0; n < t.maxNodes(); n++) {
             Target.NodeInfo info = t.node(n);
@@ -62,6 +64,11 @@ final class StatusCommand extends Base {
                 node.put("counters", Counters.read(t, n));
                 node.put("page_count_threshold", Integer.toUnsignedLong(t.readRegister(n, REG_PAGE_CNT_THRESHOLD)));
                 node.put("hot_pages", Counters.hotPages(t, n, 8));
+                if (adapterClock) {
+                    node.put("clock", adapterClock(t, n));
+                } else if (t.kind().equals("soft")) {
+                    node.put("clock", Json.obj("offset", 0, "bound", 0));
+                }
                 if (withPct) {
                     List<Object> entries = new ArrayList<>();
                     for (int p = 0; p < t.pageCount(); p++) {
@@ -90,11 +97,32 @@ final class StatusCommand extends Base {
         Map<String, Object> doc = Json.obj("fabric", t.location(), "kind", t.kind());
         doc.putAll(t.identity());
         doc.put("adapter", adapter);
+        Map<String, Object> own = adapterClock ? adapterClock(t, first) : Map.of();
+        doc.put("clock", adapterClock ? Json.obj("source", "adapter GLOBAL_TIME", "unit", "link_cycles",
+                "time", own.get("time"), "bound", own.get("bound"))
+                : t.kind().equals("soft") ? Json.obj("source", "host monotonic clock: every node of a soft fabric reads it",
+                        "unit", "ns", "time", System.nanoTime(), "bound", 0)
+                : Json.obj("source", "none", "reason", "CAPS.GLOBAL_CLOCK is clear (ivshmem guests share no clock)"));
         doc.put("directory_generation", t.generation());
         doc.put("nodes", nodes);
         doc.put("groups", groups);
         doc.put("regions", regions);
         return doc;
+    }
+
+    /**
+     * A node's global clock registers: time (GLOBAL_TIME, LO then HI), VALID and MASTER, bound (null while not
+     * VALID), offset (its time minus the master's at the last sync sample), sync samples taken.
+     */
+    static Map<String, Object> adapterClock(Target t, int n) {
+        int lo = t.readRegister(n, REG_GLOBAL_TIME_LO);
+        long time = dev.memchan.spi.Backend.registerPair(lo, t.readRegister(n, REG_GLOBAL_TIME_HI));
+        int status = t.readRegister(n, REG_CLOCK_STATUS);
+        long bound = Integer.toUnsignedLong(t.readRegister(n, REG_CLOCK_BOUND));
+        boolean valid = (status & CLOCK_STATUS_VALID_MASK) != 0;
+        return Json.obj("time", time, "valid", valid, "master", (status & CLOCK_STATUS_MASTER_MASK) != 0,
+                "bound", valid ? bound : null, "offset", t.readRegister(n, REG_CLOCK_OFFSET),
+                "syncs", (int) ((status & CLOCK_STATUS_SYNCS_MASK) >>> CLOCK_STATUS_SYNCS_SHIFT));
     }
 
     /** A node worth a line: joined or being cleaned up, or this host's adapter. */
@@ -115,6 +143,11 @@ final class StatusCommand extends Base {
         out.printf("adapter    ID %s, register map %s, caps %s%n", a.get("id"), a.get("register_map"), a.get("caps"));
         out.printf("window     %s pages of %s bytes (%s system pages), %s node IDs%n", a.get("page_count"), a.get("page_size"),
                 a.get("system_pages"), a.get("max_nodes"));
+        Map<String, Object> clock = (Map<String, Object>) doc.get("clock");
+        out.printf("clock      %s%n", clock.containsKey("time")
+                ? String.format("time %s %s, bound %s (%s)", clock.get("time"), clock.get("unit"),
+                        clock.get("bound") == null ? "none: not synchronized" : clock.get("bound"), clock.get("source"))
+                : "none: " + clock.get("reason"));
         out.printf("directory  generation %s, %d regions, %d multicast groups%n", doc.get("directory_generation"),
                 ((List<?>) doc.get("regions")).size(), ((List<?>) doc.get("groups")).size());
         out.println();
@@ -143,6 +176,15 @@ final class StatusCommand extends Base {
                 }
                 out.printf("node %s as home: %s remote requests refused; page reads/atomics served:%s (threshold %s)%n", n.get("node"),
                         c.get("remote_refused"), sb.isEmpty() ? " none" : sb, n.get("page_count_threshold"));
+            }
+        }
+        for (Object o : (List<?>) doc.get("nodes")) {
+            Map<String, Object> n = (Map<String, Object>) o;
+            Map<String, Object> c = (Map<String, Object>) n.get("clock");
+            if (c != null && c.containsKey("valid")) {
+                out.printf("node %s clock: offset %s, bound %s%s, %s sync samples%n", n.get("node"), c.get("offset"),
+                        c.get("bound") == null ? "none (not synchronized)" : c.get("bound"),
+                        Boolean.TRUE.equals(c.get("master")) ? ", master" : "", c.get("syncs"));
             }
         }
         for (Object o : (List<?>) doc.get("groups")) {

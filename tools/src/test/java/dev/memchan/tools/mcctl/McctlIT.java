@@ -187,9 +187,19 @@ class McctlIT {
             assertEquals("joined", n.get("state").asText());
             assertEquals(n.get("node").asText(), n.get("node_id_register").asText());
             assertEquals(0, n.get("counters").get("error_count").asInt());
+            // one host, one clock: every node's offset and bound are 0
+            assertEquals(0, n.get("clock").get("offset").asLong(), n.toString());
+            assertEquals(0, n.get("clock").get("bound").asLong(), n.toString());
         }
+        long before = System.nanoTime();
+        JsonNode clock = ok("status", "--fabric", FABRIC, "--json").json().get("clock");
+        assertEquals("ns", clock.get("unit").asText(), clock.toString());
+        assertEquals(0, clock.get("bound").asLong(), clock.toString());
+        assertTrue(clock.get("time").asLong() >= before && clock.get("time").asLong() <= System.nanoTime(),
+                "the soft fabric's cluster time is this host's monotonic clock: " + clock);
         Run text = ok("status", "--fabric", FABRIC);
         assertTrue(text.out().contains("NODE STATE"), text.out());
+        assertTrue(text.out().contains("clock      time ") && text.out().contains(" ns, bound 0 (host monotonic clock"), text.out());
         JsonNode nodes = ok("node", "show", "--fabric", FABRIC, "--json").json();
         assertEquals("joined", nodes.get("nodes").get(1).get("state").asText());
         assertEquals("free", nodes.get("nodes").get(2).get("state").asText());
