@@ -439,7 +439,8 @@ board() {	# board LABEL "NAME:TEST:ADAPTERS ..." [launch.py options]: boot, then
 if [[ " $ONLY " == *" board-loop "* ]]; then
 	java_build	# mcctl for the guest
 	# a loopback plug in the adapter's cage (a lone board's link has no partner otherwise)
-	board board-loop "board-loop:board-loop:0" --cable 0:0
+	# bound 600 s: it took 288-343 s on the loaded 2-core machine (the default 300 s ran out once)
+	BOOT_TIMEOUT=600 board board-loop "board-loop:board-loop:0" --cable 0:0
 fi
 if [[ " $ONLY " == *" board-bad "* ]]; then
 	java_build	# mcctl for the guest
