@@ -450,8 +450,8 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
 	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
 	# Opt-in (MEMCHAN_ONLY=board-java): it has not yet run to its end here; the conformance suite
-	# through the RTL ran out of the 40-minute bound (SharedNodeConformanceTest's seven JVMs on
-	# one vCPU alone took 22 minutes for two tests: docs/driver.md, board boots).
+	# through the RTL runs past the 40-minute bound (SharedNodeConformanceTest's seven JVMs on one
+	# vCPU take 400-500 s per test, and two of its tests fail: docs/driver.md, board boots).
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
 	else
