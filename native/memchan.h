@@ -139,7 +139,6 @@ struct memchan_dev {
 	wait_queue_head_t wq;
 	u32 notify_count;			/* last NOTIFY_COUNT seen by irq/poll */
 
-	struct inode *inode;			/* address space of all mappings */
 	/*
 	 * Address spaces that mapped receive pages at mmap time (be->rx_mmap): a
 	 * revocation waits for their mmap calls in flight (memchan_zap).
@@ -161,6 +160,7 @@ struct memchan_file {
 	unsigned long *rx_attr_map[MEMCHAN_RX_ATTRS];
 	u32 seen;
 	struct eventfd_ctx *efd;
+	struct inode *inode;	/* address space of this file's mappings (memchan_zap) */
 	bool ctl;
 };
 

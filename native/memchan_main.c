@@ -49,7 +49,10 @@ MODULE_PARM_DESC(ivshmem,
 static DEFINE_IDA(memchan_ida);
 
 /* ---------------------------------------------------------------------- */
-/* pseudo file system: one anonymous inode per device owns every mapping */
+/*
+ * pseudo file system: one anonymous inode per open file owns that file's mappings, so a
+ * revocation zaps the revoking file's mappings only (see memchan_zap)
+ */
 
 #define MEMCHAN_FS_MAGIC 0x4d43464d
 static int memchan_fs_cnt;
@@ -100,8 +103,6 @@ static void memchan_release_dev(struct kref *kref)
 	struct pci_dev *pdev = md->pdev;
 	int i;
 
-	if (md->inode)
-		memchan_inode_free(md->inode);
 	kvfree(md->tx_users);
 	kvfree(md->rx_users);
 	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
@@ -178,21 +179,27 @@ out:
 }
 
 /*
- * Zap every user mapping of [start, start + len) in the device's address
- * space; called after the grants (or md->removed) changed under md->map_lock
- * (write). Faulted mappings re-check the grant. A vma populated by
+ * Zap every user mapping of [start, start + len) of file f (len 0: all of
+ * them); called after f's grants (or md->removed) changed under md->map_lock
+ * (write). Each open file has its own address space: the receive pages of
+ * the hardware backend are mapped at mmap time and cannot fault back in, so
+ * zapping another file's mapping of a page that file still holds would cost
+ * it the page (SIGBUS) whenever any process of the node let go of it: every
+ * process of a node maps the system pages. Faulted mappings re-check the
+ * grant. A vma populated by
  * be->rx_mmap is only linked into the address space after ->mmap returns, so
  * an mmap that passed its grant check before the change may link its vma
  * after the first zap: wait for the mmap calls in flight in every address
  * space that mapped that way (their mmap_lock), then zap again. Never called
  * with mmap_lock held (md->lock may be: nothing takes md->lock under mmap_lock).
  */
-static void memchan_zap(struct memchan_dev *md, u64 start, u64 len)
+static void memchan_zap(struct memchan_dev *md, struct memchan_file *f,
+			u64 start, u64 len)
 {
 	struct mm_struct **mms;
 	u32 i, n;
 
-	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
+	unmap_mapping_range(f->inode->i_mapping, start, len, 1);
 	mutex_lock(&md->mms_lock);
 	mms = md->mms;
 	n = md->mms_count;
@@ -208,7 +215,7 @@ static void memchan_zap(struct memchan_dev *md, u64 start, u64 len)
 		mmdrop(mms[i]);
 	}
 	kfree(mms);
-	unmap_mapping_range(md->inode->i_mapping, start, len, 1);
+	unmap_mapping_range(f->inode->i_mapping, start, len, 1);
 }
 
 static u64 memchan_page_offset(struct memchan_dev *md, bool tx, u32 page)
@@ -348,7 +355,7 @@ static void memchan_drop_grants(struct memchan_dev *md, struct memchan_file *f,
 		}
 	}
 	up_write(&md->map_lock);
-	memchan_zap(md, memchan_page_offset(md, tx, first), (u64)count * md->page_size);
+	memchan_zap(md, f, memchan_page_offset(md, tx, first), (u64)count * md->page_size);
 }
 
 static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
@@ -828,6 +835,8 @@ static void memchan_file_free(struct memchan_file *f)
 {
 	int i;
 
+	if (f->inode)
+		memchan_inode_free(f->inode);
 	kvfree(f->tx_map);
 	kvfree(f->rx_map);
 	for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
@@ -860,6 +869,14 @@ static int memchan_open_common(struct inode *inode, struct file *file,
 		memchan_file_free(f);
 		return -ENOMEM;
 	}
+	f->inode = memchan_inode_new();
+	if (IS_ERR(f->inode)) {
+		int ret = PTR_ERR(f->inode);
+
+		f->inode = NULL;
+		memchan_file_free(f);
+		return ret;
+	}
 	f->md = md;
 	f->ctl = ctl;
 	kref_get(&md->kref);
@@ -870,7 +887,7 @@ static int memchan_open_common(struct inode *inode, struct file *file,
 	spin_unlock(&md->files_lock);
 	mutex_unlock(&md->lock);
 	file->private_data = f;
-	file->f_mapping = md->inode->i_mapping;
+	file->f_mapping = f->inode->i_mapping;
 	return stream_open(inode, file);
 }
 
@@ -1258,13 +1275,6 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	snprintf(md->name, sizeof(md->name), MEMCHAN_NAME "%d", md->index);
 	snprintf(md->ctl_name, sizeof(md->ctl_name), MEMCHAN_NAME "%d-ctl", md->index);
 
-	md->inode = memchan_inode_new();
-	if (IS_ERR(md->inode)) {
-		ret = PTR_ERR(md->inode);
-		md->inode = NULL;
-		goto err_put;
-	}
-
 	ret = be->probe(md);
 	if (ret)
 		goto err_put;
@@ -1341,7 +1351,8 @@ static void memchan_remove(struct pci_dev *pdev)
 	WRITE_ONCE(md->removed, true);
 	up_write(&md->map_lock);
 	/* every mapping goes: a later access faults and gets SIGBUS */
-	memchan_zap(md, 0, 0);
+	list_for_each_entry(f, &md->files, node)
+		memchan_zap(md, f, 0, 0);
 	mutex_unlock(&md->lock);
 	wake_up_interruptible_all(&md->wq);
 

@@ -197,7 +197,8 @@ module memchan_tx_builder #(
     end
     f_data_o  = hdr;
     lc_data_o = hdr;
-    lc_data_o[Q_FROM_LINK] = 1'b0;
+    // an own frame's header in the local-copy FIFO is not from the link; payload words are data
+    if (!body_q) lc_data_o[Q_FROM_LINK] = 1'b0;
     hdr_fire  = !body_q && !ack_v_q && !e_go && !r_go && desc_ready_o;
     e_fire    = !body_q && !ack_v_q && e_go && f_ready_i;
     r_fire    = !body_q && !ack_v_q && !e_go && r_go && r_ready_o;

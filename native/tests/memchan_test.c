@@ -1246,6 +1246,21 @@ static void hw_notify_on_arrival(void)
 }
 
 /*
+ * The adapter of fd in internal loopback (node 0 if it has no ID), pages [first, first + count)
+ * granted to fd for transmit to node 0 and for receive: what fd stores comes back to it.
+ */
+static void hw_loop_pages(int fd, uint32_t first, uint32_t count)
+{
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, first, count, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, first, count, 0, 0, NULL));
+}
+
+/*
  * Receive pages of the hardware backend are the DMA-coherent receive area, mapped at mmap time
  * (dma_mmap_coherent): a mapping's offset selects the page, what arrives is what it shows, the
  * range stays within the area and the grants, and a revoked page is gone from the mapping.
@@ -1260,11 +1275,7 @@ static void hw_rx_mapping(void)
 	const uint64_t v = 0x6b00000000000000ULL | 181;
 	double t0;
 
-	if (info(fd).node_id == MEMCHAN_NODE_NONE)
-		EXPECT_OK(set_node(fd, 0, 0));
-	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
-	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 180, 2, tx_to(0), 0, NULL));
-	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 180, 2, 0, 0, NULL));
+	hw_loop_pages(fd, 180, 2);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, pc - 1, 1, 0, 0, NULL));
 	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 180 * 4096);
 	rx2 = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * 4096);
@@ -1312,6 +1323,48 @@ static void hw_rx_mapping(void)
 	CHECK(rx2[5] == v);
 	l.mode = 0;
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+}
+
+/*
+ * A receive page granted to two open files (two processes of a node, as every process maps the
+ * system pages): one file's revocation, and its close, take the page from that file's mappings
+ * only. The other file's mapping, made at mmap time on the hardware backend and unable to fault
+ * back in, stays readable and keeps receiving (the driver zapped every file's mapping of the
+ * range: the Java conformance suite's receivers died of SIGBUS when another process exited).
+ */
+static void hw_rx_other_files_mapping_stays(void)
+{
+	int a = dev_open(), b = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 0 };
+	volatile uint64_t *tx, *ra, *rb;
+	const uint64_t v = 0x6c00000000000000ULL | 190;
+	double t0;
+
+	hw_loop_pages(a, 190, 1);
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 190, 1, 0, 0, NULL));
+	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a, 190 * 4096);
+	ra = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
+	rb = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
+	CHECK(tx != MAP_FAILED && ra != MAP_FAILED && rb != MAP_FAILED);
+	CHECK(touch((char *)ra, 0) == 0 && touch((char *)rb, 0) == 0);
+	/* b revokes: its mapping goes, a's stays */
+	EXPECT_OK(ungrant(b, MEMCHAN_GRANT_RX, 190, 1));
+	CHECK(touch((char *)rb, 0) == SIGBUS);
+	CHECK(touch((char *)ra, 0) == 0);
+	/* b takes the page again, unmaps and closes: a's mapping still stays */
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 190, 1, 0, 0, NULL));
+	rb = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
+	CHECK(rb != MAP_FAILED);
+	CHECK(munmap((void *)rb, 4096) == 0);
+	CHECK(close(b) == 0);
+	CHECK(touch((char *)ra, 0) == 0);
+	/* and receives what arrives after */
+	t0 = now_s();
+	tx[7] = v;
+	while (ra[7] != v && now_s() - t0 < 60)
+		usleep(1000);
+	EXPECT(ra[7] == v, "page 190 word 7 after the other file closed: %#llx", (unsigned long long)ra[7]);
+	EXPECT_OK(ioctl(a, MEMCHAN_LOOPBACK, &l));
 }
 
 /*
@@ -1391,6 +1444,7 @@ static const struct test hw_tests[] = {
 	T(hw_loopback_data),
 	T(hw_notify_on_arrival),
 	T(hw_rx_mapping),
+	T(hw_rx_other_files_mapping_stays),
 	T(hw_rx_attributes),
 	T(hw_bar_cost),
 	T(errcnt),

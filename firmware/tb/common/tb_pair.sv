@@ -125,7 +125,9 @@ module tb_pair #(
       a = net + 4 * i;
       page = int'(a / PS);
       if (page >= NP) $fatal(1, "tb_pair: store beyond the modelled pages");
-      v = {4'(s), 28'(serial[s])};
+      // bit 24 set in every other value: a frame header's Q_FROM_LINK flag, which the frame
+      // builder once cleared in every local-copy word, payload included (a 64-bit key lost it)
+      v = {4'(s), 28'(serial[s])} | (serial[s][0] ? 32'h0100_0000 : 32'h0);
       serial[s] = serial[s] + 1;
       dw.push_back(v);
       for (int r = 0; r < 2; r++) begin

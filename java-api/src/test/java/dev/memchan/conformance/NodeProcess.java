@@ -94,6 +94,7 @@ public final class NodeProcess implements AutoCloseable {
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Xmx128m");
         cmd.add("-D" + TestBackend.TIME_SCALE + "=" + TestBackend.timeScale());
+        cmd.add("-D" + TestBackend.FAILURE_TIMEOUT + "=" + TestBackend.failureTimeout().toMillis());
         int first = 0;
         while (first < args.length && args[first].startsWith("-D")) { // JVM properties before the class
             cmd.add(args[first++]);

@@ -2,6 +2,7 @@ package dev.memchan.conformance;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import dev.memchan.layout.Regs;
 import org.junit.jupiter.api.Assumptions;
 
 import java.security.SecureRandom;
@@ -24,6 +25,8 @@ public final class TestBackend {
     public static final String COUNT_SCALE = "memchan.test.countScale";
     /** The system property of {@link #nodes()}. */
     public static final String NODES = "memchan.test.nodes";
+    /** The system property of {@link #failureTimeout()}. */
+    public static final String FAILURE_TIMEOUT = "memchan.test.failureTimeoutMs";
     /** Nodes of the soft fabric each test creates (and of the 8-adapter guest in native/test.sh). */
     private static final int SOFT_NODES = 8;
 
@@ -137,7 +140,36 @@ public final class TestBackend {
         return Duration.ofMillis(Math.round(base.toMillis() * timeScale()));
     }
 
+    /**
+     * The cluster's failure timeout, in milliseconds: system property {@code memchan.test.failureTimeoutMs}
+     * (default the library's, {@value Regs#SYS_DEFAULT_FAILURE_TIMEOUT_MS}; node processes inherit it). It is
+     * the deployment's configuration, as an operator sets it for a cluster ({@link FabricOptions#withTiming}),
+     * not an allowance: every process of a test joins with it, and the tests assert against it (failure
+     * detection within it plus two heartbeat periods). A co-simulated board, whose node processes share one
+     * TCG vCPU, configures a longer one (native/tests/board_java.sh says why).
+     */
+    public static Duration failureTimeout() {
+        String p = System.getProperty(FAILURE_TIMEOUT, "" + Regs.SYS_DEFAULT_FAILURE_TIMEOUT_MS);
+        long ms;
+        try {
+            ms = Long.parseLong(p);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(FAILURE_TIMEOUT + " must be a number of milliseconds, not '" + p + "'", e);
+        }
+        if (ms < 2L * Regs.SYS_DEFAULT_HEARTBEAT_MS || ms > 600_000) {
+            throw new IllegalArgumentException(FAILURE_TIMEOUT + " must lie in " + 2L * Regs.SYS_DEFAULT_HEARTBEAT_MS
+                    + "..600000 (at least two heartbeat periods), not " + p);
+        }
+        return Duration.ofMillis(ms);
+    }
+
+    /** The heartbeat period every process of a test joins with: the library's default. */
+    public static Duration heartbeatPeriod() {
+        return Duration.ofMillis(Regs.SYS_DEFAULT_HEARTBEAT_MS);
+    }
+
+    /** Options of a process joining the test's fabric: the cluster's timing ({@link #failureTimeout()}). */
     public static FabricOptions joinOptions() {
-        return FabricOptions.defaults().withCreate(false);
+        return FabricOptions.defaults().withCreate(false).withTiming(heartbeatPeriod(), failureTimeout());
     }
 }

@@ -182,12 +182,25 @@ public final class Membership implements AutoCloseable {
         if (local.deadSlot() < 0) {
             return;
         }
+        long seen = System.nanoTime();
         lock.with(() -> local.locked(() -> {
             for (int s = local.deadSlot(); s >= 0; s = local.deadSlot()) {
                 releaseProcessLocked(s, local.pidOf(s));
             }
             return null;
         }));
+        long took = System.nanoTime() - seen;
+        if (took > liveness.handOverNanos() / 2) {
+            // the member slot names a live process only now: a peer on this host waits the hand-over window
+            System.err.println("memchan: node " + me + " cluster agent: a dead process's share released "
+                    + took / 1_000_000 + " ms after it was seen gone (" + timing() + ")");
+        }
+    }
+
+    /** The timing a peer judges this node by, for the agent's reports. */
+    private String timing() {
+        return "heartbeat period " + heartbeatPeriodNanos / 1_000_000 + " ms, hand-over window "
+                + liveness.handOverNanos() / 1_000_000 + " ms, failure timeout " + liveness.failureTimeoutNanos() / 1_000_000 + " ms";
     }
 
     private void releaseProcessLocked(int s, int gonePid) {
@@ -202,7 +215,15 @@ public final class Membership implements AutoCloseable {
     }
 
     private void agentLoop() {
+        long lastTick = 0;
         while (running) {
+            long tick = System.nanoTime();
+            if (lastTick != 0 && tick - lastTick > liveness.handOverNanos() / 2) {
+                // peers judge this node by these heartbeats (another host) or by a survivor's hand-over (this host)
+                System.err.println("memchan: node " + me + " cluster agent: " + (tick - lastTick) / 1_000_000
+                        + " ms between heartbeats (" + timing() + ")");
+            }
+            lastTick = tick;
             try {
                 LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
                 releaseDeadProcesses();
