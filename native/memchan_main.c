@@ -268,11 +268,14 @@ static const struct memchan_rx_attr {
 	{ MEMCHAN_RX_IRQ, MC_RX_PCT_IRQ_ON_RX_MASK, 0 },
 	{ MEMCHAN_RX_READ, MC_RX_PCT_READ_EN_MASK, MC_CAPS_REMOTE_READ_MASK },
 	{ MEMCHAN_RX_ATOMIC, MC_RX_PCT_ATOMIC_EN_MASK, MC_CAPS_ATOMICS_MASK },
+	{ MEMCHAN_RX_COUNT_IRQ, MC_RX_PCT_COUNT_IRQ_MASK, MC_CAPS_PAGE_COUNTERS_MASK },
 };
 
-#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC)
+#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC | \
+				 MEMCHAN_RX_COUNT_IRQ)
 #define MEMCHAN_RX_PCT_USER	(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK | \
-				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK)
+				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK | \
+				 MC_RX_PCT_COUNT_IRQ_MASK)
 
 /* -EOPNOTSUPP if RX PCT bits pct ask for an attribute this adapter does not serve */
 static int memchan_rx_supported(struct memchan_dev *md, u64 pct)
@@ -301,7 +304,7 @@ static u64 memchan_rx_flags_pct(u32 rx_flags)
 static int memchan_check_rx_entry(struct memchan_dev *md, u64 e)
 {
 	if (e & ~MEMCHAN_RX_PCT_USER)
-		return -EINVAL;	/* reserved bits, COUNT_IRQ, or REMAP (driver-owned) */
+		return -EINVAL;	/* reserved bits or REMAP (driver-owned) */
 	return memchan_rx_supported(md, e);
 }
 
@@ -488,7 +491,7 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 		in->flags |= MEMCHAN_INFO_NODE_VALID;
 	if (md->node_auto)
 		in->flags |= MEMCHAN_INFO_NODE_AUTO;
-	in->flags |= MEMCHAN_INFO_RX_ATTRS;
+	in->flags |= MEMCHAN_INFO_RX_ATTRS | MEMCHAN_INFO_REMOTE;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -716,6 +719,58 @@ static int memchan_ioc_errcnt(struct memchan_dev *md, struct memchan_file *f, vo
 	return 0;
 }
 
+static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_remote *r = arg;
+	u64 window = (u64)md->page_count * md->page_size;
+	u32 cap;
+
+	if (r->flags || r->result || r->op > MEMCHAN_REMOTE_CHECK || r->home >= md->max_nodes)
+		return -EINVAL;
+	if (r->compare && r->op != MEMCHAN_REMOTE_CAS)
+		return -EINVAL;
+	if (r->op == MEMCHAN_REMOTE_CHECK) {
+		if (!r->operand || r->addr >= window || r->operand > window - r->addr)
+			return -EINVAL;
+	} else if (r->addr > window - sizeof(u64) ||
+		   (r->operand && r->op == MEMCHAN_REMOTE_READ)) {
+		return -EINVAL;
+	}
+	switch (r->op) {
+	case MEMCHAN_REMOTE_READ:
+		cap = MC_CAPS_REMOTE_READ_MASK;
+		break;
+	case MEMCHAN_REMOTE_CHECK:
+		cap = md->caps & (MC_CAPS_REMOTE_READ_MASK | MC_CAPS_ATOMICS_MASK);
+		if (!cap)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		cap = MC_CAPS_ATOMICS_MASK;
+	}
+	if ((md->caps & cap) != cap || !md->be->remote)
+		return -EOPNOTSUPP;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	return md->be->remote(md, r);
+}
+
+static int memchan_ioc_page_counters(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_page_counters *pc = arg;
+
+	if ((pc->flags & ~(MEMCHAN_PAGE_SET_THRESHOLD | MEMCHAN_PAGE_TAKE_HOT)) ||
+	    pc->page >= md->page_count || pc->reads || pc->atomics || pc->hot || pc->pad)
+		return -EINVAL;
+	if (pc->threshold && !(pc->flags & MEMCHAN_PAGE_SET_THRESHOLD))
+		return -EINVAL;
+	if (!(md->caps & MC_CAPS_PAGE_COUNTERS_MASK) || !md->be->page_counters)
+		return -EOPNOTSUPP;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	return md->be->page_counters(md, pc);
+}
+
 /* MEMCHAN_WAIT runs without md->lock: it sleeps. */
 static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 			    struct memchan_wait *w)
@@ -778,6 +833,9 @@ static const struct memchan_ioc_desc memchan_iocs[] = {
 	{ MEMCHAN_ERRCNT, sizeof(struct memchan_errcnt), true, memchan_ioc_errcnt },
 	{ MEMCHAN_REG_READ, sizeof(struct memchan_reg), true, memchan_ioc_reg_read },
 	{ MEMCHAN_RELEASE_NODE, sizeof(struct memchan_release), true, memchan_ioc_release_node },
+	{ MEMCHAN_REMOTE, sizeof(struct memchan_remote), true, memchan_ioc_remote },
+	{ MEMCHAN_PAGE_COUNTERS, sizeof(struct memchan_page_counters), true,
+	  memchan_ioc_page_counters },
 };
 
 union memchan_ioc_arg {
@@ -793,6 +851,8 @@ union memchan_ioc_arg {
 	struct memchan_errcnt errcnt;
 	struct memchan_reg reg;
 	struct memchan_release release;
+	struct memchan_remote remote;
+	struct memchan_page_counters counters;
 };
 
 static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -41,6 +41,8 @@
 #include "../include/memchan_regs.h"
 #include "../include/uapi/linux/memchan.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static const char *dev_path = "/dev/memchan0";
 static char ctl_path[64];
 static char sysfs[128];
@@ -816,7 +818,7 @@ static void rx_attributes(void)
 
 	CHECK(in.flags & MEMCHAN_INFO_RX_ATTRS);
 	CHECK(in.caps & MC_CAPS_REMOTE_READ_MASK && in.caps & MC_CAPS_ATOMICS_MASK);
-	EXPECT_ERR(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ | 1 << 3, NULL), EINVAL);
+	EXPECT_ERR(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ | 1 << 4, NULL), EINVAL);
 	EXPECT_ERR(grant(a, MEMCHAN_GRANT_TX, 220, 1, tx_to(1), MEMCHAN_RX_READ, NULL), EINVAL);
 	CHECK(pct(a, 220).rx_entry == 0 && U64(rx_pct, 220 * MC_RX_PCT_ENTRY_SIZE) == 0);
 	EXPECT_ERR(ungrant(a, MEMCHAN_GRANT_RX, 220, 1), EACCES);	/* nothing was granted */
@@ -835,8 +837,6 @@ static void rx_attributes(void)
 	p.rx_entry = en | rd | at;
 	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
 	CHECK(p.rx_entry == (en | rd | at) && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == (en | rd | at));
-	p.rx_entry = en | MC_RX_PCT_COUNT_IRQ_MASK;	/* page counters: not in this API */
-	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
 	p.rx_entry = rd | 1ULL << 7;
 	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
 	CHECK(pct(a, 222).rx_entry == (en | rd | at));
@@ -846,6 +846,148 @@ static void rx_attributes(void)
 	p.rx_entry = 0;
 	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
 	CHECK(pct(a, 222).rx_entry == 0 && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == 0);
+}
+
+static int remote(int fd, uint32_t home, uint32_t op, uint64_t addr, uint64_t operand,
+		  uint64_t compare, uint64_t *result)
+{
+	struct memchan_remote r = { .argsz = sizeof(r), .home = home, .op = op, .addr = addr,
+				    .operand = operand, .compare = compare };
+	int ret = ioctl(fd, MEMCHAN_REMOTE, &r);
+
+	if (!ret && result)
+		*result = r.result;
+	return ret;
+}
+
+static struct memchan_page_counters counters(int fd, uint32_t page, uint32_t flags,
+					      uint32_t threshold)
+{
+	struct memchan_page_counters c = { .argsz = sizeof(c), .flags = flags, .page = page,
+					   .threshold = threshold };
+
+	if (ioctl(fd, MEMCHAN_PAGE_COUNTERS, &c))
+		FAIL("MEMCHAN_PAGE_COUNTERS page %u: %s", page, strerror(errno));
+	return c;
+}
+
+/*
+ * MEMCHAN_REMOTE on the soft fabric: node 0 is the home of pages 230 (READ), 231
+ * (ATOMIC) and 232 (READ, COUNT_IRQ); what it serves, what it refuses (counted,
+ * nothing changed), what the core refuses before the home sees it (not counted).
+ */
+static void remote_ops(void)
+{
+	int a = dev_open(), b = dev_open();
+	struct memchan_info in = info(a);
+	uint64_t ps = in.page_size, old = 0, v = 0, i;
+	size_t len;
+	char *fab = ctl_map(&len);
+	char *data = fab + U64(fab, MC_SF_HDR_DATA_OFFSET);
+	char *home = node_block(fab, 0), *other = node_block(fab, 1);
+	uint32_t refused = U32(home, MC_REG_REMOTE_REFUSED);
+	uint32_t refused1 = U32(other, MC_REG_REMOTE_REFUSED);
+	struct memchan_remote bad = { .argsz = sizeof(bad), .op = MEMCHAN_REMOTE_READ, .addr = 230 * ps };
+	struct memchan_page_counters c;
+
+	CHECK(in.flags & MEMCHAN_INFO_REMOTE);
+	CHECK(in.node_id == 0);
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 230, 1, 0, MEMCHAN_RX_READ, NULL));
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 231, 1, 0, MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 232, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_COUNT_IRQ, NULL));
+	CHECK(pct(a, 232).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK |
+				       MC_RX_PCT_COUNT_IRQ_MASK));
+	U64(data, 230 * ps + 8) = 0x1122334455667788ULL;
+	U64(data, 231 * ps + 16) = 40;
+	CHECK(counters(a, 230, 0, 0).reads == 0 && counters(a, 231, 0, 0).atomics == 0);
+
+	/* served */
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v));
+	CHECK(v == 0x1122334455667788ULL);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 231 * ps + 16, 2, 0, &old));
+	CHECK(old == 40 && U64(data, 231 * ps + 16) == 42);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_SWAP, 231 * ps + 16, 7, 0, &old));
+	CHECK(old == 42 && U64(data, 231 * ps + 16) == 7);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CAS, 231 * ps + 16, 9, 8, &old));	/* 7 != 8 */
+	CHECK(old == 7 && U64(data, 231 * ps + 16) == 7);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CAS, 231 * ps + 16, 9, 7, &old));
+	CHECK(old == 7 && U64(data, 231 * ps + 16) == 9);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 2 * ps, 0, NULL));
+	c = counters(a, 230, 0, 0);
+	CHECK(c.reads == 1 && c.atomics == 0 && c.hot == MEMCHAN_PAGE_NONE);
+	c = counters(b, 231, 0, 0);
+	CHECK(c.reads == 0 && c.atomics == 4);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused);
+
+	/* refused by the home: counted there, nothing changed */
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 231 * ps + 16, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 230 * ps + 8, 1, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 230 * ps + 4, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_SWAP, 231 * ps + 12, 1, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 4 * ps, 0, NULL), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 233 * ps, 0, 0, &v), EACCES);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 6);
+	EXPECT_ERR(remote(a, 1, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v), EACCES);
+	CHECK(U32(other, MC_REG_REMOTE_REFUSED) == refused1 + 1);	/* the asked node counts */
+	CHECK(U64(data, 230 * ps + 8) == 0x1122334455667788ULL && U64(data, 231 * ps + 16) == 9);
+	c = counters(a, 230, 0, 0);
+	CHECK(c.reads == 1 && c.atomics == 0);
+	CHECK(counters(a, 231, 0, 0).atomics == 4);
+
+	/* refused before the home: not counted */
+	EXPECT_ERR(remote(a, 0, 5, 230 * ps + 8, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, in.max_nodes, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, in.window_size - 4, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 230 * ps + 8, 1, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 231 * ps + 16, 1, 1, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 0, 0, NULL), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, in.window_size, 0, NULL), EINVAL);
+	bad.flags = 1;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	bad.flags = 0;
+	bad.result = 1;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	bad.result = 0;
+	bad.argsz = sizeof(bad) - 8;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 6);
+	CHECK(U64(data, 231 * ps + 16) == 9 && counters(a, 231, 0, 0).atomics == 4);
+
+	/* the counter interrupt: page 232 reaches the threshold once */
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .page = 232, .threshold = 3 }), EINVAL);
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .flags = 4, .page = 232 }), EINVAL);
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .page = in.page_count }), EINVAL);
+	CHECK(counters(a, 232, 0, 0).threshold == 0);
+	CHECK(counters(a, 232, MEMCHAN_PAGE_SET_THRESHOLD, 3).threshold == 3);
+	CHECK(U32(home, MC_REG_PAGE_CNT_THRESHOLD) == 3);
+	for (i = 0; i < 2; i++)
+		EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &v));
+	CHECK(!(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK));
+	v = U32(home, MC_REG_NOTIFY_COUNT);
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &old));
+	CHECK(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK);
+	CHECK(U32(home, MC_REG_PAGE_HOT) == 232 && U32(home, MC_REG_NOTIFY_COUNT) == v + 1);
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &old));	/* past it: once */
+	CHECK(U32(home, MC_REG_NOTIFY_COUNT) == v + 1);
+	c = counters(a, 232, MEMCHAN_PAGE_TAKE_HOT, 0);
+	CHECK(c.hot == 232 && c.reads == 4);
+	CHECK(!(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK));
+	CHECK(counters(a, 232, MEMCHAN_PAGE_TAKE_HOT, 0).hot == MEMCHAN_PAGE_NONE);
+	CHECK(counters(a, 232, MEMCHAN_PAGE_SET_THRESHOLD, 0).threshold == 0);
+
+	/* no node ID: nothing to serve from */
+	close(a);
+	close(b);
+	a = dev_open();
+	EXPECT_OK(set_node(a, MEMCHAN_NODE_NONE, 0));
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 230 * ps, 0, 0, &v), ENXIO);
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .page = 1 }), ENXIO);
+	EXPECT_OK(set_node(a, 0, 0));
+	CHECK(info(a).node_id == 0);
 }
 
 static void one_route_per_page_across_nodes(void)
@@ -969,6 +1111,7 @@ static const unsigned int fuzz_cmds[] = {
 	MEMCHAN_GET_API_VERSION, MEMCHAN_INFO, MEMCHAN_SET_NODE, MEMCHAN_PCT, MEMCHAN_GRANT,
 	MEMCHAN_REVOKE, MEMCHAN_BARRIER, MEMCHAN_WAIT, MEMCHAN_SET_EVENTFD, MEMCHAN_NOTIFY,
 	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT, MEMCHAN_REG_READ, MEMCHAN_RELEASE_NODE,
+	MEMCHAN_REMOTE, MEMCHAN_PAGE_COUNTERS,
 };
 
 static const uint32_t fuzz_sizes[] = {
@@ -976,7 +1119,8 @@ static const uint32_t fuzz_sizes[] = {
 	sizeof(struct memchan_grant), sizeof(struct memchan_grant), sizeof(struct memchan_barrier),
 	sizeof(struct memchan_wait), sizeof(struct memchan_eventfd), sizeof(struct memchan_notify),
 	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt), sizeof(struct memchan_reg),
-	sizeof(struct memchan_release),
+	sizeof(struct memchan_release), sizeof(struct memchan_remote),
+	sizeof(struct memchan_page_counters),
 };
 
 static void ioctl_fuzz(void)
@@ -990,7 +1134,7 @@ static void ioctl_fuzz(void)
 
 	for (i = 0; i < iters; i++) {
 		int fd = fds[rnd() % 3];
-		unsigned int c = rnd() % 14, cmd = fuzz_cmds[c];
+		unsigned int c = rnd() % ARRAY_SIZE(fuzz_cmds), cmd = fuzz_cmds[c];
 		uint32_t *w = (uint32_t *)buf;
 		size_t j;
 
@@ -1083,6 +1227,7 @@ static const struct test abi_tests[] = {
 	T(loopback_ioctl),
 	T(pct_raw_access),
 	T(rx_attributes),
+	T(remote_ops),
 	T(one_route_per_page_across_nodes),
 	T(set_node_busy_with_grants),
 	T(node_claim_in_use_and_takeover),
