@@ -153,7 +153,7 @@ struct memchan_pct {
 #define MEMCHAN_RX_IRQ		(1U << 0)	/* rx_flags: notify on arrival (IRQ_ON_RX) */
 #define MEMCHAN_RX_READ		(1U << 1)	/* rx_flags: other nodes may read (READ_EN) */
 #define MEMCHAN_RX_ATOMIC	(1U << 2)	/* rx_flags: ... run atomics on it (ATOMIC_EN) */
-#define MEMCHAN_RX_COUNT_IRQ	(1U << 3)	/* rx_flags: PAGE_HOT at the threshold (COUNT_IRQ) */
+#define MEMCHAN_RX_COUNT_IRQ	(1U << 3)	/* rx_flags: PAGE_HOT at threshold (COUNT_IRQ) */
 struct memchan_grant {
 	__u32 argsz;
 	__u32 flags;
