@@ -95,6 +95,11 @@ struct memchan_backend {
 	 * the backend is the home's adapter: grant, alignment, counters. NULL: EOPNOTSUPP.
 	 */
 	int (*remote)(struct memchan_dev *md, struct memchan_remote *r);
+	/*
+	 * MEMCHAN_REMOTE_COPY, validated by the core: check the grants and copy operand
+	 * bytes into the kernel buffer dst (user memory is written after md->lock is dropped)
+	 */
+	int (*remote_copy)(struct memchan_dev *md, struct memchan_remote *r, void *dst);
 	/* MEMCHAN_PAGE_COUNTERS, validated by the core; NULL: EOPNOTSUPP */
 	int (*page_counters)(struct memchan_dev *md, struct memchan_page_counters *pc);
 

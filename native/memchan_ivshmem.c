@@ -358,6 +358,23 @@ static int mc_sf_remote(struct memchan_dev *md, struct memchan_remote *r)
 	return 0;
 }
 
+/* A remote copy: READ_EN on every page first, then one read served per page. */
+static int mc_sf_remote_copy(struct memchan_dev *md, struct memchan_remote *r, void *dst)
+{
+	u32 shift = ilog2(md->page_size);
+	u32 first = r->addr >> shift, last = (r->addr + r->operand - 1) >> shift, page;
+
+	for (page = first; page <= last; page++)
+		if (!(READ_ONCE(*sf_rx_pct(md, r->home, page)) & MC_RX_PCT_READ_EN_MASK))
+			return mc_sf_refuse(md, r->home);
+	smp_mb();	/* after the caller's earlier accesses, as a read */
+	memcpy(dst, to_sf(md)->fab + to_sf(md)->data_off + r->addr, r->operand);
+	smp_mb();	/* acquire */
+	for (page = first; page <= last; page++)
+		mc_sf_served(md, r->home, page, MC_SF_PAGE_COUNTER_READS);
+	return 0;
+}
+
 static int mc_sf_page_counters(struct memchan_dev *md, struct memchan_page_counters *pc)
 {
 	u32 node = md->node_id;
@@ -595,6 +612,7 @@ const struct memchan_backend memchan_ivshmem_backend = {
 	.loopback = mc_sf_loopback,
 	.release_node = mc_sf_release_dead,
 	.remote = mc_sf_remote,
+	.remote_copy = mc_sf_remote_copy,
 	.page_counters = mc_sf_page_counters,
 	.tx_pfn = mc_sf_pfn,
 	.rx_pfn = mc_sf_pfn,

@@ -719,18 +719,20 @@ static int memchan_ioc_errcnt(struct memchan_dev *md, struct memchan_file *f, vo
 	return 0;
 }
 
-static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, void *arg)
+/* MEMCHAN_REMOTE input the home never sees: 0 or the error; md->lock held */
+static int memchan_remote_check(struct memchan_dev *md, struct memchan_remote *r)
 {
-	struct memchan_remote *r = arg;
 	u64 window = (u64)md->page_count * md->page_size;
+	bool range = r->op == MEMCHAN_REMOTE_CHECK || r->op == MEMCHAN_REMOTE_COPY;
 	u32 cap;
 
-	if (r->flags || r->result || r->op > MEMCHAN_REMOTE_CHECK || r->home >= md->max_nodes)
+	if (r->flags || r->result || r->op > MEMCHAN_REMOTE_COPY || r->home >= md->max_nodes)
 		return -EINVAL;
-	if (r->compare && r->op != MEMCHAN_REMOTE_CAS)
+	if ((r->compare && r->op != MEMCHAN_REMOTE_CAS) || (r->buffer && r->op != MEMCHAN_REMOTE_COPY))
 		return -EINVAL;
-	if (r->op == MEMCHAN_REMOTE_CHECK) {
-		if (!r->operand || r->addr >= window || r->operand > window - r->addr)
+	if (range) {
+		if (!r->operand || r->addr >= window || r->operand > window - r->addr ||
+		    (r->op == MEMCHAN_REMOTE_COPY && r->operand > MEMCHAN_REMOTE_COPY_MAX))
 			return -EINVAL;
 	} else if (r->addr > window - sizeof(u64) ||
 		   (r->operand && r->op == MEMCHAN_REMOTE_READ)) {
@@ -738,6 +740,7 @@ static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, vo
 	}
 	switch (r->op) {
 	case MEMCHAN_REMOTE_READ:
+	case MEMCHAN_REMOTE_COPY:
 		cap = MC_CAPS_REMOTE_READ_MASK;
 		break;
 	case MEMCHAN_REMOTE_CHECK:
@@ -748,11 +751,50 @@ static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, vo
 	default:
 		cap = MC_CAPS_ATOMICS_MASK;
 	}
-	if ((md->caps & cap) != cap || !md->be->remote)
+	if ((md->caps & cap) != cap ||
+	    (r->op == MEMCHAN_REMOTE_COPY ? !md->be->remote_copy : !md->be->remote))
 		return -EOPNOTSUPP;
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return -ENXIO;
+	return 0;
+}
+
+static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_remote *r = arg;
+	int ret = memchan_remote_check(md, r);
+
+	if (ret)
+		return ret;
+	if (r->op == MEMCHAN_REMOTE_COPY)
+		return -EINVAL;	/* memchan_ioc_remote_copy: it writes user memory */
 	return md->be->remote(md, r);
+}
+
+/*
+ * MEMCHAN_REMOTE_COPY runs the copy from the home's pages under md->lock into a
+ * kernel buffer and writes user memory after dropping it: md->lock is never held
+ * across user copies (a fault there may need the mmap path's locks).
+ */
+static int memchan_ioc_remote_copy(struct memchan_dev *md, struct memchan_remote *r)
+{
+	void *buf;
+	int ret;
+
+	if (!r->operand || r->operand > MEMCHAN_REMOTE_COPY_MAX)
+		return -EINVAL;
+	buf = kvmalloc(r->operand, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&md->lock);
+	ret = md->removed ? -ENODEV : memchan_remote_check(md, r);
+	if (!ret)
+		ret = md->be->remote_copy(md, r, buf);
+	mutex_unlock(&md->lock);
+	if (!ret && copy_to_user(u64_to_user_ptr(r->buffer), buf, r->operand))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
 }
 
 static int memchan_ioc_page_counters(struct memchan_dev *md, struct memchan_file *f, void *arg)
@@ -883,6 +925,8 @@ static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 	if (!d->locked) {
 		ret = memchan_ioc_wait(md, f, &karg.wait);
+	} else if (cmd == MEMCHAN_REMOTE && karg.remote.op == MEMCHAN_REMOTE_COPY) {
+		ret = memchan_ioc_remote_copy(md, &karg.remote);
 	} else {
 		mutex_lock(&md->lock);
 		ret = md->removed ? -ENODEV : d->fn(md, f, &karg);

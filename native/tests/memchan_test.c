@@ -853,6 +853,14 @@ static void rx_attributes(void)
 	CHECK(pct(a, 222).rx_entry == 0 && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == 0);
 }
 
+static int remote_copy(int fd, uint32_t home, uint64_t addr, uint64_t len, void *buf)
+{
+	struct memchan_remote r = { .argsz = sizeof(r), .home = home, .op = MEMCHAN_REMOTE_COPY,
+				    .addr = addr, .operand = len, .buffer = (uintptr_t)buf };
+
+	return ioctl(fd, MEMCHAN_REMOTE, &r);
+}
+
 static int remote(int fd, uint32_t home, uint32_t op, uint64_t addr, uint64_t operand,
 		  uint64_t compare, uint64_t *result)
 {
@@ -957,6 +965,30 @@ static void remote_ops(void)
 	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
 	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 6);
 	CHECK(U64(data, 231 * ps + 16) == 9 && counters(a, 231, 0, 0).atomics == 4);
+
+	/* remote copy: any alignment, one read per page, all or nothing */
+	{
+		unsigned char buf[64], want[64];
+
+		memset(buf, 0xaa, sizeof(buf));
+		memset(want, 0xaa, sizeof(want));
+		EXPECT_OK(remote_copy(b, 0, 230 * ps + 5, 11, buf));
+		CHECK(!memcmp(buf, data + 230 * ps + 5, 11) && buf[11] == 0xaa);
+		CHECK(buf[3] == 0x88 && buf[6] == 0x55);	/* bytes 0 and 3 of the word at +8 */
+		CHECK(counters(a, 230, 0, 0).reads == 2);
+		EXPECT_ERR(remote_copy(b, 0, 231 * ps - 8, 16, buf + 16), EACCES);
+		CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 7);
+		CHECK(!memcmp(buf + 16, want + 16, 48) && counters(a, 230, 0, 0).reads == 2);
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, MEMCHAN_REMOTE_COPY_MAX + 1, buf), EINVAL);
+		EXPECT_ERR(remote_copy(b, 0, in.window_size - 8, 16, buf), EINVAL);
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, 0, buf), EINVAL);
+		bad.buffer = (uintptr_t)buf;	/* a buffer only with COPY */
+		EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+		bad.buffer = 0;
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, 8, (void *)8), EFAULT);
+		CHECK(counters(a, 230, 0, 0).reads == 3);	/* served, then not deliverable */
+		CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 7);
+	}
 
 	/* the counter interrupt: page 232 reaches the threshold once */
 	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){

@@ -284,8 +284,14 @@ struct memchan_release {
  *   CHECK      nothing read: refused (EACCES, counted) unless every page of
  *              addr..addr+operand-1 has READ_EN or ATOMIC_EN at home (a region
  *              homed there)
+ *   COPY       remote copy (Telegraphos): operand bytes (1..MEMCHAN_REMOTE_COPY_MAX)
+ *              from addr into the caller's memory at user address buffer; any
+ *              alignment; refused (EACCES, counted once, nothing copied) unless
+ *              every page of the range has READ_EN; counts one read per page;
+ *              EFAULT when buffer is not writable (the read was served)
  * EINVAL: flags, op, home >= max_nodes, a range beyond the window, compare
- * non-zero but for CAS, operand non-zero for READ, result non-zero on entry;
+ * non-zero but for CAS, operand non-zero for READ, buffer non-zero but for
+ * COPY, result non-zero on entry;
  * ENXIO without a node ID; EOPNOTSUPP where caps lacks REMOTE_READ (READ) or
  * ATOMICS (the atomics), or where the backend has no path for remote
  * operations (hardware, for now: docs/driver.md).
@@ -295,15 +301,18 @@ struct memchan_release {
 #define MEMCHAN_REMOTE_SWAP		2
 #define MEMCHAN_REMOTE_CAS		3
 #define MEMCHAN_REMOTE_CHECK		4
+#define MEMCHAN_REMOTE_COPY		5
+#define MEMCHAN_REMOTE_COPY_MAX		65536
 struct memchan_remote {
 	__u32 argsz;
 	__u32 flags;
 	__u32 home;
 	__u32 op;		/* MEMCHAN_REMOTE_* */
 	__u64 addr;		/* page * page_size + offset */
-	__u64 operand;		/* addend, new value, or CHECK's length in bytes */
+	__u64 operand;		/* addend, new value, or CHECK's / COPY's length in bytes */
 	__u64 compare;		/* CAS: the expected word */
 	__u64 result;		/* out */
+	__u64 buffer;		/* COPY: user address of the destination */
 };
 
 /*

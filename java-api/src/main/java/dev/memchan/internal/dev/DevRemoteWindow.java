@@ -137,8 +137,10 @@ final class DevRemoteWindow implements RemoteWindow {
     }
 
     /**
-     * Word by word (each word one remote read): the copy is no snapshot of the range, like a copy engine's. A
-     * page refused part-way leaves {@code dst} filled up to it; the home's memory is unchanged either way.
+     * Remote copy (MEMCHAN_REMOTE_COPY) in chunks of at most MEMCHAN_REMOTE_COPY_MAX bytes that end at page
+     * boundaries, so the home counts one read per page a copy touches. Each chunk is all or nothing; a page
+     * refused part-way leaves {@code dst} filled with the chunks before it. A heap segment is filled word by
+     * word (the driver writes native memory only).
      */
     @Override
     public void copyTo(long offset, MemorySegment dst, long dstOffset, long length) {
@@ -150,6 +152,46 @@ final class DevRemoteWindow implements RemoteWindow {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "remote copy of " + length + " bytes into a "
                     + (dst.isReadOnly() ? "read-only " : "") + "segment of " + dst.byteSize() + " bytes at " + dstOffset);
         }
+        if (!dst.isNative()) {
+            copyWords(offset, dst, dstOffset, length);
+            return;
+        }
+        long pageSize = size / count;
+        long done = 0;
+        while (done < length) {
+            long at = offset + done;
+            long chunk = Math.min(length - done, Uapi.REMOTE_COPY_MAX - (at & (pageSize - 1)));
+            try {
+                copy(base + at, chunk, dst.address() + dstOffset + done);
+            } catch (ErrnoException e) {
+                throw failure(e, "node " + home + " refused a remote copy of " + length + " bytes at offset " + offset
+                        + ": a page from offset " + at + " on is without READ_EN in its receive PCT there");
+            }
+            done += chunk;
+        }
+    }
+
+    private void copy(long addr, long length, long buffer) throws ErrnoException {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, location + ": the remote mapping of node " + home + " is closed");
+        }
+        MemorySegment s = ARGS.get();
+        Uapi.memchan_remote.home(s, home);
+        Uapi.memchan_remote.op(s, Uapi.REMOTE_COPY);
+        Uapi.memchan_remote.addr(s, addr);
+        Uapi.memchan_remote.operand(s, length);
+        Uapi.memchan_remote.compare(s, 0);
+        Uapi.memchan_remote.result(s, 0);
+        Uapi.memchan_remote.buffer(s, buffer);
+        try {
+            Posix.ioctl(fd, Uapi.REMOTE, s);
+        } finally {
+            Uapi.memchan_remote.buffer(s, 0); // the other operations need it 0
+        }
+    }
+
+    /** Into a heap segment: one remote read per word, the bytes of each little-endian word placed. */
+    private void copyWords(long offset, MemorySegment dst, long dstOffset, long length) {
         long end = offset + length;
         for (long w = offset & -Long.BYTES; w < end; w += Long.BYTES) {
             long v;
@@ -160,7 +202,7 @@ final class DevRemoteWindow implements RemoteWindow {
             }
             long from = Math.max(w, offset);
             long to = Math.min(w + Long.BYTES, end);
-            for (long b = from; b < to; b++) { // the file is little endian (docs/soft-fabric.md)
+            for (long b = from; b < to; b++) {
                 dst.set(JAVA_BYTE, dstOffset + (b - offset), (byte) (v >>> (8 * (b - w))));
             }
         }

@@ -98,6 +98,12 @@ public final class Uapi {
     /** {@code MEMCHAN_REMOTE_CHECK}: {@code 4}. */
     public static final int REMOTE_CHECK = 4;
 
+    /** {@code MEMCHAN_REMOTE_COPY}: {@code 5}. */
+    public static final int REMOTE_COPY = 5;
+
+    /** {@code MEMCHAN_REMOTE_COPY_MAX}: {@code 65536}. */
+    public static final int REMOTE_COPY_MAX = 0x10000;
+
     /** {@code MEMCHAN_PAGE_SET_THRESHOLD}: {@code (1U << 0)}. */
     public static final int PAGE_SET_THRESHOLD = 1;
 
@@ -1203,7 +1209,7 @@ public final class Uapi {
     }
 
     /**
-     * {@code struct memchan_remote}: 48 bytes, aligned to 8.
+     * {@code struct memchan_remote}: 56 bytes, aligned to 8.
      */
     public static final class memchan_remote {
         private memchan_remote() {
@@ -1217,7 +1223,8 @@ public final class Uapi {
                 JAVA_LONG.withName("addr"),
                 JAVA_LONG.withName("operand"),
                 JAVA_LONG.withName("compare"),
-                JAVA_LONG.withName("result")
+                JAVA_LONG.withName("result"),
+                JAVA_LONG.withName("buffer")
         ).withName("memchan_remote");
 
         /** {@code __u32 argsz} at offset 0. */
@@ -1270,7 +1277,7 @@ public final class Uapi {
             s.set(JAVA_LONG, 16, v);
         }
 
-        /** {@code __u64 operand} at offset 24: addend, new value, or CHECK's length in bytes. */
+        /** {@code __u64 operand} at offset 24: addend, new value, or CHECK's / COPY's length in bytes. */
         public static long operand(MemorySegment s) {
             return s.get(JAVA_LONG, 24);
         }
@@ -1298,6 +1305,16 @@ public final class Uapi {
         /** Sets {@code result}. */
         public static void result(MemorySegment s, long v) {
             s.set(JAVA_LONG, 40, v);
+        }
+
+        /** {@code __u64 buffer} at offset 48: COPY: user address of the destination. */
+        public static long buffer(MemorySegment s) {
+            return s.get(JAVA_LONG, 48);
+        }
+
+        /** Sets {@code buffer}. */
+        public static void buffer(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 48, v);
         }
     }
 
