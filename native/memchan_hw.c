@@ -182,6 +182,28 @@ static int mc_hw_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstandin
 	return ret;
 }
 
+/*
+ * The adapter's page access counters through their index/data pair (PAGE_CNT_SEL), under
+ * md->lock like every other register sequence. PAGE_HOT is not among the interrupt causes
+ * the driver takes (IRQ_MASK): it stays set until MEMCHAN_PAGE_TAKE_HOT clears it.
+ */
+static int mc_hw_page_counters(struct memchan_dev *md, struct memchan_page_counters *pc)
+{
+	if (pc->flags & MEMCHAN_PAGE_SET_THRESHOLD)
+		mc_hw_reg_write(md, MC_REG_PAGE_CNT_THRESHOLD, pc->threshold);
+	pc->threshold = mc_hw_reg_read(md, MC_REG_PAGE_CNT_THRESHOLD);
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_SEL, pc->page);
+	pc->reads = mc_hw_reg_read(md, MC_REG_PAGE_CNT_READS);
+	pc->atomics = mc_hw_reg_read(md, MC_REG_PAGE_CNT_ATOMICS);
+	pc->hot = MEMCHAN_PAGE_NONE;
+	if ((pc->flags & MEMCHAN_PAGE_TAKE_HOT) &&
+	    (mc_hw_reg_read(md, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK)) {
+		pc->hot = mc_hw_reg_read(md, MC_REG_PAGE_HOT);
+		mc_hw_reg_write(md, MC_REG_IRQ_STATUS, MC_IRQ_STATUS_PAGE_HOT_MASK);	/* w1c */
+	}
+	return 0;
+}
+
 static int mc_hw_loopback(struct memchan_dev *md, u32 mode)
 {
 	u32 caps = md->caps;
@@ -514,6 +536,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.set_node = mc_hw_set_node,
 	.ack_sweep = mc_hw_barrier,
 	.loopback = mc_hw_loopback,
+	.page_counters = mc_hw_page_counters,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,

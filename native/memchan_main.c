@@ -751,11 +751,12 @@ static int memchan_remote_check(struct memchan_dev *md, struct memchan_remote *r
 	default:
 		cap = MC_CAPS_ATOMICS_MASK;
 	}
-	if ((md->caps & cap) != cap ||
-	    (r->op == MEMCHAN_REMOTE_COPY ? !md->be->remote_copy : !md->be->remote))
+	if ((md->caps & cap) != cap)
 		return -EOPNOTSUPP;
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return -ENXIO;
+	if (r->op == MEMCHAN_REMOTE_COPY ? !md->be->remote_copy : !md->be->remote)
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -806,10 +807,10 @@ static int memchan_ioc_page_counters(struct memchan_dev *md, struct memchan_file
 		return -EINVAL;
 	if (pc->threshold && !(pc->flags & MEMCHAN_PAGE_SET_THRESHOLD))
 		return -EINVAL;
-	if (!(md->caps & MC_CAPS_PAGE_COUNTERS_MASK) || !md->be->page_counters)
-		return -EOPNOTSUPP;
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return -ENXIO;
+	if (!(md->caps & MC_CAPS_PAGE_COUNTERS_MASK) || !md->be->page_counters)
+		return -EOPNOTSUPP;
 	return md->be->page_counters(md, pc);
 }
 

@@ -1466,6 +1466,117 @@ static void hw_rx_attributes(void)
 	CHECK((pct(fd, 185).rx_entry & user) == MC_RX_PCT_RX_EN_MASK);
 }
 
+static uint32_t reg(int fd, uint32_t off)
+{
+	struct memchan_reg r = { .argsz = sizeof(r), .offset = off };
+
+	if (ioctl(fd, MEMCHAN_REG_READ, &r))
+		FAIL("MEMCHAN_REG_READ %#x: %s", off, strerror(errno));
+	return r.value;
+}
+
+/* the next remote request completes (REMOTE_DONE = done + 1); its REMOTE_LAST */
+static uint64_t remote_done(int fd, uint32_t done)
+{
+	double t0 = now_s();
+
+	while (reg(fd, MC_REG_REMOTE_DONE) == done && now_s() - t0 < 60)
+		usleep(1000);
+	EXPECT(reg(fd, MC_REG_REMOTE_DONE) == done + 1, "REMOTE_DONE %u, want %u",
+	       reg(fd, MC_REG_REMOTE_DONE), done + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_OUTSTANDING) == 0);
+	return reg(fd, MC_REG_REMOTE_LAST_LO) | (uint64_t)reg(fd, MC_REG_REMOTE_LAST_HI) << 32;
+}
+
+/* a transmit grant of page, with OP op, to this node itself; the mapping of that page */
+static volatile uint64_t *request_page(int fd, uint32_t page, uint32_t node, uint32_t op)
+{
+	void *m;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(node) | op << MC_TX_PCT_OP_SHIFT, 0,
+			NULL));
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (uint64_t)page * 4096);
+	CHECK(m != MAP_FAILED);
+	return m;
+}
+
+/*
+ * Remote requests through the adapter to this node itself (its own node ID without a loopback:
+ * the local-copy path, docs/firmware.md), launched by stores to request pages (TX PCT OP): the
+ * home serves them from its receive area in guest RAM through the adapter's AXI read channel
+ * (firmware/cosim's host model answers reads from guest RAM), answers in REMOTE_LAST, counts
+ * them per page; a request for a page without ATOMIC_EN is refused, counted (REMOTE_REFUSED)
+ * and completes as failed (REMOTE_ERRORS, REMOTE_ERR_ADDR), with nothing written.
+ */
+static void hw_remote_requests(void)
+{
+	static const struct {
+		uint32_t op;
+		uint64_t store, old, word;
+	} step[] = {
+		{ MC_OP_FETCH_ADD, 5, 0, 5 },
+		{ MC_OP_FETCH_ADD, 37, 5, 42 },
+		{ MC_OP_SWAP, 7, 42, 7 },
+		{ MC_OP_READ, 0x1234, 7, 7 },
+	};
+	const uint32_t p = 190, q = 191;
+	size_t i;
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	struct memchan_page_counters c0, cq;
+	volatile uint64_t *tx, *rx;
+	uint32_t me, done, errors, refused;
+	uint64_t last;
+
+	if (in.node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	me = info(fd).node_id;
+	CHECK(in.caps & MC_CAPS_REMOTE_READ_MASK && in.caps & MC_CAPS_ATOMICS_MASK);
+	CHECK(info(fd).loopback == 0);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, p, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, q, 1, 0, MEMCHAN_RX_READ, NULL));
+	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + p * 4096);
+	CHECK(rx != MAP_FAILED);
+	CHECK(rx[3] == 0 && rx[512] == 0);	/* a first grant clears the page */
+	c0 = counters(fd, p, 0, 0);
+	cq = counters(fd, q, 0, 0);
+	done = reg(fd, MC_REG_REMOTE_DONE);
+	errors = reg(fd, MC_REG_REMOTE_ERRORS);
+	refused = reg(fd, MC_REG_REMOTE_REFUSED);
+
+	for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		tx = request_page(fd, p, me, step[i].op);
+		tx[3] = step[i].store;	/* a read request's data is not sent */
+		__sync_synchronize();	/* out of the write-combining buffer */
+		last = remote_done(fd, done++);
+		EXPECT(last == step[i].old && rx[3] == step[i].word,
+		       "step %zu (OP %u, store %llu): REMOTE_LAST %#llx, word %#llx", i, step[i].op,
+		       (unsigned long long)step[i].store, (unsigned long long)last,
+		       (unsigned long long)rx[3]);
+		munmap((void *)tx, 4096);
+		EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, p, 1));
+	}
+	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors && reg(fd, MC_REG_REMOTE_REFUSED) == refused);
+
+	/* refused by the home: page q has READ_EN only */
+	tx = request_page(fd, q, me, MC_OP_FETCH_ADD);
+	tx[0] = 1;
+	__sync_synchronize();
+	remote_done(fd, done++);
+	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) == q * 4096);
+	CHECK(rx[512] == 0);
+	munmap((void *)tx, 4096);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, q, 1));
+
+	/* the home counted what it served, per page */
+	EXPECT(counters(fd, p, 0, 0).atomics == c0.atomics + 3 && counters(fd, p, 0, 0).reads ==
+	       c0.reads + 1, "page %u: %u atomics, %u reads", p, counters(fd, p, 0, 0).atomics,
+	       counters(fd, p, 0, 0).reads);
+	CHECK(counters(fd, q, 0, 0).atomics == cq.atomics && counters(fd, q, 0, 0).reads == cq.reads);
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -1501,6 +1612,7 @@ static const struct test hw_tests[] = {
 	T(hw_notify_on_arrival),
 	T(hw_rx_mapping),
 	T(hw_rx_attributes),
+	T(hw_remote_requests),
 	T(hw_bar_cost),
 	T(errcnt),
 };
