@@ -37,6 +37,7 @@
 struct mc_hw_dev {
 	struct memchan_dev md;
 	void __iomem *regs;
+	void __iomem *win;			/* BAR2, write-combining: MEMCHAN_REMOTE's requests */
 	resource_size_t win_start;
 	void *rx_cpu;				/* receive area */
 	dma_addr_t rx_dma;
@@ -201,6 +202,64 @@ static int mc_hw_page_counters(struct memchan_dev *md, struct memchan_page_count
 		pc->hot = mc_hw_reg_read(md, MC_REG_PAGE_HOT);
 		mc_hw_reg_write(md, MC_REG_IRQ_STATUS, MC_IRQ_STATUS_PAGE_HOT_MASK);	/* w1c */
 	}
+	return 0;
+}
+
+/* how long MEMCHAN_REMOTE waits for REMOTE_DONE (a board's round trip is microseconds) */
+#define MC_HW_REMOTE_TIMEOUT_US	(2 * USEC_PER_SEC)
+
+static const u32 mc_hw_remote_op[] = {
+	[MEMCHAN_REMOTE_READ] = MC_OP_READ << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_FETCH_ADD] = MC_OP_FETCH_ADD << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_SWAP] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_CAS] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT | MC_TX_PCT_CAS_MASK,
+};
+
+/*
+ * MEMCHAN_REMOTE on the adapter (docs/driver.md): the page's TX PCT entry becomes a request
+ * page to the home for the one store that launches the request (md->lock held, so no other
+ * MEMCHAN_REMOTE interleaves; a page some file holds for transmit is EBUSY), then the driver
+ * waits, bounded, for REMOTE_DONE to move and takes the result from REMOTE_LAST. The home
+ * checks its grant and the alignment and counts a refusal (REMOTE_REFUSED there); here it
+ * completes as failed (REMOTE_ERRORS): EACCES. CHECK: EOPNOTSUPP, the adapter has no request
+ * that checks a grant without an access (and the library then keeps remote mappings off).
+ */
+static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
+{
+	struct mc_hw_dev *hw = to_hw(md);
+	u32 page = r->addr >> ilog2(md->page_size);
+	u32 saved, done, errors, now;
+	int ret;
+
+	if (r->op == MEMCHAN_REMOTE_CHECK)
+		return -EOPNOTSUPP;
+	if (r->op == MEMCHAN_REMOTE_READ && (r->addr & (sizeof(u64) - 1)))
+		return -EACCES;	/* the adapter would read the unaligned range: refused here */
+	if (md->tx_users[page])
+		return -EBUSY;
+	saved = mc_hw_tx_pct_read(md, page);
+	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | mc_hw_remote_op[r->op] |
+			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
+			   r->home << MC_TX_PCT_DEST_SHIFT);
+	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
+	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
+	/* one request: an 8-byte store, or for CAS the compare value and the new one */
+	if (r->op == MEMCHAN_REMOTE_CAS) {
+		writeq(r->compare, hw->win + r->addr);
+		writeq(r->operand, hw->win + r->addr + 8);
+	} else {
+		writeq(r->operand, hw->win + r->addr);
+	}
+	wmb();	/* out of the write-combining buffer */
+	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != done, 10,
+				 MC_HW_REMOTE_TIMEOUT_US);
+	mc_hw_tx_pct_write(md, page, saved);
+	if (ret)
+		return ret;
+	if (mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
+		return -EACCES;
+	r->result = mc_hw_reg_read(md, MC_REG_REMOTE_LAST_LO) |
+		    (u64)mc_hw_reg_read(md, MC_REG_REMOTE_LAST_HI) << 32;
 	return 0;
 }
 
@@ -429,6 +488,9 @@ static int mc_hw_probe(struct memchan_dev *md)
 	if (ret)
 		return ret;
 	devm_arch_phys_wc_add(dev, hw->win_start, win_len);
+	hw->win = devm_ioremap_wc(dev, hw->win_start, win_len);
+	if (!hw->win)
+		return -ENOMEM;
 	md->ctl_start = pci_resource_start(pdev, MEMCHAN_BAR_REGS);
 	md->ctl_len = MC_BAR0_SIZE;
 
@@ -537,6 +599,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.ack_sweep = mc_hw_barrier,
 	.loopback = mc_hw_loopback,
 	.page_counters = mc_hw_page_counters,
+	.remote = mc_hw_remote,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,

@@ -1577,6 +1577,57 @@ static void hw_remote_requests(void)
 	CHECK(counters(fd, q, 0, 0).atomics == cq.atomics && counters(fd, q, 0, 0).reads == cq.reads);
 }
 
+/*
+ * MEMCHAN_REMOTE on the adapter: the driver programs the request page, launches the request
+ * and waits for its completion; results from REMOTE_LAST; the home's refusal is EACCES.
+ */
+static void hw_remote_ioctl(void)
+{
+	const uint64_t a = 192 * 4096 + 16;
+	int fd = dev_open();
+	uint32_t me, refused;
+	volatile uint64_t *rx;
+	uint64_t v = 0;
+	unsigned char buf[8];
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	me = info(fd).node_id;
+	CHECK(info(fd).flags & MEMCHAN_INFO_REMOTE);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 192, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 193, 1, 0, MEMCHAN_RX_READ, NULL));
+	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 192 * 4096);
+	CHECK(rx != MAP_FAILED && rx[2] == 0);
+	refused = reg(fd, MC_REG_REMOTE_REFUSED);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a, 9, 0, &v));
+	EXPECT(v == 0 && rx[2] == 9, "fetch-and-add: old %#llx, word %#llx", (unsigned long long)v,
+	       (unsigned long long)rx[2]);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_SWAP, a, 3, 0, &v));
+	CHECK(v == 9 && rx[2] == 3);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 4, &v));	/* 3 != 4: unchanged */
+	EXPECT(v == 3 && rx[2] == 3, "failing CAS: old %#llx, word %#llx", (unsigned long long)v,
+	       (unsigned long long)rx[2]);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 3, &v));
+	EXPECT(v == 3 && rx[2] == 11, "CAS: old %#llx, word %#llx", (unsigned long long)v,
+	       (unsigned long long)rx[2]);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_READ, a, 0, 0, &v));
+	CHECK(v == 11);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused);
+	/* refused by the home (counted there), or before it */
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, 193 * 4096, 1, 0, &v), EACCES);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[512] == 0);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a + 4, 1, 0, &v), EACCES);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 2 && rx[2] == 11);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_READ, a + 4, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 4096, 0, NULL), EOPNOTSUPP);
+	EXPECT_ERR(remote_copy(fd, me, a, 8, buf), EOPNOTSUPP);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 192, 1, tx_to(me), 0, NULL));
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_READ, a, 0, 0, &v), EBUSY);	/* a user's page */
+	CHECK(pct(fd, 192).tx_entry == tx_to(me) && rx[2] == 11);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 192, 1));
+	CHECK(pct(fd, 192).tx_entry == 0);
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -1613,6 +1664,7 @@ static const struct test hw_tests[] = {
 	T(hw_rx_mapping),
 	T(hw_rx_attributes),
 	T(hw_remote_requests),
+	T(hw_remote_ioctl),
 	T(hw_bar_cost),
 	T(errcnt),
 };

@@ -293,8 +293,13 @@ struct memchan_release {
  * non-zero but for CAS, operand non-zero for READ, buffer non-zero but for
  * COPY, result non-zero on entry;
  * ENXIO without a node ID; EOPNOTSUPP where caps lacks REMOTE_READ (READ) or
- * ATOMICS (the atomics), or where the backend has no path for remote
- * operations (hardware, for now: docs/driver.md).
+ * ATOMICS (the atomics), or where the backend has no path for the op
+ * (hardware: CHECK and COPY). Hardware only: the driver launches the request
+ * from the page's transmit window (EBUSY while a file holds the page for
+ * transmit) and waits for its completion (ETIMEDOUT after 2 s); a misaligned
+ * READ is refused before it is sent (EACCES, not counted); a request to
+ * another node also writes its answer into this node's receive page at addr
+ * (Memory Channel 2's read-on-write), which must then have RX_EN.
  */
 #define MEMCHAN_REMOTE_READ		0
 #define MEMCHAN_REMOTE_FETCH_ADD	1
