@@ -37,7 +37,7 @@
 struct mc_hw_dev {
 	struct memchan_dev md;
 	void __iomem *regs;
-	void __iomem *win;			/* BAR2, write-combining: MEMCHAN_REMOTE's requests */
+	void __iomem *win;			/* BAR2 (write-combining): MEMCHAN_REMOTE */
 	resource_size_t win_start;
 	void *rx_cpu;				/* receive area */
 	dma_addr_t rx_dma;

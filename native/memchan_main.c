@@ -728,7 +728,9 @@ static int memchan_remote_check(struct memchan_dev *md, struct memchan_remote *r
 
 	if (r->flags || r->result || r->op > MEMCHAN_REMOTE_COPY || r->home >= md->max_nodes)
 		return -EINVAL;
-	if ((r->compare && r->op != MEMCHAN_REMOTE_CAS) || (r->buffer && r->op != MEMCHAN_REMOTE_COPY))
+	if (r->compare && r->op != MEMCHAN_REMOTE_CAS)
+		return -EINVAL;
+	if (r->buffer && r->op != MEMCHAN_REMOTE_COPY)
 		return -EINVAL;
 	if (range) {
 		if (!r->operand || r->addr >= window || r->operand > window - r->addr ||
