@@ -102,6 +102,8 @@ struct memchan_backend {
 	int (*remote_copy)(struct memchan_dev *md, struct memchan_remote *r, void *dst);
 	/* MEMCHAN_PAGE_COUNTERS, validated by the core; NULL: EOPNOTSUPP */
 	int (*page_counters)(struct memchan_dev *md, struct memchan_page_counters *pc);
+	/* zero this node's access counters of a page (its first receive grant) */
+	void (*page_counters_clear)(struct memchan_dev *md, u32 page);
 
 	/* pfn of byte offset off of a network page, inserted at fault time */
 	unsigned long (*tx_pfn)(struct memchan_dev *md, u32 page, u32 off);

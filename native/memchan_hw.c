@@ -205,6 +205,13 @@ static int mc_hw_page_counters(struct memchan_dev *md, struct memchan_page_count
 	return 0;
 }
 
+static void mc_hw_page_counters_clear(struct memchan_dev *md, u32 page)
+{
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_SEL, page);
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_READS, 0);	/* a write sets the count */
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_ATOMICS, 0);
+}
+
 /* how long MEMCHAN_REMOTE waits for REMOTE_DONE (a board's round trip is microseconds) */
 #define MC_HW_REMOTE_TIMEOUT_US	(2 * USEC_PER_SEC)
 
@@ -599,6 +606,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.ack_sweep = mc_hw_barrier,
 	.loopback = mc_hw_loopback,
 	.page_counters = mc_hw_page_counters,
+	.page_counters_clear = mc_hw_page_counters_clear,
 	.remote = mc_hw_remote,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,

@@ -394,6 +394,12 @@ static int mc_sf_page_counters(struct memchan_dev *md, struct memchan_page_count
 	return 0;
 }
 
+static void mc_sf_page_counters_clear(struct memchan_dev *md, u32 page)
+{
+	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_READS), 0);
+	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_ATOMICS), 0);
+}
+
 /* Stores are in the shared page once they leave the store buffer. */
 static int mc_sf_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding)
 {
@@ -614,6 +620,7 @@ const struct memchan_backend memchan_ivshmem_backend = {
 	.remote = mc_sf_remote,
 	.remote_copy = mc_sf_remote_copy,
 	.page_counters = mc_sf_page_counters,
+	.page_counters_clear = mc_sf_page_counters_clear,
 	.tx_pfn = mc_sf_pfn,
 	.rx_pfn = mc_sf_pfn,
 	.tx_prot = mc_sf_prot,

@@ -425,6 +425,9 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			if (md->rx_users[p] == 0 && !memchan_rx_always(md, p) &&
 			    md->be->rx_page_clear)
 				md->be->rx_page_clear(md, p);
+			/* ... and counts the accesses it serves from zero, as the region's home */
+			if (md->rx_users[p] == 0 && md->be->page_counters_clear)
+				md->be->page_counters_clear(md, p);
 			md->rx_users[p]++;
 			for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
 				if (g->rx_flags & memchan_rx_attrs[i].flag) {

@@ -1014,6 +1014,12 @@ static void remote_ops(void)
 	CHECK(!(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK));
 	CHECK(counters(a, 232, MEMCHAN_PAGE_TAKE_HOT, 0).hot == MEMCHAN_PAGE_NONE);
 	CHECK(counters(a, 232, MEMCHAN_PAGE_SET_THRESHOLD, 0).threshold == 0);
+
+	/* a page's first receive grant starts its counters from zero (a new region's home) */
+	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_RX, 230, 1));
+	CHECK(counters(a, 230, 0, 0).reads == 3);	/* kept while nobody receives the page */
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 230, 1, 0, 0, NULL));
+	CHECK(counters(a, 230, 0, 0).reads == 0);
 }
 
 static void one_route_per_page_across_nodes(void)

@@ -323,7 +323,8 @@ struct memchan_remote {
 /*
  * MEMCHAN_PAGE_COUNTERS (MEMCHAN_INFO_REMOTE; caps PAGE_COUNTERS, else
  * EOPNOTSUPP): this node's access counters of page (remote reads and atomics
- * it served as the home; they wrap) and PAGE_CNT_THRESHOLD. With
+ * it served as the home since the page's first receive grant, which zeroes
+ * them; they wrap) and PAGE_CNT_THRESHOLD. With
  * MEMCHAN_PAGE_SET_THRESHOLD, first set PAGE_CNT_THRESHOLD to threshold (0:
  * never notify): a served operation that brings a counter of a page whose RX
  * PCT entry has COUNT_IRQ to exactly the threshold sets IRQ_STATUS.PAGE_HOT,
