@@ -1610,12 +1610,11 @@ static void hw_remote_ioctl(void)
 	       (unsigned long long)rx[2]);
 	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_SWAP, a, 3, 0, &v));
 	CHECK(v == 9 && rx[2] == 3);
-	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 4, &v));	/* 3 != 4: unchanged */
-	EXPECT(v == 3 && rx[2] == 3, "failing CAS: old %#llx, word %#llx", (unsigned long long)v,
-	       (unsigned long long)rx[2]);
-	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 3, &v));
-	EXPECT(v == 3 && rx[2] == 11, "CAS: old %#llx, word %#llx", (unsigned long long)v,
-	       (unsigned long long)rx[2]);
+	/* a CAS request is one 16-byte store: not through this path (docs/driver.md) */
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 3, &v), EOPNOTSUPP);
+	CHECK(rx[2] == 3);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a, 8, 0, &v));
+	CHECK(v == 3 && rx[2] == 11);
 	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_READ, a, 0, 0, &v));
 	CHECK(v == 11);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused);

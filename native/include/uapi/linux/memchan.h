@@ -294,7 +294,7 @@ struct memchan_release {
  * COPY, result non-zero on entry;
  * ENXIO without a node ID; EOPNOTSUPP where caps lacks REMOTE_READ (READ) or
  * ATOMICS (the atomics), or where the backend has no path for the op
- * (hardware: CHECK and COPY). Hardware only: the driver launches the request
+ * (hardware: CHECK, COPY and CAS). Hardware only: the driver launches the request
  * from the page's transmit window (EBUSY while a file holds the page for
  * transmit) and waits for its completion (ETIMEDOUT after 2 s); a misaligned
  * READ is refused before it is sent (EACCES, not counted); a request to
