@@ -297,7 +297,7 @@ struct memchan_release {
  * (hardware: CHECK, COPY and CAS). Hardware only: the driver launches the request
  * from the page's transmit window (EBUSY while a file holds the page for
  * transmit) and waits for its completion (ETIMEDOUT after 2 s); a misaligned
- * READ is refused before it is sent (EACCES, not counted); a request to
+ * word is refused before it is sent (EACCES, not counted); a request to
  * another node also writes its answer into this node's receive page at addr
  * (Memory Channel 2's read-on-write), which must then have RX_EN.
  */
