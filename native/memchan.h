@@ -21,8 +21,8 @@
 
 #define MEMCHAN_NAME "memchan"
 
-/* receive attributes a grant may ask for (rx_flags): IRQ, remote read, atomics */
-#define MEMCHAN_RX_ATTRS	3
+/* receive attributes a grant may ask for (rx_flags): IRQ, remote read, atomics, counter IRQ */
+#define MEMCHAN_RX_ATTRS	4
 
 /* vm_flags became read-only (vm_flags_set/clear) in 6.3; DKMS builds for both */
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
@@ -90,6 +90,20 @@ struct memchan_backend {
 	int (*loopback)(struct memchan_dev *md, u32 mode);
 	/* free a dead node's adapter state if it still holds incarnation; 1 if done */
 	int (*release_node)(struct memchan_dev *md, u32 node, u64 incarnation);
+	/*
+	 * MEMCHAN_REMOTE, input validated by the core (op, home, range, caps, node ID);
+	 * the backend is the home's adapter: grant, alignment, counters. NULL: EOPNOTSUPP.
+	 */
+	int (*remote)(struct memchan_dev *md, struct memchan_remote *r);
+	/*
+	 * MEMCHAN_REMOTE_COPY, validated by the core: check the grants and copy operand
+	 * bytes into the kernel buffer dst (user memory is written after md->lock is dropped)
+	 */
+	int (*remote_copy)(struct memchan_dev *md, struct memchan_remote *r, void *dst);
+	/* MEMCHAN_PAGE_COUNTERS, validated by the core; NULL: EOPNOTSUPP */
+	int (*page_counters)(struct memchan_dev *md, struct memchan_page_counters *pc);
+	/* zero this node's access counters of a page (its first receive grant) */
+	void (*page_counters_clear)(struct memchan_dev *md, u32 page);
 
 	/* pfn of byte offset off of a network page, inserted at fault time */
 	unsigned long (*tx_pfn)(struct memchan_dev *md, u32 page, u32 off);

@@ -37,6 +37,7 @@
 struct mc_hw_dev {
 	struct memchan_dev md;
 	void __iomem *regs;
+	void __iomem *win;			/* BAR2 (write-combining): MEMCHAN_REMOTE */
 	resource_size_t win_start;
 	void *rx_cpu;				/* receive area */
 	dma_addr_t rx_dma;
@@ -180,6 +181,93 @@ static int mc_hw_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstandin
 				 10, div_u64(timeout_ns, NSEC_PER_USEC) + 1);
 	*outstanding = mc_hw_reg_read(md, MC_REG_ACK_OUTSTANDING);
 	return ret;
+}
+
+/*
+ * The adapter's page access counters through their index/data pair (PAGE_CNT_SEL), under
+ * md->lock like every other register sequence. PAGE_HOT is not among the interrupt causes
+ * the driver takes (IRQ_MASK): it stays set until MEMCHAN_PAGE_TAKE_HOT clears it.
+ */
+static int mc_hw_page_counters(struct memchan_dev *md, struct memchan_page_counters *pc)
+{
+	if (pc->flags & MEMCHAN_PAGE_SET_THRESHOLD)
+		mc_hw_reg_write(md, MC_REG_PAGE_CNT_THRESHOLD, pc->threshold);
+	pc->threshold = mc_hw_reg_read(md, MC_REG_PAGE_CNT_THRESHOLD);
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_SEL, pc->page);
+	pc->reads = mc_hw_reg_read(md, MC_REG_PAGE_CNT_READS);
+	pc->atomics = mc_hw_reg_read(md, MC_REG_PAGE_CNT_ATOMICS);
+	pc->hot = MEMCHAN_PAGE_NONE;
+	if ((pc->flags & MEMCHAN_PAGE_TAKE_HOT) &&
+	    (mc_hw_reg_read(md, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK)) {
+		pc->hot = mc_hw_reg_read(md, MC_REG_PAGE_HOT);
+		mc_hw_reg_write(md, MC_REG_IRQ_STATUS, MC_IRQ_STATUS_PAGE_HOT_MASK);	/* w1c */
+	}
+	return 0;
+}
+
+static void mc_hw_page_counters_clear(struct memchan_dev *md, u32 page)
+{
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_SEL, page);
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_READS, 0);	/* a write sets the count */
+	mc_hw_reg_write(md, MC_REG_PAGE_CNT_ATOMICS, 0);
+}
+
+/* how long MEMCHAN_REMOTE waits for REMOTE_DONE (a board's round trip is microseconds) */
+#define MC_HW_REMOTE_TIMEOUT_US	(2 * USEC_PER_SEC)
+
+static const u32 mc_hw_remote_op[] = {
+	[MEMCHAN_REMOTE_READ] = MC_OP_READ << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_FETCH_ADD] = MC_OP_FETCH_ADD << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_SWAP] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT,
+};
+
+/*
+ * MEMCHAN_REMOTE on the adapter (docs/driver.md): the page's TX PCT entry becomes a request
+ * page to the home for the one store that launches the request (md->lock held, so no other
+ * MEMCHAN_REMOTE interleaves; a page some file holds for transmit is EBUSY), then the driver
+ * waits, bounded, for REMOTE_DONE to move and takes the result from REMOTE_LAST. The home
+ * checks its grant and the alignment and counts a refusal (REMOTE_REFUSED there); here it
+ * completes as failed (REMOTE_ERRORS): EACCES. CHECK: EOPNOTSUPP, the adapter has no request
+ * that checks a grant without an access (and the library then keeps remote mappings off). CAS:
+ * EOPNOTSUPP, its request is one 16-byte store, and two 8-byte MMIO stores reach the adapter as
+ * two requests (measured on the co-simulated board: the first one is refused as malformed).
+ */
+static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
+{
+	struct mc_hw_dev *hw = to_hw(md);
+	u32 page = r->addr >> ilog2(md->page_size);
+	u32 saved, done, errors, now;
+	int ret;
+
+	if (r->op == MEMCHAN_REMOTE_CHECK || r->op == MEMCHAN_REMOTE_CAS)
+		return -EOPNOTSUPP;
+	/*
+	 * Refused here, not counted at the home: a misaligned 8-byte store reaches the adapter
+	 * split (a READ then reads another range; an atomic page's request never completed on the
+	 * co-simulated board: ETIMEDOUT, measured in board-loop).
+	 */
+	if (r->addr & (sizeof(u64) - 1))
+		return -EACCES;
+	if (md->tx_users[page])
+		return -EBUSY;
+	saved = mc_hw_tx_pct_read(md, page);
+	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | mc_hw_remote_op[r->op] |
+			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
+			   r->home << MC_TX_PCT_DEST_SHIFT);
+	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
+	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
+	writeq(r->operand, hw->win + r->addr);	/* one request: one 8-byte store */
+	wmb();	/* out of the write-combining buffer */
+	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != done, 10,
+				 MC_HW_REMOTE_TIMEOUT_US);
+	mc_hw_tx_pct_write(md, page, saved);
+	if (ret)
+		return ret;
+	if (mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
+		return -EACCES;
+	r->result = mc_hw_reg_read(md, MC_REG_REMOTE_LAST_LO) |
+		    (u64)mc_hw_reg_read(md, MC_REG_REMOTE_LAST_HI) << 32;
+	return 0;
 }
 
 static int mc_hw_loopback(struct memchan_dev *md, u32 mode)
@@ -407,6 +495,9 @@ static int mc_hw_probe(struct memchan_dev *md)
 	if (ret)
 		return ret;
 	devm_arch_phys_wc_add(dev, hw->win_start, win_len);
+	hw->win = devm_ioremap_wc(dev, hw->win_start, win_len);
+	if (!hw->win)
+		return -ENOMEM;
 	md->ctl_start = pci_resource_start(pdev, MEMCHAN_BAR_REGS);
 	md->ctl_len = MC_BAR0_SIZE;
 
@@ -514,6 +605,9 @@ const struct memchan_backend memchan_hw_backend = {
 	.set_node = mc_hw_set_node,
 	.ack_sweep = mc_hw_barrier,
 	.loopback = mc_hw_loopback,
+	.page_counters = mc_hw_page_counters,
+	.page_counters_clear = mc_hw_page_counters_clear,
+	.remote = mc_hw_remote,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,

@@ -282,6 +282,124 @@ static int mc_sf_notify(struct memchan_dev *md, u32 page, u32 *nodes)
 	return 0;
 }
 
+static u32 *sf_page_counter(struct memchan_dev *md, u32 node, u32 page, u32 counter)
+{
+	return sf_node(md, node) + mc_sf_page_counters_offset(md->page_size, md->page_count) +
+	       (u64)page * MC_SF_PAGE_COUNTER_SIZE + counter;
+}
+
+/* The home refuses a remote operation: counted where its adapter would count it. */
+static int mc_sf_refuse(struct memchan_dev *md, u32 home)
+{
+	sf_atomic_inc(sf_reg(md, home, MC_REG_REMOTE_REFUSED));
+	return -EACCES;
+}
+
+/* The home counts an operation it served; at the threshold a COUNT_IRQ page notifies it. */
+static void mc_sf_served(struct memchan_dev *md, u32 home, u32 page, u32 counter)
+{
+	u32 n = sf_atomic_inc(sf_page_counter(md, home, page, counter));
+	u32 threshold = READ_ONCE(*sf_reg(md, home, MC_REG_PAGE_CNT_THRESHOLD));
+	u32 count;
+
+	if (!threshold || n != threshold ||
+	    !(READ_ONCE(*sf_rx_pct(md, home, page)) & MC_RX_PCT_COUNT_IRQ_MASK))
+		return;
+	WRITE_ONCE(*sf_reg(md, home, MC_REG_PAGE_HOT), page);
+	sf_atomic_or(sf_reg(md, home, MC_REG_IRQ_STATUS), MC_IRQ_STATUS_PAGE_HOT_MASK);
+	count = sf_atomic_inc(sf_reg(md, home, MC_REG_NOTIFY_COUNT));
+	if (home == md->node_id)
+		memchan_notify_arrived(md, count);
+}
+
+/*
+ * Remote read and atomics on the soft fabric (docs/soft-fabric.md): a network page
+ * is one page of the shared file, so a read is a load of it and an atomic is a CPU
+ * atomic on it, serialized by the CPU against every other atomic on the word, from
+ * any guest or host process. What the home's adapter does around the access, the
+ * requester's driver does in the home's node block: check its RX PCT, count.
+ */
+static int mc_sf_remote(struct memchan_dev *md, struct memchan_remote *r)
+{
+	const u64 any = MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK;
+	u32 shift = ilog2(md->page_size);
+	u32 page = r->addr >> shift, last;
+	atomic64_t *word;
+	u64 need;
+
+	if (r->op == MEMCHAN_REMOTE_CHECK) {
+		last = (r->addr + r->operand - 1) >> shift;
+		for (; page <= last; page++)
+			if (!(READ_ONCE(*sf_rx_pct(md, r->home, page)) & any))
+				return mc_sf_refuse(md, r->home);
+		return 0;
+	}
+	need = r->op == MEMCHAN_REMOTE_READ ? MC_RX_PCT_READ_EN_MASK : MC_RX_PCT_ATOMIC_EN_MASK;
+	if ((r->addr & (sizeof(u64) - 1)) || !(READ_ONCE(*sf_rx_pct(md, r->home, page)) & need))
+		return mc_sf_refuse(md, r->home);
+	word = to_sf(md)->fab + to_sf(md)->data_off + r->addr;
+	switch (r->op) {
+	case MEMCHAN_REMOTE_READ:
+		smp_mb();	/* after the caller's earlier stores and loads, as an atomic */
+		r->result = atomic64_read(word);
+		smp_mb();	/* acquire: later accesses see what the home stored before it */
+		mc_sf_served(md, r->home, page, MC_SF_PAGE_COUNTER_READS);
+		return 0;
+	case MEMCHAN_REMOTE_FETCH_ADD:
+		r->result = atomic64_fetch_add(r->operand, word);
+		break;
+	case MEMCHAN_REMOTE_SWAP:
+		r->result = atomic64_xchg(word, r->operand);
+		break;
+	default:
+		r->result = atomic64_cmpxchg(word, r->compare, r->operand);
+	}
+	mc_sf_served(md, r->home, page, MC_SF_PAGE_COUNTER_ATOMICS);
+	return 0;
+}
+
+/* A remote copy: READ_EN on every page first, then one read served per page. */
+static int mc_sf_remote_copy(struct memchan_dev *md, struct memchan_remote *r, void *dst)
+{
+	u32 shift = ilog2(md->page_size);
+	u32 first = r->addr >> shift, last = (r->addr + r->operand - 1) >> shift, page;
+
+	for (page = first; page <= last; page++)
+		if (!(READ_ONCE(*sf_rx_pct(md, r->home, page)) & MC_RX_PCT_READ_EN_MASK))
+			return mc_sf_refuse(md, r->home);
+	smp_mb();	/* after the caller's earlier accesses, as a read */
+	memcpy(dst, to_sf(md)->fab + to_sf(md)->data_off + r->addr, r->operand);
+	smp_mb();	/* acquire */
+	for (page = first; page <= last; page++)
+		mc_sf_served(md, r->home, page, MC_SF_PAGE_COUNTER_READS);
+	return 0;
+}
+
+static int mc_sf_page_counters(struct memchan_dev *md, struct memchan_page_counters *pc)
+{
+	u32 node = md->node_id;
+	u32 *status = sf_reg(md, node, MC_REG_IRQ_STATUS);
+
+	if (pc->flags & MEMCHAN_PAGE_SET_THRESHOLD)
+		WRITE_ONCE(*sf_reg(md, node, MC_REG_PAGE_CNT_THRESHOLD), pc->threshold);
+	pc->threshold = READ_ONCE(*sf_reg(md, node, MC_REG_PAGE_CNT_THRESHOLD));
+	pc->reads = READ_ONCE(*sf_page_counter(md, node, pc->page, MC_SF_PAGE_COUNTER_READS));
+	pc->atomics = READ_ONCE(*sf_page_counter(md, node, pc->page, MC_SF_PAGE_COUNTER_ATOMICS));
+	pc->hot = MEMCHAN_PAGE_NONE;
+	/* write-1-to-clear on hardware; here clearing the one bit atomically is the same */
+	if ((pc->flags & MEMCHAN_PAGE_TAKE_HOT) &&
+	    (atomic_fetch_andnot(MC_IRQ_STATUS_PAGE_HOT_MASK, (atomic_t *)status) &
+	     MC_IRQ_STATUS_PAGE_HOT_MASK))
+		pc->hot = READ_ONCE(*sf_reg(md, node, MC_REG_PAGE_HOT));
+	return 0;
+}
+
+static void mc_sf_page_counters_clear(struct memchan_dev *md, u32 page)
+{
+	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_READS), 0);
+	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_ATOMICS), 0);
+}
+
 /* Stores are in the shared page once they leave the store buffer. */
 static int mc_sf_barrier(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding)
 {
@@ -499,6 +617,10 @@ const struct memchan_backend memchan_ivshmem_backend = {
 	.notify = mc_sf_notify,
 	.loopback = mc_sf_loopback,
 	.release_node = mc_sf_release_dead,
+	.remote = mc_sf_remote,
+	.remote_copy = mc_sf_remote_copy,
+	.page_counters = mc_sf_page_counters,
+	.page_counters_clear = mc_sf_page_counters_clear,
 	.tx_pfn = mc_sf_pfn,
 	.rx_pfn = mc_sf_pfn,
 	.tx_prot = mc_sf_prot,

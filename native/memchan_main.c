@@ -260,11 +260,14 @@ static const struct memchan_rx_attr {
 	{ MEMCHAN_RX_IRQ, MC_RX_PCT_IRQ_ON_RX_MASK, 0 },
 	{ MEMCHAN_RX_READ, MC_RX_PCT_READ_EN_MASK, MC_CAPS_REMOTE_READ_MASK },
 	{ MEMCHAN_RX_ATOMIC, MC_RX_PCT_ATOMIC_EN_MASK, MC_CAPS_ATOMICS_MASK },
+	{ MEMCHAN_RX_COUNT_IRQ, MC_RX_PCT_COUNT_IRQ_MASK, MC_CAPS_PAGE_COUNTERS_MASK },
 };
 
-#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC)
+#define MEMCHAN_RX_FLAGS	(MEMCHAN_RX_IRQ | MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC | \
+				 MEMCHAN_RX_COUNT_IRQ)
 #define MEMCHAN_RX_PCT_USER	(MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK | \
-				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK)
+				 MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK | \
+				 MC_RX_PCT_COUNT_IRQ_MASK)
 
 /* -EOPNOTSUPP if RX PCT bits pct ask for an attribute this adapter does not serve */
 static int memchan_rx_supported(struct memchan_dev *md, u64 pct)
@@ -293,7 +296,7 @@ static u64 memchan_rx_flags_pct(u32 rx_flags)
 static int memchan_check_rx_entry(struct memchan_dev *md, u64 e)
 {
 	if (e & ~MEMCHAN_RX_PCT_USER)
-		return -EINVAL;	/* reserved bits, COUNT_IRQ, or REMAP (driver-owned) */
+		return -EINVAL;	/* reserved bits or REMAP (driver-owned) */
 	return memchan_rx_supported(md, e);
 }
 
@@ -414,6 +417,9 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			if (md->rx_users[p] == 0 && !memchan_rx_always(md, p) &&
 			    md->be->rx_page_clear)
 				md->be->rx_page_clear(md, p);
+			/* ... and counts the accesses it serves from zero, as the region's home */
+			if (md->rx_users[p] == 0 && md->be->page_counters_clear)
+				md->be->page_counters_clear(md, p);
 			md->rx_users[p]++;
 			for (i = 0; i < MEMCHAN_RX_ATTRS; i++) {
 				if (g->rx_flags & memchan_rx_attrs[i].flag) {
@@ -480,7 +486,7 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 		in->flags |= MEMCHAN_INFO_NODE_VALID;
 	if (md->node_auto)
 		in->flags |= MEMCHAN_INFO_NODE_AUTO;
-	in->flags |= MEMCHAN_INFO_RX_ATTRS;
+	in->flags |= MEMCHAN_INFO_RX_ATTRS | MEMCHAN_INFO_REMOTE;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -708,6 +714,103 @@ static int memchan_ioc_errcnt(struct memchan_dev *md, struct memchan_file *f, vo
 	return 0;
 }
 
+/* MEMCHAN_REMOTE input the home never sees: 0 or the error; md->lock held */
+static int memchan_remote_check(struct memchan_dev *md, struct memchan_remote *r)
+{
+	u64 window = (u64)md->page_count * md->page_size;
+	bool range = r->op == MEMCHAN_REMOTE_CHECK || r->op == MEMCHAN_REMOTE_COPY;
+	u32 cap;
+
+	if (r->flags || r->result || r->op > MEMCHAN_REMOTE_COPY || r->home >= md->max_nodes)
+		return -EINVAL;
+	if (r->compare && r->op != MEMCHAN_REMOTE_CAS)
+		return -EINVAL;
+	if (r->buffer && r->op != MEMCHAN_REMOTE_COPY)
+		return -EINVAL;
+	if (range) {
+		if (!r->operand || r->addr >= window || r->operand > window - r->addr ||
+		    (r->op == MEMCHAN_REMOTE_COPY && r->operand > MEMCHAN_REMOTE_COPY_MAX))
+			return -EINVAL;
+	} else if (r->addr > window - sizeof(u64) ||
+		   (r->operand && r->op == MEMCHAN_REMOTE_READ)) {
+		return -EINVAL;
+	}
+	switch (r->op) {
+	case MEMCHAN_REMOTE_READ:
+	case MEMCHAN_REMOTE_COPY:
+		cap = MC_CAPS_REMOTE_READ_MASK;
+		break;
+	case MEMCHAN_REMOTE_CHECK:
+		cap = md->caps & (MC_CAPS_REMOTE_READ_MASK | MC_CAPS_ATOMICS_MASK);
+		if (!cap)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		cap = MC_CAPS_ATOMICS_MASK;
+	}
+	if ((md->caps & cap) != cap)
+		return -EOPNOTSUPP;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	if (r->op == MEMCHAN_REMOTE_COPY ? !md->be->remote_copy : !md->be->remote)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int memchan_ioc_remote(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_remote *r = arg;
+	int ret = memchan_remote_check(md, r);
+
+	if (ret)
+		return ret;
+	if (r->op == MEMCHAN_REMOTE_COPY)
+		return -EINVAL;	/* memchan_ioc_remote_copy: it writes user memory */
+	return md->be->remote(md, r);
+}
+
+/*
+ * MEMCHAN_REMOTE_COPY runs the copy from the home's pages under md->lock into a
+ * kernel buffer and writes user memory after dropping it: md->lock is never held
+ * across user copies (a fault there may need the mmap path's locks).
+ */
+static int memchan_ioc_remote_copy(struct memchan_dev *md, struct memchan_remote *r)
+{
+	void *buf;
+	int ret;
+
+	if (!r->operand || r->operand > MEMCHAN_REMOTE_COPY_MAX)
+		return -EINVAL;
+	buf = kvmalloc(r->operand, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&md->lock);
+	ret = md->removed ? -ENODEV : memchan_remote_check(md, r);
+	if (!ret)
+		ret = md->be->remote_copy(md, r, buf);
+	mutex_unlock(&md->lock);
+	if (!ret && copy_to_user(u64_to_user_ptr(r->buffer), buf, r->operand))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
+static int memchan_ioc_page_counters(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_page_counters *pc = arg;
+
+	if ((pc->flags & ~(MEMCHAN_PAGE_SET_THRESHOLD | MEMCHAN_PAGE_TAKE_HOT)) ||
+	    pc->page >= md->page_count || pc->reads || pc->atomics || pc->hot || pc->pad)
+		return -EINVAL;
+	if (pc->threshold && !(pc->flags & MEMCHAN_PAGE_SET_THRESHOLD))
+		return -EINVAL;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	if (!(md->caps & MC_CAPS_PAGE_COUNTERS_MASK) || !md->be->page_counters)
+		return -EOPNOTSUPP;
+	return md->be->page_counters(md, pc);
+}
+
 /* MEMCHAN_WAIT runs without md->lock: it sleeps. */
 static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 			    struct memchan_wait *w)
@@ -770,6 +873,9 @@ static const struct memchan_ioc_desc memchan_iocs[] = {
 	{ MEMCHAN_ERRCNT, sizeof(struct memchan_errcnt), true, memchan_ioc_errcnt },
 	{ MEMCHAN_REG_READ, sizeof(struct memchan_reg), true, memchan_ioc_reg_read },
 	{ MEMCHAN_RELEASE_NODE, sizeof(struct memchan_release), true, memchan_ioc_release_node },
+	{ MEMCHAN_REMOTE, sizeof(struct memchan_remote), true, memchan_ioc_remote },
+	{ MEMCHAN_PAGE_COUNTERS, sizeof(struct memchan_page_counters), true,
+	  memchan_ioc_page_counters },
 };
 
 union memchan_ioc_arg {
@@ -785,6 +891,8 @@ union memchan_ioc_arg {
 	struct memchan_errcnt errcnt;
 	struct memchan_reg reg;
 	struct memchan_release release;
+	struct memchan_remote remote;
+	struct memchan_page_counters counters;
 };
 
 static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -815,6 +923,8 @@ static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 	if (!d->locked) {
 		ret = memchan_ioc_wait(md, f, &karg.wait);
+	} else if (cmd == MEMCHAN_REMOTE && karg.remote.op == MEMCHAN_REMOTE_COPY) {
+		ret = memchan_ioc_remote_copy(md, &karg.remote);
 	} else {
 		mutex_lock(&md->lock);
 		ret = md->removed ? -ENODEV : d->fn(md, f, &karg);

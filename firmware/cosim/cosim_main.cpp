@@ -136,11 +136,19 @@ struct Adapter {
   std::deque<uint8_t> dma_bresp;  // responses owed, in order
   uint64_t dma_fail_next = 0;     // bursts still to fail (control request dma-error)
   bool dma_unmapped_burst = false;
+  // DMA slave, read side: AR bursts answered in order from guest RAM, one beat a cycle
+  struct ReadBurst {
+    uint64_t addr;
+    uint32_t beats;
+  };
+  std::deque<ReadBurst> dma_ar;
+  uint32_t dma_rbeat = 0;
   uint32_t drop_first = 0, drop_pages = 0;  // window pages whose writes are lost (window-drop)
   // statistics
   uint64_t bar_reads = 0, bar_writes = 0, win_writes = 0, cfg_accesses = 0;
   uint64_t dma_beats = 0, dma_bytes = 0, dma_unmapped = 0, dma_failed = 0, resets = 0;
   uint64_t win_dropped = 0;
+  uint64_t dma_read_beats = 0, dma_read_unmapped = 0;
   uint64_t sysmem_syncs = 0;
 };
 
@@ -305,6 +313,30 @@ void drive_idle(int k) {
   top->dma_wready[k] = 1;
   top->dma_bvalid[k] = 0;
   top->dma_bresp[k] = 0;
+  top->dma_arready[k] = 1;
+  top->dma_rvalid[k] = 0;
+  top->dma_rresp[k] = 0;
+  top->dma_rlast[k] = 0;
+  top->dma_rdata[k] = 0;
+}
+
+// Drive the read data channel from the oldest AR burst: the word of guest RAM at its current
+// beat, read again every cycle until taken (the host's memory as of the handshake); outside
+// guest RAM, SLVERR (the adapter refuses the request; counted when the beat is taken).
+void dma_read_drive(Adapter &a, int k) {
+  if (a.dma_ar.empty()) {
+    top->dma_rvalid[k] = 0;
+    top->dma_rlast[k] = 0;
+    return;
+  }
+  const Adapter::ReadBurst &bu = a.dma_ar.front();
+  uint8_t *p = ram_at(a, bu.addr + 8ull * a.dma_rbeat, 8);
+  uint64_t v = 0;
+  if (p) __atomic_load(reinterpret_cast<uint64_t *>(p), &v, __ATOMIC_ACQUIRE);
+  top->dma_rvalid[k] = 1;
+  top->dma_rdata[k] = v;
+  top->dma_rresp[k] = p ? 0 : 2;
+  top->dma_rlast[k] = a.dma_rbeat == bu.beats - 1;
 }
 
 // start the AXI transactions of the request in a.bar (decoded to reg_off / window)
@@ -396,6 +428,7 @@ uint32_t read_value(const Adapter &a, uint64_t word_off, uint32_t rdata) {
 // ---- clock ----
 struct Fire {
   bool axil_aw, axil_w, axil_b, axil_ar, axil_r, win_aw, win_w, win_b, dma_aw, dma_w, dma_b;
+  bool dma_ar, dma_r;
 };
 
 void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
@@ -463,6 +496,21 @@ void tick() {
     f[k].dma_aw = top->dma_awvalid[k] && top->dma_awready[k];
     f[k].dma_w = top->dma_wvalid[k] && top->dma_wready[k];
     f[k].dma_b = top->dma_bvalid[k] && top->dma_bready[k];
+    f[k].dma_ar = top->dma_arvalid[k] && top->dma_arready[k];
+    f[k].dma_r = top->dma_rvalid[k] && top->dma_rready[k];
+    if (f[k].dma_ar) {
+      if (top->dma_arsize[k] != 3 || top->dma_arburst[k] != 1)
+        note("adapter %d: DMA read burst size %d type %d", k, top->dma_arsize[k],
+             top->dma_arburst[k]);
+      adapters[k].dma_ar.push_back({top->dma_araddr[k], uint32_t(top->dma_arlen[k]) + 1});
+    }
+    if (f[k].dma_r) {
+      Adapter &a = adapters[k];
+      a.dma_read_beats++;
+      if (top->dma_rresp[k] != 0 && a.dma_read_unmapped++ < 8)
+        note("adapter %d: DMA read of %#" PRIx64 " outside guest RAM", k,
+             a.dma_ar.front().addr + 8ull * a.dma_rbeat);
+    }
     if (f[k].dma_aw) {
       Adapter &a = adapters[k];
       if (top->dma_awsize[k] != 3 || top->dma_awburst[k] != 1)
@@ -501,8 +549,14 @@ void tick() {
 
   for (int k = 0; k < nadapters; k++) {
     Adapter &a = adapters[k];
-    if (f[k].dma_aw || f[k].dma_w) run_until = std::max(run_until, cycle + idle_cycles);
+    if (f[k].dma_aw || f[k].dma_w || f[k].dma_ar || f[k].dma_r)
+      run_until = std::max(run_until, cycle + idle_cycles);
     if (f[k].dma_b) a.dma_bresp.pop_front();
+    if (f[k].dma_r && ++a.dma_rbeat == a.dma_ar.front().beats) {
+      a.dma_ar.pop_front();
+      a.dma_rbeat = 0;
+    }
+    dma_read_drive(a, k);
     top->dma_bvalid[k] = !a.dma_bresp.empty();
     top->dma_bresp[k] = a.dma_bresp.empty() ? 0 : a.dma_bresp.front();
     switch (a.op) {
@@ -571,6 +625,8 @@ void reset_adapter(Adapter &a) {
   a.dma_beat = 0;
   a.dma_bresp.clear();
   a.dma_unmapped_burst = false;
+  a.dma_ar.clear();
+  a.dma_rbeat = 0;
   top->rst_ni[k] = 0;
   a.reset_cycles = 16;
   a.op = Op::kReset;
@@ -687,9 +743,11 @@ std::string stats_text() {
     snprintf(buf, sizeof(buf),
              "adapter %d bar_reads %" PRIu64 " bar_writes %" PRIu64 " window_writes %" PRIu64
              " dma_beats %" PRIu64 " dma_bytes %" PRIu64 " dma_unmapped %" PRIu64
-             " dma_failed %" PRIu64 " window_dropped %" PRIu64 " resets %" PRIu64 "\n",
+             " dma_failed %" PRIu64 " window_dropped %" PRIu64 " resets %" PRIu64
+             " dma_read_beats %" PRIu64 " dma_read_unmapped %" PRIu64 "\n",
              k, a.bar_reads, a.bar_writes, a.win_writes, a.dma_beats, a.dma_bytes,
-             a.dma_unmapped, a.dma_failed, a.win_dropped, a.resets);
+             a.dma_unmapped, a.dma_failed, a.win_dropped, a.resets, a.dma_read_beats,
+             a.dma_read_unmapped);
     s += buf;
   }
   snprintf(buf, sizeof(buf),

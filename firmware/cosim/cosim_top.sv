@@ -1,7 +1,7 @@
 // Co-simulated board: ADAPTERS memchan_top adapters on one clock, each with its own reset,
 // and one cable (tb/common/tb_link_chan.sv, with its fault injection) per adapter transmitter.
 // The C++ harness (cosim_main.cpp) drives the host side of every adapter (BAR0 AXI4-Lite,
-// BAR2 AXI4 writes, the host-memory AXI4 slave) and chooses at run time where each cable
+// BAR2 AXI4 writes, the host-memory AXI4 slave, writes and reads) and chooses at run time where each cable
 // ends (peer_i), so that adapters can be cabled in pairs or left unplugged.
 `default_nettype none
 
@@ -59,6 +59,18 @@ module cosim_top #(
   input  wire logic [1:0]        dma_bresp     [ADAPTERS],
   input  wire logic              dma_bvalid    [ADAPTERS],
   output logic                   dma_bready    [ADAPTERS],
+  // host memory: the adapters' AXI4 read masters (remote reads and atomics served at a home)
+  output logic [63:0]            dma_araddr    [ADAPTERS],
+  output logic [7:0]             dma_arlen     [ADAPTERS],
+  output logic [2:0]             dma_arsize    [ADAPTERS],
+  output logic [1:0]             dma_arburst   [ADAPTERS],
+  output logic                   dma_arvalid   [ADAPTERS],
+  input  wire logic              dma_arready   [ADAPTERS],
+  input  wire logic [63:0]       dma_rdata     [ADAPTERS],
+  input  wire logic [1:0]        dma_rresp     [ADAPTERS],
+  input  wire logic              dma_rlast     [ADAPTERS],
+  input  wire logic              dma_rvalid    [ADAPTERS],
+  output logic                   dma_rready    [ADAPTERS],
   output logic [4:0]             irq_o         [ADAPTERS],
   // cabling and the cable fault knobs, per transmitting adapter (cable k starts at adapter k)
   input  wire logic [7:0]        peer_i        [ADAPTERS],   // ADAPTERS or more: unplugged
@@ -81,26 +93,6 @@ module cosim_top #(
   /* verilator lint_on UNUSEDSIGNAL */
 
   for (genvar k = 0; k < ADAPTERS; k++) begin : g_adapter
-    // The bridge model has no host-memory read path yet: the adapter's reads (remote read
-    // and atomics served at this home) are answered with SLVERR, one beat per beat asked,
-    // which the adapter turns into an error response (the requester sees REMOTE_ERRORS).
-    logic [7:0] dma_arlen, rd_left_q;
-    logic       dma_arvalid, dma_arready, dma_rlast, dma_rvalid, dma_rready, rd_busy_q;
-    assign dma_arready = !rd_busy_q;
-    assign dma_rvalid  = rd_busy_q;
-    assign dma_rlast   = rd_busy_q && (rd_left_q == 8'd0);
-    always_ff @(posedge clk_i or negedge rst_ni[k]) begin
-      if (!rst_ni[k]) begin
-        rd_busy_q <= 1'b0;
-        rd_left_q <= '0;
-      end else if (dma_arvalid && dma_arready) begin
-        rd_busy_q <= 1'b1;
-        rd_left_q <= dma_arlen;
-      end else if (dma_rvalid && dma_rready) begin
-        if (dma_rlast) rd_busy_q <= 1'b0;
-        else rd_left_q <= rd_left_q - 8'd1;
-      end
-    end
     memchan_top #(.PAGES(PAGES)) u_adapter (
       .clk_i, .rst_ni(rst_ni[k]), .serial_i(serial_i[k]),
       .s_axil_awaddr(axil_awaddr[k]), .s_axil_awvalid(axil_awvalid[k]),
@@ -122,10 +114,10 @@ module cosim_top #(
       .m_axi_awready(dma_awready[k]), .m_axi_wdata(dma_wdata[k]), .m_axi_wstrb(dma_wstrb[k]),
       .m_axi_wlast(dma_wlast[k]), .m_axi_wvalid(dma_wvalid[k]), .m_axi_wready(dma_wready[k]),
       .m_axi_bresp(dma_bresp[k]), .m_axi_bvalid(dma_bvalid[k]), .m_axi_bready(dma_bready[k]),
-      .m_axi_araddr(), .m_axi_arlen(dma_arlen), .m_axi_arsize(), .m_axi_arburst(),
-      .m_axi_arvalid(dma_arvalid), .m_axi_arready(dma_arready), .m_axi_rdata('0),
-      .m_axi_rresp(2'b10), .m_axi_rlast(dma_rlast), .m_axi_rvalid(dma_rvalid),
-      .m_axi_rready(dma_rready),
+      .m_axi_araddr(dma_araddr[k]), .m_axi_arlen(dma_arlen[k]), .m_axi_arsize(dma_arsize[k]),
+      .m_axi_arburst(dma_arburst[k]), .m_axi_arvalid(dma_arvalid[k]),
+      .m_axi_arready(dma_arready[k]), .m_axi_rdata(dma_rdata[k]), .m_axi_rresp(dma_rresp[k]),
+      .m_axi_rlast(dma_rlast[k]), .m_axi_rvalid(dma_rvalid[k]), .m_axi_rready(dma_rready[k]),
       .irq_o(irq_o[k]),
       .m_link_tvalid(tx_tvalid[k]), .m_link_tdata(tx_tdata[k]), .m_link_tlast(tx_tlast[k]),
       .m_link_tready(tx_tready[k]),

@@ -63,6 +63,11 @@ grep -q "node ID 1" /tmp/mcctl-node-set.out || fail "node set 1: the adapter rep
 # waits for node 0's --peer run at the end
 run bench-pingpong 0 bench pingpong --fabric 'dev:/dev/memchan*' --rounds 500 --batches 1 --json
 grep -q '"p50"' /tmp/mcctl-bench-pingpong.out || fail "bench pingpong prints percentiles"
+# remote read and atomics through the driver (MEMCHAN_REMOTE), next to the one-way write of the same run
+if [ "$(cat /sys/class/misc/memchan0/backend)" != hw ]; then
+	run bench-remote 0 bench remote --fabric 'dev:/dev/memchan*' --iterations 20000 --json
+	grep -q '"read_over_write"' /tmp/mcctl-bench-remote.out || fail "bench remote prints the ratios"
+fi
 mcctl bench serve --fabric dev:/dev/memchan1 --count 1 --json > /tmp/mcctl-serve.out 2>&1 &
 serve=$!
 

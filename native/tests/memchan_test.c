@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@
 
 #include "../include/memchan_regs.h"
 #include "../include/uapi/linux/memchan.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *dev_path = "/dev/memchan0";
 static char ctl_path[64];
@@ -296,6 +299,11 @@ static void grant_without_node_enxio(void)
 
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1), 0, NULL), ENXIO);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, 0, NULL), ENXIO);
+	/* no node ID: nothing to serve from, no counters */
+	EXPECT_ERR(ioctl(fd, MEMCHAN_REMOTE, &(struct memchan_remote){
+		.argsz = sizeof(struct memchan_remote), .addr = 8 }), ENXIO);
+	EXPECT_ERR(ioctl(fd, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(struct memchan_page_counters), .page = 1 }), ENXIO);
 }
 
 static void set_node_validation(void)
@@ -438,7 +446,7 @@ static void grant_validation(void)
 			 MC_MULTICAST_GROUPS << MC_TX_PCT_DEST_SHIFT, 0, NULL), EINVAL);	/* multicast group 16 */
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 10, 1, tx_to(1), MEMCHAN_RX_IRQ, NULL), EINVAL);
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, tx_to(1), 0, NULL), EINVAL);
-	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, MEMCHAN_RX_ATOMIC << 1, NULL),
+	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_RX, 10, 1, 0, MEMCHAN_RX_COUNT_IRQ << 1, NULL),
 		   EINVAL);	/* the first rx_flags bit this API does not define */
 	CHECK(pct(fd, 10).tx_entry == 0 && pct(fd, 10).rx_entry == 0);
 }
@@ -877,7 +885,7 @@ static void rx_attributes(void)
 
 	CHECK(in.flags & MEMCHAN_INFO_RX_ATTRS);
 	CHECK(in.caps & MC_CAPS_REMOTE_READ_MASK && in.caps & MC_CAPS_ATOMICS_MASK);
-	EXPECT_ERR(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ | 1 << 3, NULL), EINVAL);
+	EXPECT_ERR(grant(a, MEMCHAN_GRANT_RX, 220, 2, 0, MEMCHAN_RX_READ | MEMCHAN_RX_COUNT_IRQ << 1, NULL), EINVAL);
 	EXPECT_ERR(grant(a, MEMCHAN_GRANT_TX, 220, 1, tx_to(1), MEMCHAN_RX_READ, NULL), EINVAL);
 	CHECK(pct(a, 220).rx_entry == 0 && U64(rx_pct, 220 * MC_RX_PCT_ENTRY_SIZE) == 0);
 	EXPECT_ERR(ungrant(a, MEMCHAN_GRANT_RX, 220, 1), EACCES);	/* nothing was granted */
@@ -896,8 +904,6 @@ static void rx_attributes(void)
 	p.rx_entry = en | rd | at;
 	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
 	CHECK(p.rx_entry == (en | rd | at) && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == (en | rd | at));
-	p.rx_entry = en | MC_RX_PCT_COUNT_IRQ_MASK;	/* page counters: not in this API */
-	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
 	p.rx_entry = rd | 1ULL << 7;
 	EXPECT_ERR(ioctl(a, MEMCHAN_PCT, &p), EINVAL);
 	CHECK(pct(a, 222).rx_entry == (en | rd | at));
@@ -907,6 +913,175 @@ static void rx_attributes(void)
 	p.rx_entry = 0;
 	EXPECT_OK(ioctl(a, MEMCHAN_PCT, &p));
 	CHECK(pct(a, 222).rx_entry == 0 && U64(rx_pct, 222 * MC_RX_PCT_ENTRY_SIZE) == 0);
+}
+
+static int remote_copy(int fd, uint32_t home, uint64_t addr, uint64_t len, void *buf)
+{
+	struct memchan_remote r = { .argsz = sizeof(r), .home = home, .op = MEMCHAN_REMOTE_COPY,
+				    .addr = addr, .operand = len, .buffer = (uintptr_t)buf };
+
+	return ioctl(fd, MEMCHAN_REMOTE, &r);
+}
+
+static int remote(int fd, uint32_t home, uint32_t op, uint64_t addr, uint64_t operand,
+		  uint64_t compare, uint64_t *result)
+{
+	struct memchan_remote r = { .argsz = sizeof(r), .home = home, .op = op, .addr = addr,
+				    .operand = operand, .compare = compare };
+	int ret = ioctl(fd, MEMCHAN_REMOTE, &r);
+
+	if (!ret && result)
+		*result = r.result;
+	return ret;
+}
+
+static struct memchan_page_counters counters(int fd, uint32_t page, uint32_t flags,
+					      uint32_t threshold)
+{
+	struct memchan_page_counters c = { .argsz = sizeof(c), .flags = flags, .page = page,
+					   .threshold = threshold };
+
+	if (ioctl(fd, MEMCHAN_PAGE_COUNTERS, &c))
+		FAIL("MEMCHAN_PAGE_COUNTERS page %u: %s", page, strerror(errno));
+	return c;
+}
+
+/*
+ * MEMCHAN_REMOTE on the soft fabric: node 0 is the home of pages 230 (READ), 231
+ * (ATOMIC) and 232 (READ, COUNT_IRQ); what it serves, what it refuses (counted,
+ * nothing changed), what the core refuses before the home sees it (not counted).
+ */
+static void remote_ops(void)
+{
+	int a = dev_open(), b = dev_open();
+	struct memchan_info in = info(a);
+	uint64_t ps = in.page_size, old = 0, v = 0, i;
+	size_t len;
+	char *fab = ctl_map(&len);
+	char *data = fab + U64(fab, MC_SF_HDR_DATA_OFFSET);
+	char *home = node_block(fab, 0), *other = node_block(fab, 1);
+	uint32_t refused = U32(home, MC_REG_REMOTE_REFUSED);
+	uint32_t refused1 = U32(other, MC_REG_REMOTE_REFUSED);
+	struct memchan_remote bad = { .argsz = sizeof(bad), .op = MEMCHAN_REMOTE_READ, .addr = 230 * ps };
+	struct memchan_page_counters c;
+
+	CHECK(in.flags & MEMCHAN_INFO_REMOTE);
+	CHECK(in.node_id == 0);
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 230, 1, 0, MEMCHAN_RX_READ, NULL));
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 231, 1, 0, MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 232, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_COUNT_IRQ, NULL));
+	CHECK(pct(a, 232).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_READ_EN_MASK |
+				       MC_RX_PCT_COUNT_IRQ_MASK));
+	U64(data, 230 * ps + 8) = 0x1122334455667788ULL;
+	U64(data, 231 * ps + 16) = 40;
+	CHECK(counters(a, 230, 0, 0).reads == 0 && counters(a, 231, 0, 0).atomics == 0);
+
+	/* served */
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v));
+	CHECK(v == 0x1122334455667788ULL);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 231 * ps + 16, 2, 0, &old));
+	CHECK(old == 40 && U64(data, 231 * ps + 16) == 42);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_SWAP, 231 * ps + 16, 7, 0, &old));
+	CHECK(old == 42 && U64(data, 231 * ps + 16) == 7);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CAS, 231 * ps + 16, 9, 8, &old));	/* 7 != 8 */
+	CHECK(old == 7 && U64(data, 231 * ps + 16) == 7);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CAS, 231 * ps + 16, 9, 7, &old));
+	CHECK(old == 7 && U64(data, 231 * ps + 16) == 9);
+	EXPECT_OK(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 2 * ps, 0, NULL));
+	c = counters(a, 230, 0, 0);
+	CHECK(c.reads == 1 && c.atomics == 0 && c.hot == MEMCHAN_PAGE_NONE);
+	c = counters(b, 231, 0, 0);
+	CHECK(c.reads == 0 && c.atomics == 4);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused);
+
+	/* refused by the home: counted there, nothing changed */
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 231 * ps + 16, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 230 * ps + 8, 1, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 230 * ps + 4, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_SWAP, 231 * ps + 12, 1, 0, &v), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 4 * ps, 0, NULL), EACCES);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 233 * ps, 0, 0, &v), EACCES);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 6);
+	EXPECT_ERR(remote(a, 1, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v), EACCES);
+	CHECK(U32(other, MC_REG_REMOTE_REFUSED) == refused1 + 1);	/* the asked node counts */
+	CHECK(U64(data, 230 * ps + 8) == 0x1122334455667788ULL && U64(data, 231 * ps + 16) == 9);
+	c = counters(a, 230, 0, 0);
+	CHECK(c.reads == 1 && c.atomics == 0);
+	CHECK(counters(a, 231, 0, 0).atomics == 4);
+
+	/* refused before the home: not counted */
+	EXPECT_ERR(remote(a, 0, 5, 230 * ps + 8, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, in.max_nodes, MEMCHAN_REMOTE_READ, 230 * ps + 8, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, in.window_size - 4, 0, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_READ, 230 * ps + 8, 1, 0, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_FETCH_ADD, 231 * ps + 16, 1, 1, &v), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, 0, 0, NULL), EINVAL);
+	EXPECT_ERR(remote(a, 0, MEMCHAN_REMOTE_CHECK, 230 * ps, in.window_size, 0, NULL), EINVAL);
+	bad.flags = 1;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	bad.flags = 0;
+	bad.result = 1;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	bad.result = 0;
+	bad.argsz = sizeof(bad) - 8;
+	EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+	CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 6);
+	CHECK(U64(data, 231 * ps + 16) == 9 && counters(a, 231, 0, 0).atomics == 4);
+
+	/* remote copy: any alignment, one read per page, all or nothing */
+	{
+		unsigned char buf[64], want[64];
+
+		memset(buf, 0xaa, sizeof(buf));
+		memset(want, 0xaa, sizeof(want));
+		EXPECT_OK(remote_copy(b, 0, 230 * ps + 5, 11, buf));
+		CHECK(!memcmp(buf, data + 230 * ps + 5, 11) && buf[11] == 0xaa);
+		CHECK(buf[3] == 0x88 && buf[6] == 0x55);	/* bytes 0 and 3 of the word at +8 */
+		CHECK(counters(a, 230, 0, 0).reads == 2);
+		EXPECT_ERR(remote_copy(b, 0, 231 * ps - 8, 16, buf + 16), EACCES);
+		CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 7);
+		CHECK(!memcmp(buf + 16, want + 16, 48) && counters(a, 230, 0, 0).reads == 2);
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, MEMCHAN_REMOTE_COPY_MAX + 1, buf), EINVAL);
+		EXPECT_ERR(remote_copy(b, 0, in.window_size - 8, 16, buf), EINVAL);
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, 0, buf), EINVAL);
+		bad.buffer = (uintptr_t)buf;	/* a buffer only with COPY */
+		EXPECT_ERR(ioctl(a, MEMCHAN_REMOTE, &bad), EINVAL);
+		bad.buffer = 0;
+		EXPECT_ERR(remote_copy(b, 0, 230 * ps, 8, (void *)8), EFAULT);
+		CHECK(counters(a, 230, 0, 0).reads == 3);	/* served, then not deliverable */
+		CHECK(U32(home, MC_REG_REMOTE_REFUSED) == refused + 7);
+	}
+
+	/* the counter interrupt: page 232 reaches the threshold once */
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .page = 232, .threshold = 3 }), EINVAL);
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .flags = 4, .page = 232 }), EINVAL);
+	EXPECT_ERR(ioctl(a, MEMCHAN_PAGE_COUNTERS, &(struct memchan_page_counters){
+		.argsz = sizeof(c), .page = in.page_count }), EINVAL);
+	CHECK(counters(a, 232, 0, 0).threshold == 0);
+	CHECK(counters(a, 232, MEMCHAN_PAGE_SET_THRESHOLD, 3).threshold == 3);
+	CHECK(U32(home, MC_REG_PAGE_CNT_THRESHOLD) == 3);
+	for (i = 0; i < 2; i++)
+		EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &v));
+	CHECK(!(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK));
+	v = U32(home, MC_REG_NOTIFY_COUNT);
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &old));
+	CHECK(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK);
+	CHECK(U32(home, MC_REG_PAGE_HOT) == 232 && U32(home, MC_REG_NOTIFY_COUNT) == v + 1);
+	EXPECT_OK(remote(b, 0, MEMCHAN_REMOTE_READ, 232 * ps, 0, 0, &old));	/* past it: once */
+	CHECK(U32(home, MC_REG_NOTIFY_COUNT) == v + 1);
+	c = counters(a, 232, MEMCHAN_PAGE_TAKE_HOT, 0);
+	CHECK(c.hot == 232 && c.reads == 4);
+	CHECK(!(U32(home, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_PAGE_HOT_MASK));
+	CHECK(counters(a, 232, MEMCHAN_PAGE_TAKE_HOT, 0).hot == MEMCHAN_PAGE_NONE);
+	CHECK(counters(a, 232, MEMCHAN_PAGE_SET_THRESHOLD, 0).threshold == 0);
+
+	/* a page's first receive grant starts its counters from zero (a new region's home) */
+	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_RX, 230, 1));
+	CHECK(counters(a, 230, 0, 0).reads == 3);	/* kept while nobody receives the page */
+	EXPECT_OK(grant(a, MEMCHAN_GRANT_RX, 230, 1, 0, 0, NULL));
+	CHECK(counters(a, 230, 0, 0).reads == 0);
 }
 
 static void one_route_per_page_across_nodes(void)
@@ -1030,6 +1205,7 @@ static const unsigned int fuzz_cmds[] = {
 	MEMCHAN_GET_API_VERSION, MEMCHAN_INFO, MEMCHAN_SET_NODE, MEMCHAN_PCT, MEMCHAN_GRANT,
 	MEMCHAN_REVOKE, MEMCHAN_BARRIER, MEMCHAN_WAIT, MEMCHAN_SET_EVENTFD, MEMCHAN_NOTIFY,
 	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT, MEMCHAN_REG_READ, MEMCHAN_RELEASE_NODE,
+	MEMCHAN_REMOTE, MEMCHAN_PAGE_COUNTERS,
 };
 
 static const uint32_t fuzz_sizes[] = {
@@ -1037,7 +1213,8 @@ static const uint32_t fuzz_sizes[] = {
 	sizeof(struct memchan_grant), sizeof(struct memchan_grant), sizeof(struct memchan_barrier),
 	sizeof(struct memchan_wait), sizeof(struct memchan_eventfd), sizeof(struct memchan_notify),
 	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt), sizeof(struct memchan_reg),
-	sizeof(struct memchan_release),
+	sizeof(struct memchan_release), sizeof(struct memchan_remote),
+	sizeof(struct memchan_page_counters),
 };
 
 static void ioctl_fuzz(void)
@@ -1051,7 +1228,7 @@ static void ioctl_fuzz(void)
 
 	for (i = 0; i < iters; i++) {
 		int fd = fds[rnd() % 3];
-		unsigned int c = rnd() % 14, cmd = fuzz_cmds[c];
+		unsigned int c = rnd() % ARRAY_SIZE(fuzz_cmds), cmd = fuzz_cmds[c];
 		uint32_t *w = (uint32_t *)buf;
 		size_t j;
 
@@ -1145,6 +1322,7 @@ static const struct test abi_tests[] = {
 	T(pct_raw_access),
 	T(tx_rule_vectors),
 	T(rx_attributes),
+	T(remote_ops),
 	T(one_route_per_page_across_nodes),
 	T(set_node_busy_with_grants),
 	T(node_claim_in_use_and_takeover),
@@ -1410,6 +1588,175 @@ static void hw_rx_attributes(void)
 	CHECK((pct(fd, 185).rx_entry & user) == MC_RX_PCT_RX_EN_MASK);
 }
 
+static uint32_t reg(int fd, uint32_t off)
+{
+	struct memchan_reg r = { .argsz = sizeof(r), .offset = off };
+
+	if (ioctl(fd, MEMCHAN_REG_READ, &r))
+		FAIL("MEMCHAN_REG_READ %#x: %s", off, strerror(errno));
+	return r.value;
+}
+
+/* the next remote request completes (REMOTE_DONE = done + 1); its REMOTE_LAST */
+/* a 64-bit value from its _LO/_HI register pair, read in that order (registers are 32 bits wide) */
+static uint64_t reg_pair(int fd, uint32_t lo, uint32_t hi)
+{
+	uint64_t low = reg(fd, lo);
+
+	return low | (uint64_t)reg(fd, hi) << (CHAR_BIT * sizeof(uint32_t));
+}
+
+static uint64_t remote_done(int fd, uint32_t done)
+{
+	double t0 = now_s();
+
+	while (reg(fd, MC_REG_REMOTE_DONE) == done && now_s() - t0 < 60)
+		usleep(1000);
+	EXPECT(reg(fd, MC_REG_REMOTE_DONE) == done + 1, "REMOTE_DONE %u, want %u",
+	       reg(fd, MC_REG_REMOTE_DONE), done + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_OUTSTANDING) == 0);
+	return reg_pair(fd, MC_REG_REMOTE_LAST_LO, MC_REG_REMOTE_LAST_HI);
+}
+
+/* a transmit grant of page, with OP op, to this node itself; the mapping of that page */
+static volatile uint64_t *request_page(int fd, uint32_t page, uint32_t node, uint32_t op)
+{
+	void *m;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(node) | op << MC_TX_PCT_OP_SHIFT, 0,
+			NULL));
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (uint64_t)page * 4096);
+	CHECK(m != MAP_FAILED);
+	return m;
+}
+
+/*
+ * Remote requests through the adapter to this node itself (its own node ID without a loopback:
+ * the local-copy path, docs/firmware.md), launched by stores to request pages (TX PCT OP): the
+ * home serves them from its receive area in guest RAM through the adapter's AXI read channel
+ * (firmware/cosim's host model answers reads from guest RAM), answers in REMOTE_LAST, counts
+ * them per page; a request for a page without ATOMIC_EN is refused, counted (REMOTE_REFUSED)
+ * and completes as failed (REMOTE_ERRORS, REMOTE_ERR_ADDR), with nothing written.
+ */
+static void hw_remote_requests(void)
+{
+	static const struct {
+		uint32_t op;
+		uint64_t store, old, word;
+	} step[] = {
+		{ MC_OP_FETCH_ADD, 5, 0, 5 },
+		{ MC_OP_FETCH_ADD, 37, 5, 42 },
+		{ MC_OP_SWAP, 7, 42, 7 },
+		{ MC_OP_READ, 0x1234, 7, 7 },
+	};
+	const uint32_t p = 190, q = 191;
+	size_t i;
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	struct memchan_page_counters c0, cq;
+	volatile uint64_t *tx, *rx;
+	uint32_t me, done, errors, refused;
+	uint64_t last;
+
+	if (in.node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	me = info(fd).node_id;
+	CHECK(in.caps & MC_CAPS_REMOTE_READ_MASK && in.caps & MC_CAPS_ATOMICS_MASK);
+	CHECK(info(fd).loopback == 0);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, p, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, q, 1, 0, MEMCHAN_RX_READ, NULL));
+	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + p * 4096);
+	CHECK(rx != MAP_FAILED);
+	CHECK(rx[3] == 0 && rx[512] == 0);	/* a first grant clears the page */
+	c0 = counters(fd, p, 0, 0);
+	cq = counters(fd, q, 0, 0);
+	done = reg(fd, MC_REG_REMOTE_DONE);
+	errors = reg(fd, MC_REG_REMOTE_ERRORS);
+	refused = reg(fd, MC_REG_REMOTE_REFUSED);
+
+	for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		tx = request_page(fd, p, me, step[i].op);
+		tx[3] = step[i].store;	/* a read request's data is not sent */
+		__sync_synchronize();	/* out of the write-combining buffer */
+		last = remote_done(fd, done++);
+		EXPECT(last == step[i].old && rx[3] == step[i].word,
+		       "step %zu (OP %u, store %llu): REMOTE_LAST %#llx, word %#llx", i, step[i].op,
+		       (unsigned long long)step[i].store, (unsigned long long)last,
+		       (unsigned long long)rx[3]);
+		munmap((void *)tx, 4096);
+		EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, p, 1));
+	}
+	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors && reg(fd, MC_REG_REMOTE_REFUSED) == refused);
+
+	/* refused by the home: page q has READ_EN only */
+	tx = request_page(fd, q, me, MC_OP_FETCH_ADD);
+	tx[0] = 1;
+	__sync_synchronize();
+	remote_done(fd, done++);
+	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1);
+	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) == q * 4096);
+	CHECK(rx[512] == 0);
+	munmap((void *)tx, 4096);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, q, 1));
+
+	/* the home counted what it served, per page */
+	EXPECT(counters(fd, p, 0, 0).atomics == c0.atomics + 3 && counters(fd, p, 0, 0).reads ==
+	       c0.reads + 1, "page %u: %u atomics, %u reads", p, counters(fd, p, 0, 0).atomics,
+	       counters(fd, p, 0, 0).reads);
+	CHECK(counters(fd, q, 0, 0).atomics == cq.atomics && counters(fd, q, 0, 0).reads == cq.reads);
+}
+
+/*
+ * MEMCHAN_REMOTE on the adapter: the driver programs the request page, launches the request
+ * and waits for its completion; results from REMOTE_LAST; the home's refusal is EACCES.
+ */
+static void hw_remote_ioctl(void)
+{
+	const uint64_t a = 192 * 4096 + 16;
+	int fd = dev_open();
+	uint32_t me, refused;
+	volatile uint64_t *rx;
+	uint64_t v = 0;
+	unsigned char buf[8];
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	me = info(fd).node_id;
+	CHECK(info(fd).flags & MEMCHAN_INFO_REMOTE);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 192, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 193, 1, 0, MEMCHAN_RX_READ, NULL));
+	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 192 * 4096);
+	CHECK(rx != MAP_FAILED && rx[2] == 0);
+	refused = reg(fd, MC_REG_REMOTE_REFUSED);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a, 9, 0, &v));
+	EXPECT(v == 0 && rx[2] == 9, "fetch-and-add: old %#llx, word %#llx", (unsigned long long)v,
+	       (unsigned long long)rx[2]);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_SWAP, a, 3, 0, &v));
+	CHECK(v == 9 && rx[2] == 3);
+	/* a CAS request is one 16-byte store: not through this path (docs/driver.md) */
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CAS, a, 11, 3, &v), EOPNOTSUPP);
+	CHECK(rx[2] == 3);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a, 8, 0, &v));
+	CHECK(v == 3 && rx[2] == 11);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_READ, a, 0, 0, &v));
+	CHECK(v == 11);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused);
+	/* refused by the home (counted there), or before it */
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, 193 * 4096, 1, 0, &v), EACCES);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[512] == 0);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a + 4, 1, 0, &v), EACCES);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[2] == 11);	/* not sent */
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_READ, a + 4, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 4096, 0, NULL), EOPNOTSUPP);
+	EXPECT_ERR(remote_copy(fd, me, a, 8, buf), EOPNOTSUPP);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 192, 1, tx_to(me), 0, NULL));
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_READ, a, 0, 0, &v), EBUSY);	/* a user's page */
+	CHECK(pct(fd, 192).tx_entry == tx_to(me) && rx[2] == 11);
+	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 192, 1));
+	CHECK(pct(fd, 192).tx_entry == 0);
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -1446,6 +1793,8 @@ static const struct test hw_tests[] = {
 	T(hw_rx_mapping),
 	T(hw_rx_other_files_mapping_stays),
 	T(hw_rx_attributes),
+	T(hw_remote_requests),
+	T(hw_remote_ioctl),
 	T(hw_bar_cost),
 	T(errcnt),
 };

@@ -57,6 +57,12 @@
  * ATOMIC_EN in MEMCHAN_PCT, each where caps has REMOTE_READ / ATOMICS
  */
 #define MEMCHAN_INFO_RX_ATTRS	(1U << 2)
+/*
+ * out: the driver has MEMCHAN_REMOTE, MEMCHAN_PAGE_COUNTERS and the
+ * MEMCHAN_RX_COUNT_IRQ grant (each answers EOPNOTSUPP where the backend or caps
+ * lacks it)
+ */
+#define MEMCHAN_INFO_REMOTE	(1U << 3)
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -110,10 +116,10 @@ struct memchan_node {
 /*
  * MEMCHAN_PCT: read one page's TX and RX PCT entries; with the WRITE flags
  * (CAP_SYS_ADMIN, else EPERM) write them first. Entries use the encodings
- * of memchan_regs.h; reserved bits, COUNT_IRQ, REMAP_EN/REMAP_ADDR (the
- * driver owns receive-side remapping) and out-of-range destinations are
- * refused (EINVAL); READ_EN / ATOMIC_EN where caps lacks REMOTE_READ /
- * ATOMICS with EOPNOTSUPP. A refused write changes neither entry.
+ * of memchan_regs.h; reserved bits, REMAP_EN/REMAP_ADDR (the driver owns
+ * receive-side remapping) and out-of-range destinations are refused (EINVAL);
+ * READ_EN / ATOMIC_EN / COUNT_IRQ where caps lacks REMOTE_READ / ATOMICS /
+ * PAGE_COUNTERS with EOPNOTSUPP. A refused write changes neither entry.
  */
 #define MEMCHAN_PCT_WRITE_TX	(1U << 0)
 #define MEMCHAN_PCT_WRITE_RX	(1U << 1)
@@ -131,8 +137,9 @@ struct memchan_pct {
  * tx_entry = the TX PCT entry to program, TX_EN set) or receive
  * (MEMCHAN_GRANT_RX, rx_flags = MEMCHAN_RX_* or 0). Exactly one of TX/RX.
  * A receive page's RX PCT entry has RX_EN and each attribute that at least
- * one open file's grant of it asks for. MEMCHAN_RX_READ / MEMCHAN_RX_ATOMIC
- * where caps lacks REMOTE_READ / ATOMICS: EOPNOTSUPP, nothing granted.
+ * one open file's grant of it asks for. MEMCHAN_RX_READ / MEMCHAN_RX_ATOMIC /
+ * MEMCHAN_RX_COUNT_IRQ where caps lacks REMOTE_READ / ATOMICS / PAGE_COUNTERS:
+ * EOPNOTSUPP, nothing granted.
  * A grant fails with EBUSY when a page already carries a different route on
  * this node or (ivshmem) another node's TX PCT routes it elsewhere; with
  * EEXIST when this file already holds that grant; ENXIO without a node ID.
@@ -146,6 +153,7 @@ struct memchan_pct {
 #define MEMCHAN_RX_IRQ		(1U << 0)	/* rx_flags: notify on arrival (IRQ_ON_RX) */
 #define MEMCHAN_RX_READ		(1U << 1)	/* rx_flags: other nodes may read (READ_EN) */
 #define MEMCHAN_RX_ATOMIC	(1U << 2)	/* rx_flags: ... run atomics on it (ATOMIC_EN) */
+#define MEMCHAN_RX_COUNT_IRQ	(1U << 3)	/* rx_flags: PAGE_HOT at threshold (COUNT_IRQ) */
 struct memchan_grant {
 	__u32 argsz;
 	__u32 flags;
@@ -259,6 +267,87 @@ struct memchan_release {
 	__u64 incarnation;
 };
 
+/*
+ * MEMCHAN_REMOTE (MEMCHAN_INFO_REMOTE): one remote operation on the memory of
+ * node home (this node too) at network byte address addr, served as the home's
+ * adapter serves it: the home's RX PCT entry of the page must have READ_EN
+ * (READ) or ATOMIC_EN (FETCH_ADD, SWAP, CAS) and addr must be 8-byte aligned;
+ * otherwise the home refuses: EACCES, counted in the home's REMOTE_REFUSED,
+ * nothing read or changed. The grant is the home's alone: the caller needs no
+ * grant of the page, and gets no mapping of it (a page it may read or run
+ * atomics on stays unwritable by it). A served operation counts in the home's
+ * page counters (MEMCHAN_PAGE_COUNTERS) and is a full memory barrier.
+ *   READ       result = the word
+ *   FETCH_ADD  word += operand; result = the old word
+ *   SWAP       word = operand; result = the old word
+ *   CAS        if word == compare, word = operand; result = the old word
+ *   CHECK      nothing read: refused (EACCES, counted) unless every page of
+ *              addr..addr+operand-1 has READ_EN or ATOMIC_EN at home (a region
+ *              homed there)
+ *   COPY       remote copy (Telegraphos): operand bytes (1..MEMCHAN_REMOTE_COPY_MAX)
+ *              from addr into the caller's memory at user address buffer; any
+ *              alignment; refused (EACCES, counted once, nothing copied) unless
+ *              every page of the range has READ_EN; counts one read per page;
+ *              EFAULT when buffer is not writable (the read was served)
+ * EINVAL: flags, op, home >= max_nodes, a range beyond the window, compare
+ * non-zero but for CAS, operand non-zero for READ, buffer non-zero but for
+ * COPY, result non-zero on entry;
+ * ENXIO without a node ID; EOPNOTSUPP where caps lacks REMOTE_READ (READ) or
+ * ATOMICS (the atomics), or where the backend has no path for the op
+ * (hardware: CHECK, COPY and CAS). Hardware only: the driver launches the request
+ * from the page's transmit window (EBUSY while a file holds the page for
+ * transmit) and waits for its completion (ETIMEDOUT after 2 s); a misaligned
+ * word is refused before it is sent (EACCES, not counted); a request to
+ * another node also writes its answer into this node's receive page at addr
+ * (Memory Channel 2's read-on-write), which must then have RX_EN.
+ */
+#define MEMCHAN_REMOTE_READ		0
+#define MEMCHAN_REMOTE_FETCH_ADD	1
+#define MEMCHAN_REMOTE_SWAP		2
+#define MEMCHAN_REMOTE_CAS		3
+#define MEMCHAN_REMOTE_CHECK		4
+#define MEMCHAN_REMOTE_COPY		5
+#define MEMCHAN_REMOTE_COPY_MAX		65536
+struct memchan_remote {
+	__u32 argsz;
+	__u32 flags;
+	__u32 home;
+	__u32 op;		/* MEMCHAN_REMOTE_* */
+	__u64 addr;		/* page * page_size + offset */
+	__u64 operand;		/* addend, new value, or CHECK's / COPY's length in bytes */
+	__u64 compare;		/* CAS: the expected word */
+	__u64 result;		/* out */
+	__u64 buffer;		/* COPY: user address of the destination */
+};
+
+/*
+ * MEMCHAN_PAGE_COUNTERS (MEMCHAN_INFO_REMOTE; caps PAGE_COUNTERS, else
+ * EOPNOTSUPP): this node's access counters of page (remote reads and atomics
+ * it served as the home since the page's first receive grant, which zeroes
+ * them; they wrap) and PAGE_CNT_THRESHOLD. With
+ * MEMCHAN_PAGE_SET_THRESHOLD, first set PAGE_CNT_THRESHOLD to threshold (0:
+ * never notify): a served operation that brings a counter of a page whose RX
+ * PCT entry has COUNT_IRQ to exactly the threshold sets IRQ_STATUS.PAGE_HOT,
+ * PAGE_HOT and notifies (NOTIFY_COUNT, MEMCHAN_WAIT). With
+ * MEMCHAN_PAGE_TAKE_HOT, acknowledge IRQ_STATUS.PAGE_HOT: hot = PAGE_HOT when
+ * it was set, else MEMCHAN_PAGE_NONE. EINVAL: unknown flags, page >= page_count,
+ * non-zero pad or out fields, threshold non-zero without SET_THRESHOLD;
+ * ENXIO without a node ID.
+ */
+#define MEMCHAN_PAGE_SET_THRESHOLD	(1U << 0)
+#define MEMCHAN_PAGE_TAKE_HOT		(1U << 1)
+#define MEMCHAN_PAGE_NONE		0xffffffffU
+struct memchan_page_counters {
+	__u32 argsz;
+	__u32 flags;
+	__u32 page;
+	__u32 threshold;	/* in with SET_THRESHOLD; out: PAGE_CNT_THRESHOLD */
+	__u32 reads;		/* out */
+	__u32 atomics;		/* out */
+	__u32 hot;		/* out (TAKE_HOT) */
+	__u32 pad;
+};
+
 #define MEMCHAN_IOC_MAGIC	0xB7
 
 #define MEMCHAN_GET_API_VERSION	_IO(MEMCHAN_IOC_MAGIC, 0x00)
@@ -275,5 +364,7 @@ struct memchan_release {
 #define MEMCHAN_ERRCNT		_IO(MEMCHAN_IOC_MAGIC, 0x0b)
 #define MEMCHAN_REG_READ	_IO(MEMCHAN_IOC_MAGIC, 0x0c)
 #define MEMCHAN_RELEASE_NODE	_IO(MEMCHAN_IOC_MAGIC, 0x0d)
+#define MEMCHAN_REMOTE		_IO(MEMCHAN_IOC_MAGIC, 0x0e)
+#define MEMCHAN_PAGE_COUNTERS	_IO(MEMCHAN_IOC_MAGIC, 0x0f)
 
 #endif /* _UAPI_LINUX_MEMCHAN_H */

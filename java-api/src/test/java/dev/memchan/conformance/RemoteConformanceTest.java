@@ -30,8 +30,8 @@ class RemoteConformanceTest {
 
     @BeforeEach
     void onlyWhereTheBackendGrantsRemoteAccess() {
-        assumeTrue(TestBackend.isSoft(), "dev: the driver has no uapi yet to grant READ_EN/ATOMIC_EN (issue 11's driver part); "
-                + "its backend refuses remote read and atomics with UNSUPPORTED ('not supported by this driver')");
+        String unsupported = TestBackend.remoteUnsupported();
+        assumeTrue(unsupported == null, unsupported);
     }
 
     private static void closeAll(List<NodeProcess> nodes) throws InterruptedException {

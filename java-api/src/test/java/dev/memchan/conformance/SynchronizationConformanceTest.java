@@ -54,8 +54,8 @@ class SynchronizationConformanceTest {
     @ParameterizedTest
     @EnumSource(LockKind.class)
     void clusterLockGivesMutualExclusionToFourProcesses(LockKind kind) throws Exception {
-        assumeTrue(kind == LockKind.BID || TestBackend.isSoft(), "dev: the driver has no uapi yet to grant ATOMIC_EN, "
-                + "which the CAS lock's home needs (issue 11's driver part); its backend refuses with UNSUPPORTED");
+        assumeTrue(kind == LockKind.BID || TestBackend.remoteUnsupported() == null, "the CAS lock needs remote atomics: "
+                + TestBackend.remoteUnsupported());
         String fabric = TestBackend.newFabric("lock");
         long lockKey = TestBackend.key();
         long dataKey = TestBackend.key();

@@ -2,6 +2,10 @@ package dev.memchan.conformance;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.Region;
+import dev.memchan.RemoteAccess;
+import dev.memchan.RemoteMapping;
 import dev.memchan.layout.Regs;
 import org.junit.jupiter.api.Assumptions;
 
@@ -40,6 +44,35 @@ public final class TestBackend {
 
     public static boolean isSoft() {
         return property().equals("soft");
+    }
+
+    private static String remoteRefusal;
+    private static boolean remoteProbed;
+
+    /**
+     * Why this backend cannot do remote read and atomics (its UNSUPPORTED message), or null when it can:
+     * probed once per JVM with a real remote read of a page this node grants READ on (the soft fabric and
+     * the ivshmem driver serve it; a driver backend without a remote path refuses with UNSUPPORTED).
+     */
+    public static synchronized String remoteUnsupported() {
+        if (!remoteProbed) {
+            remoteProbed = true;
+            if (!isSoft()) {
+                try (Fabric f = Fabric.open(property(), joinOptions());
+                     Region r = f.allocate(key(), f.pageSize(), 0600)) {
+                    r.attachReceive(false, RemoteAccess.READ);
+                    try (RemoteMapping m = r.attachRemote(f.nodeId())) {
+                        m.getLongAcquire(0);
+                    }
+                } catch (MemchanException e) {
+                    if (e.kind() != MemchanException.Kind.UNSUPPORTED) {
+                        throw e;
+                    }
+                    remoteRefusal = e.getMessage();
+                }
+            }
+        }
+        return remoteRefusal;
     }
 
     /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */

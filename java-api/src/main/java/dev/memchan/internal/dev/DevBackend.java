@@ -8,6 +8,7 @@ import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
+import dev.memchan.spi.RemoteWindow;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
@@ -22,6 +23,8 @@ import static dev.memchan.layout.Regs.REG_ERROR_COUNT;
 import static dev.memchan.layout.Regs.REG_NOTIFY_COUNT;
 import static dev.memchan.layout.Regs.RX_PCT_IRQ_ON_RX_MASK;
 import static dev.memchan.layout.Regs.RX_PCT_RX_EN_MASK;
+import static dev.memchan.layout.Regs.SF_PAGE_COUNTER_ATOMICS;
+import static dev.memchan.layout.Regs.SF_PAGE_COUNTER_READS;
 import static dev.memchan.layout.Regs.SF_NODE_REGS_SIZE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -34,6 +37,9 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * set by root ({@code MEMCHAN_SET_NODE}) and shared by every process of the machine.
  */
 public final class DevBackend implements Backend {
+    /** What a receive grant may ask the driver for: the rest of an RX PCT entry is the driver's. */
+    private static final long RX_PCT_GRANTABLE = RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK | RxPct.REMOTE_GRANTS;
+
     private final String location;
     private final String path;
     private final int fd;
@@ -48,6 +54,7 @@ public final class DevBackend implements Backend {
     private final int[] txRefs;
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
+    private final List<DevRemoteWindow> remotes = new ArrayList<>();
     private boolean closed;
 
     private DevBackend(String path, int fd, int requestedNode) {
@@ -370,25 +377,23 @@ public final class DevBackend implements Backend {
         ensureOpen();
         checkRange(firstPage, count);
         String problem = RxPct.problem(rxEntry);
-        if ((rxEntry & RxPct.REMOTE_GRANTS) != 0) {
-            throw new MemchanException(Kind.UNSUPPORTED, location() + ": granting remote read, atomics or the counter "
-                    + "interrupt (READ_EN, ATOMIC_EN, COUNT_IRQ) is not supported by this driver (no uapi for it yet)");
-        }
-        if (problem != null || !RxPct.enabled(rxEntry)
-                || (rxEntry & ~(RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK)) != 0) {
+        if (problem != null || !RxPct.enabled(rxEntry) || (rxEntry & ~RX_PCT_GRANTABLE) != 0) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a receive grant needs an entry of RX_EN and optionally "
-                    + "IRQ_ON_RX (the driver owns remapping)" + (problem == null ? "" : ": " + problem));
+                    + "IRQ_ON_RX, READ_EN, ATOMIC_EN, COUNT_IRQ (the driver owns remapping)"
+                    + (problem == null ? "" : ": " + problem));
         }
         for (int p = firstPage; p < firstPage + count; p++) {
             if (rxRefs[p] > 0) {
-                long cur = rxPct(p) & (RX_PCT_RX_EN_MASK | RX_PCT_IRQ_ON_RX_MASK);
+                long cur = rxPct(p) & RX_PCT_GRANTABLE;
                 if (cur != rxEntry) {
                     throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + p + " is already mapped for receive as "
                             + RxPct.describe(cur) + ", not " + RxPct.describe(rxEntry));
                 }
             }
         }
-        acquire(false, firstPage, count, 0, RxPct.interruptOnReceive(rxEntry) ? Uapi.RX_IRQ : 0);
+        int rxFlags = (RxPct.interruptOnReceive(rxEntry) ? Uapi.RX_IRQ : 0) | (RxPct.readable(rxEntry) ? Uapi.RX_READ : 0)
+                | (RxPct.atomics(rxEntry) ? Uapi.RX_ATOMIC : 0) | (RxPct.countInterrupt(rxEntry) ? Uapi.RX_COUNT_IRQ : 0);
+        acquire(false, firstPage, count, 0, rxFlags);
         return map(firstPage, count, false);
     }
 
@@ -431,6 +436,72 @@ public final class DevBackend implements Backend {
         g.arena().close();
         if (!closed) {
             release(g.transmit(), g.firstPage(), g.pageCount());
+        }
+    }
+
+    @Override
+    public synchronized RemoteWindow openRemote(int home, int firstPage, int count) {
+        ensureOpen();
+        if (home < 0 || home >= maxNodes) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "home node " + home + " out of range 0.." + (maxNodes - 1));
+        }
+        checkRange(firstPage, count);
+        DevRemoteWindow w = DevRemoteWindow.open(fd, location, home, firstPage, count, pageSize, this::releaseRemote);
+        remotes.add(w);
+        return w;
+    }
+
+    private synchronized void releaseRemote(DevRemoteWindow w) {
+        remotes.remove(w);
+    }
+
+    /** MEMCHAN_PAGE_COUNTERS of {@code page} with {@code flags}; the struct comes back filled. */
+    private MemorySegment pageCounters(Arena arena, int page, int flags, int threshold) {
+        checkRange(page, 1);
+        MemorySegment s = args(arena, Uapi.memchan_page_counters.LAYOUT);
+        Uapi.memchan_page_counters.flags(s, flags);
+        Uapi.memchan_page_counters.page(s, page);
+        Uapi.memchan_page_counters.threshold(s, threshold);
+        try {
+            ioctl(Uapi.PAGE_COUNTERS, s, "page counters");
+        } catch (ErrnoException e) {
+            if (e.errno() == 95) {
+                throw new MemchanException(Kind.UNSUPPORTED, location + ": page access counters are not supported by "
+                        + "this driver backend (MEMCHAN_PAGE_COUNTERS: EOPNOTSUPP)", e);
+            }
+            throw fail("page counters of page " + page, e);
+        }
+        return s;
+    }
+
+    @Override
+    public long pageCounter(int page, int counter) {
+        if (counter != SF_PAGE_COUNTER_READS && counter != SF_PAGE_COUNTER_ATOMICS) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "no page counter at offset " + counter);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = pageCounters(arena, page, 0, 0);
+            return Integer.toUnsignedLong(counter == SF_PAGE_COUNTER_READS ? Uapi.memchan_page_counters.reads(s)
+                    : Uapi.memchan_page_counters.atomics(s));
+        }
+    }
+
+    @Override
+    public void setPageCountThreshold(int threshold) {
+        ensureOpen();
+        if (threshold < 0) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "page count threshold " + threshold + " is negative (0 turns it off)");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            pageCounters(arena, 0, Uapi.PAGE_SET_THRESHOLD, threshold);
+        }
+    }
+
+    @Override
+    public int takeHotPage() {
+        try (Arena arena = Arena.ofConfined()) {
+            int hot = Uapi.memchan_page_counters.hot(pageCounters(arena, 0, Uapi.PAGE_TAKE_HOT, 0));
+            return hot == Uapi.PAGE_NONE ? -1 : hot;
         }
     }
 
@@ -534,6 +605,9 @@ public final class DevBackend implements Backend {
         closed = true;
         for (MappedGrant g : new ArrayList<>(grants)) {
             release(g);
+        }
+        for (DevRemoteWindow w : new ArrayList<>(remotes)) {
+            w.close();
         }
         Posix.close(fd); // the driver drops every grant this file still holds
     }

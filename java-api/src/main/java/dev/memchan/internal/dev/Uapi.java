@@ -47,6 +47,9 @@ public final class Uapi {
     /** {@code MEMCHAN_INFO_RX_ATTRS}: {@code (1U << 2)}. */
     public static final int INFO_RX_ATTRS = 4;
 
+    /** {@code MEMCHAN_INFO_REMOTE}: {@code (1U << 3)}. */
+    public static final int INFO_REMOTE = 8;
+
     /** {@code MEMCHAN_NODE_TAKEOVER}: {@code (1U << 0)}. */
     public static final int NODE_TAKEOVER = 1;
 
@@ -74,8 +77,41 @@ public final class Uapi {
     /** {@code MEMCHAN_RX_ATOMIC}: {@code (1U << 2)}. */
     public static final int RX_ATOMIC = 4;
 
+    /** {@code MEMCHAN_RX_COUNT_IRQ}: {@code (1U << 3)}. */
+    public static final int RX_COUNT_IRQ = 8;
+
     /** {@code MEMCHAN_ERRCNT_CHECK}: {@code (1U << 0)}. */
     public static final int ERRCNT_CHECK = 1;
+
+    /** {@code MEMCHAN_REMOTE_READ}: {@code 0}. */
+    public static final int REMOTE_READ = 0;
+
+    /** {@code MEMCHAN_REMOTE_FETCH_ADD}: {@code 1}. */
+    public static final int REMOTE_FETCH_ADD = 1;
+
+    /** {@code MEMCHAN_REMOTE_SWAP}: {@code 2}. */
+    public static final int REMOTE_SWAP = 2;
+
+    /** {@code MEMCHAN_REMOTE_CAS}: {@code 3}. */
+    public static final int REMOTE_CAS = 3;
+
+    /** {@code MEMCHAN_REMOTE_CHECK}: {@code 4}. */
+    public static final int REMOTE_CHECK = 4;
+
+    /** {@code MEMCHAN_REMOTE_COPY}: {@code 5}. */
+    public static final int REMOTE_COPY = 5;
+
+    /** {@code MEMCHAN_REMOTE_COPY_MAX}: {@code 65536}. */
+    public static final int REMOTE_COPY_MAX = 0x10000;
+
+    /** {@code MEMCHAN_PAGE_SET_THRESHOLD}: {@code (1U << 0)}. */
+    public static final int PAGE_SET_THRESHOLD = 1;
+
+    /** {@code MEMCHAN_PAGE_TAKE_HOT}: {@code (1U << 1)}. */
+    public static final int PAGE_TAKE_HOT = 2;
+
+    /** {@code MEMCHAN_PAGE_NONE}: {@code 0xffffffffU}. */
+    public static final int PAGE_NONE = 0xFFFFFFFF;
 
     /** {@code MEMCHAN_IOC_MAGIC}: {@code 0xB7}. */
     public static final int IOC_MAGIC = 183;
@@ -121,6 +157,12 @@ public final class Uapi {
 
     /** ioctl request {@code MEMCHAN_RELEASE_NODE}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x0d)}. */
     public static final long RELEASE_NODE = 0xB70DL;
+
+    /** ioctl request {@code MEMCHAN_REMOTE}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x0e)}. */
+    public static final long REMOTE = 0xB70EL;
+
+    /** ioctl request {@code MEMCHAN_PAGE_COUNTERS}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x0f)}. */
+    public static final long PAGE_COUNTERS = 0xB70FL;
 
     /**
      * {@code struct memchan_info}: 128 bytes, aligned to 8.
@@ -1163,6 +1205,215 @@ public final class Uapi {
         /** Sets {@code incarnation}. */
         public static void incarnation(MemorySegment s, long v) {
             s.set(JAVA_LONG, 16, v);
+        }
+    }
+
+    /**
+     * {@code struct memchan_remote}: 56 bytes, aligned to 8.
+     */
+    public static final class memchan_remote {
+        private memchan_remote() {
+        }
+
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_INT.withName("argsz"),
+                JAVA_INT.withName("flags"),
+                JAVA_INT.withName("home"),
+                JAVA_INT.withName("op"),
+                JAVA_LONG.withName("addr"),
+                JAVA_LONG.withName("operand"),
+                JAVA_LONG.withName("compare"),
+                JAVA_LONG.withName("result"),
+                JAVA_LONG.withName("buffer")
+        ).withName("memchan_remote");
+
+        /** {@code __u32 argsz} at offset 0. */
+        public static int argsz(MemorySegment s) {
+            return s.get(JAVA_INT, 0);
+        }
+
+        /** Sets {@code argsz}. */
+        public static void argsz(MemorySegment s, int v) {
+            s.set(JAVA_INT, 0, v);
+        }
+
+        /** {@code __u32 flags} at offset 4. */
+        public static int flags(MemorySegment s) {
+            return s.get(JAVA_INT, 4);
+        }
+
+        /** Sets {@code flags}. */
+        public static void flags(MemorySegment s, int v) {
+            s.set(JAVA_INT, 4, v);
+        }
+
+        /** {@code __u32 home} at offset 8. */
+        public static int home(MemorySegment s) {
+            return s.get(JAVA_INT, 8);
+        }
+
+        /** Sets {@code home}. */
+        public static void home(MemorySegment s, int v) {
+            s.set(JAVA_INT, 8, v);
+        }
+
+        /** {@code __u32 op} at offset 12: MEMCHAN_REMOTE_*. */
+        public static int op(MemorySegment s) {
+            return s.get(JAVA_INT, 12);
+        }
+
+        /** Sets {@code op}. */
+        public static void op(MemorySegment s, int v) {
+            s.set(JAVA_INT, 12, v);
+        }
+
+        /** {@code __u64 addr} at offset 16: page * page_size + offset. */
+        public static long addr(MemorySegment s) {
+            return s.get(JAVA_LONG, 16);
+        }
+
+        /** Sets {@code addr}. */
+        public static void addr(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 16, v);
+        }
+
+        /** {@code __u64 operand} at offset 24: addend, new value, or CHECK's / COPY's length in bytes. */
+        public static long operand(MemorySegment s) {
+            return s.get(JAVA_LONG, 24);
+        }
+
+        /** Sets {@code operand}. */
+        public static void operand(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 24, v);
+        }
+
+        /** {@code __u64 compare} at offset 32: CAS: the expected word. */
+        public static long compare(MemorySegment s) {
+            return s.get(JAVA_LONG, 32);
+        }
+
+        /** Sets {@code compare}. */
+        public static void compare(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 32, v);
+        }
+
+        /** {@code __u64 result} at offset 40: out. */
+        public static long result(MemorySegment s) {
+            return s.get(JAVA_LONG, 40);
+        }
+
+        /** Sets {@code result}. */
+        public static void result(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 40, v);
+        }
+
+        /** {@code __u64 buffer} at offset 48: COPY: user address of the destination. */
+        public static long buffer(MemorySegment s) {
+            return s.get(JAVA_LONG, 48);
+        }
+
+        /** Sets {@code buffer}. */
+        public static void buffer(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 48, v);
+        }
+    }
+
+    /**
+     * {@code struct memchan_page_counters}: 32 bytes, aligned to 4.
+     */
+    public static final class memchan_page_counters {
+        private memchan_page_counters() {
+        }
+
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_INT.withName("argsz"),
+                JAVA_INT.withName("flags"),
+                JAVA_INT.withName("page"),
+                JAVA_INT.withName("threshold"),
+                JAVA_INT.withName("reads"),
+                JAVA_INT.withName("atomics"),
+                JAVA_INT.withName("hot"),
+                JAVA_INT.withName("pad")
+        ).withName("memchan_page_counters");
+
+        /** {@code __u32 argsz} at offset 0. */
+        public static int argsz(MemorySegment s) {
+            return s.get(JAVA_INT, 0);
+        }
+
+        /** Sets {@code argsz}. */
+        public static void argsz(MemorySegment s, int v) {
+            s.set(JAVA_INT, 0, v);
+        }
+
+        /** {@code __u32 flags} at offset 4. */
+        public static int flags(MemorySegment s) {
+            return s.get(JAVA_INT, 4);
+        }
+
+        /** Sets {@code flags}. */
+        public static void flags(MemorySegment s, int v) {
+            s.set(JAVA_INT, 4, v);
+        }
+
+        /** {@code __u32 page} at offset 8. */
+        public static int page(MemorySegment s) {
+            return s.get(JAVA_INT, 8);
+        }
+
+        /** Sets {@code page}. */
+        public static void page(MemorySegment s, int v) {
+            s.set(JAVA_INT, 8, v);
+        }
+
+        /** {@code __u32 threshold} at offset 12: in with SET_THRESHOLD; out: PAGE_CNT_THRESHOLD. */
+        public static int threshold(MemorySegment s) {
+            return s.get(JAVA_INT, 12);
+        }
+
+        /** Sets {@code threshold}. */
+        public static void threshold(MemorySegment s, int v) {
+            s.set(JAVA_INT, 12, v);
+        }
+
+        /** {@code __u32 reads} at offset 16: out. */
+        public static int reads(MemorySegment s) {
+            return s.get(JAVA_INT, 16);
+        }
+
+        /** Sets {@code reads}. */
+        public static void reads(MemorySegment s, int v) {
+            s.set(JAVA_INT, 16, v);
+        }
+
+        /** {@code __u32 atomics} at offset 20: out. */
+        public static int atomics(MemorySegment s) {
+            return s.get(JAVA_INT, 20);
+        }
+
+        /** Sets {@code atomics}. */
+        public static void atomics(MemorySegment s, int v) {
+            s.set(JAVA_INT, 20, v);
+        }
+
+        /** {@code __u32 hot} at offset 24: out (TAKE_HOT). */
+        public static int hot(MemorySegment s) {
+            return s.get(JAVA_INT, 24);
+        }
+
+        /** Sets {@code hot}. */
+        public static void hot(MemorySegment s, int v) {
+            s.set(JAVA_INT, 24, v);
+        }
+
+        /** {@code __u32 pad} at offset 28. */
+        public static int pad(MemorySegment s) {
+            return s.get(JAVA_INT, 28);
+        }
+
+        /** Sets {@code pad}. */
+        public static void pad(MemorySegment s, int v) {
+            s.set(JAVA_INT, 28, v);
         }
     }
 }
