@@ -43,11 +43,11 @@ module memchan_hub #(
   input  wire logic [31:0]             serial_i,
   // one AXI4-Stream link port per direction and hub port
   output logic      [PORTS-1:0]        m_link_tvalid,
-  output logic      [PORTS-1:0][63:0]  m_link_tdata,
+  output logic      [PORTS*64-1:0]     m_link_tdata,     // port p: [64*p +: 64]
   output logic      [PORTS-1:0]        m_link_tlast,
   input  wire logic [PORTS-1:0]        m_link_tready,
   input  wire logic [PORTS-1:0]        s_link_tvalid,
-  input  wire logic [PORTS-1:0][63:0]  s_link_tdata,
+  input  wire logic [PORTS*64-1:0]     s_link_tdata,
   input  wire logic [PORTS-1:0]        s_link_tlast,
   output logic      [PORTS-1:0]        s_link_tready,
   // per port: link up (heartbeats both ways), transmitter discarding (retry exhausted)
@@ -61,12 +61,14 @@ module memchan_hub #(
   end
   localparam int unsigned INQ_AW = $clog2(INQ_DEPTH);
 
+  // Per-port vectors are flat, port p at [W*p +: W] (yosys 0.23 cannot parse packed 2-D
+  // ports, Icarus 11 cannot index them)
   // per input: head header, stream
-  logic [PORTS-1:0]       hv, hnew, start, keep, sv, sl, f_ready;
-  logic [PORTS-1:0][63:0] hdr, sd;
+  logic [PORTS-1:0]    hv, hnew, start, keep, sv, sl, f_ready;
+  logic [PORTS*64-1:0] hdr, sd;
   // per output: link transmitter frame input
-  logic [PORTS-1:0]       f_valid, f_last;
-  logic [PORTS-1:0][63:0] f_data;
+  logic [PORTS-1:0]    f_valid, f_last;
+  logic [PORTS*64-1:0] f_data;
 
   for (genvar p = 0; p < PORTS; p++) begin : g_port
     logic        q_we, q_commit, q_drop, q_room;
@@ -84,7 +86,7 @@ module memchan_hub #(
     memchan_link_rx #(.FIFO_AW(INQ_AW), .HUB_PORT(1'b1)) u_lrx (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b1), .mcast_i(512'b0),
       .retry_en_i(1'b1), .err_reset_i(1'b0), .hub_i(1'b0), .spoke_i(1'b0),
-      .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[p]), .s_tlast_i(s_link_tlast[p]),
+      .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[64*p +: 64]), .s_tlast_i(s_link_tlast[p]),
       .s_tready_o(s_link_tready[p]),
       .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
       .q_room_i(q_room),
@@ -97,9 +99,9 @@ module memchan_hub #(
     memchan_hub_inq #(.DEPTH(INQ_DEPTH)) u_inq (
       .clk_i, .rst_ni,
       .we_i(q_we), .wdata_i(q_data), .commit_i(q_commit), .drop_i(q_drop), .room_o(q_room),
-      .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[p]),
+      .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[64*p +: 64]),
       .start_i(start[p]), .keep_i(keep[p]),
-      .s_valid_o(sv[p]), .s_data_o(sd[p]), .s_last_o(sl[p]));
+      .s_valid_o(sv[p]), .s_data_o(sd[64*p +: 64]), .s_last_o(sl[p]));
 
     memchan_link_ctrl u_lctrl (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
@@ -127,12 +129,12 @@ module memchan_hub #(
     memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .retry_en_i(1'b1),
       .retry_limit_i(8'(RETRY_LIMIT)), .ack_timeout_i(32'(ACK_TIMEOUT)), .err_reset_i(tx_reset),
-      .f_valid_i(f_valid[p]), .f_data_i(f_data[p]), .f_last_i(f_last[p]),
+      .f_valid_i(f_valid[p]), .f_data_i(f_data[64*p +: 64]), .f_last_i(f_last[p]),
       .f_ready_o(f_ready[p]),
       .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
       .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
       .hb_req_i(hb_req), .hb_hdr_i(hub_hb_hdr),
-      .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[p]), .m_tlast_o(m_link_tlast[p]),
+      .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[64*p +: 64]), .m_tlast_o(m_link_tlast[p]),
       .m_tready_i(m_link_tready[p]),
       .discarding_o(port_discarding_o[p]), .retry_o(retry), .err_event_o(tx_err_event),
       .err_drop_o(tx_err_drop), .tx_pkt_o(tx_pkt), .tx_len_o(tx_len),
@@ -168,16 +170,17 @@ module memchan_hub #(
   endfunction
 
   // ---------------- allocator ----------------
-  logic [PORTS-1:0]          ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
-  logic [PORTS-1:0][PORTS-1:0] rem_q;       // outputs the head frame still has to reach
-  logic [PORTS-1:0][PW-1:0]  osrc_q;        // input feeding each busy output
-  logic [PORTS-1:0]          req, gnt, free, batch_left, up_q;
-  logic [PORTS-1:0][PORTS-1:0] gmask, rem;
+  // per input i: rem_q/rem/gmask at [PORTS*i +: PORTS]; per output o: osrc_q at [PW*o +: PW]
+  logic [PORTS-1:0]       ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
+  logic [PORTS*PORTS-1:0] rem_q;        // outputs the head frame still has to reach
+  logic [PORTS*PW-1:0]    osrc_q;       // input feeding each busy output
+  logic [PORTS-1:0]       req, gnt, free, batch_left, up_q;
+  logic [PORTS*PORTS-1:0] gmask, rem;
 
   // outputs whose link is down are no destination: their traffic is discarded at once
   // instead of filling the port's replay ring and holding every broadcast back
   always_comb begin
-    for (int i = 0; i < PORTS; i++) rem[i] = rem_q[i] & up_q;
+    for (int i = 0; i < PORTS; i++) rem[PORTS*i +: PORTS] = rem_q[PORTS*i +: PORTS] & up_q;
   end
 
   // a new head frame's destinations (rem_q) are registered in its first cycle (hnew)
@@ -188,36 +191,39 @@ module memchan_hub #(
   assign free = ~obusy_q & ~oend_q & f_ready;
 
   always_comb begin
-    logic [PORTS-1:0] res, avail;
+    logic [PORTS-1:0] res, avail, ri, gi;
     res   = '0;
     gnt   = '0;
     gmask = '0;
     // sampled requests first, then newer ones; each in port order
     for (int pass = 0; pass < 2; pass++) begin
       for (int i = 0; i < PORTS; i++) begin
+        ri = rem[PORTS*i +: PORTS];
+        gi = '0;
         if (req[i] && (batch_q[i] == (pass == 0))) begin
-          if (rem[i] == '0) begin
+          if (ri == '0) begin
             gnt[i] = 1'b1;                 // no destination: stream it to nowhere (drop)
           end else if (BCAST_SYNC) begin
-            if ((rem[i] & (res | ~free)) == '0) begin
-              gnt[i]   = 1'b1;
-              gmask[i] = rem[i];
+            if ((ri & (res | ~free)) == '0) begin
+              gnt[i] = 1'b1;
+              gi     = ri;
             end
-            res |= rem[i];
+            res |= ri;
           end else begin
-            avail = rem[i] & free & ~res;
+            avail = ri & free & ~res;
             if (avail != '0) begin
-              gnt[i]   = 1'b1;
-              gmask[i] = avail & (~avail + 1'b1);   // lowest free output
+              gnt[i] = 1'b1;
+              gi     = avail & (~avail + 1'b1);   // lowest free output
             end
-            res |= gmask[i];
+            res |= gi;
           end
+          gmask[PORTS*i +: PORTS] = gi;
         end
       end
     end
     for (int i = 0; i < PORTS; i++) begin
       start[i] = gnt[i];
-      keep[i]  = (rem[i] & ~gmask[i]) != '0;
+      keep[i]  = (rem[PORTS*i +: PORTS] & ~gmask[PORTS*i +: PORTS]) != '0;
     end
   end
 
@@ -228,18 +234,30 @@ module memchan_hub #(
 
   // ---------------- crossbar data path ----------------
   for (genvar o = 0; o < PORTS; o++) begin : g_out
-    logic [63:0] w;
+    logic [PW-1:0] src;
+    logic [63:0]   w;
+    logic          v, l;
+    assign src = osrc_q[PW*o +: PW];
     always_comb begin
-      w = sd[osrc_q[o]];
+      w = '0;
+      v = 1'b0;
+      l = 1'b0;
+      for (int i = 0; i < PORTS; i++) begin
+        if (src == PW'(i)) begin
+          w = sd[64*i +: 64];
+          v = sv[i];
+          l = sl[i];
+        end
+      end
       // the sender's own copy (echo) of a frame for other nodes is its local copy: they
       // acknowledge, the sender does not (a page addressed to the sender itself it does)
-      if (ofirst_q[o] && 32'(osrc_q[o]) == o && w[H_TP_LSB +: 4] == TP_DATA &&
+      if (ofirst_q[o] && 32'(src) == o && w[H_TP_LSB +: 4] == TP_DATA &&
           !(w[C_DKIND +: 2] == 2'd0 && 32'(w[H_DNID_LSB +: 7]) == o))
         w[C_ACK_REQ] = 1'b0;
     end
-    assign f_valid[o] = obusy_q[o] && sv[osrc_q[o]];
-    assign f_last[o]  = sl[osrc_q[o]];
-    assign f_data[o]  = w;
+    assign f_valid[o]         = obusy_q[o] && v;
+    assign f_last[o]          = l;
+    assign f_data[64*o +: 64] = w;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -250,9 +268,9 @@ module memchan_hub #(
       up_q    <= port_up_o;
       batch_q <= (batch_left == '0) ? (req & ~(gnt & ~keep)) : batch_left;
       for (int i = 0; i < PORTS; i++) begin
-        if (hnew[i]) rem_q[i] <= route(hdr[i], i);
+        if (hnew[i]) rem_q[PORTS*i +: PORTS] <= route(hdr[64*i +: 64], i);
         if (gnt[i]) begin
-          rem_q[i]   <= rem[i] & ~gmask[i];
+          rem_q[PORTS*i +: PORTS] <= rem[PORTS*i +: PORTS] & ~gmask[PORTS*i +: PORTS];
           ibusy_q[i] <= 1'b1;
         end else if (sv[i] && sl[i]) begin
           ibusy_q[i] <= 1'b0;
@@ -263,10 +281,10 @@ module memchan_hub #(
         if (f_valid[o]) ofirst_q[o] <= 1'b0;
         if (f_valid[o] && f_last[o]) obusy_q[o] <= 1'b0;
         for (int i = 0; i < PORTS; i++) begin
-          if (gmask[i][o]) begin
-            obusy_q[o]  <= 1'b1;
-            ofirst_q[o] <= 1'b1;
-            osrc_q[o]   <= PW'(i);
+          if (gmask[PORTS*i + o]) begin
+            obusy_q[o]           <= 1'b1;
+            ofirst_q[o]          <= 1'b1;
+            osrc_q[PW*o +: PW]   <= PW'(i);
           end
         end
       end

@@ -23,8 +23,8 @@ module tb_hub_net #(
   localparam int PS = 4096;
 
   // hub side of the cables
-  logic [PORTS-1:0]       h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
-  logic [PORTS-1:0][63:0] h_td, h_rd;
+  logic [PORTS-1:0]    h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
+  logic [PORTS*64-1:0] h_td, h_rd;     // port p: [64*p +: 64]
 
   memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC)) hub (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'h4855_4231),
@@ -58,9 +58,9 @@ module tb_hub_net #(
       .s_link_tvalid(rv), .s_link_tdata(rd), .s_link_tlast(rl), .s_link_tready(rr), .irq);
     tb_link_chan #(.STALL(STALL)) up (
       .clk, .rst_n, .i_tvalid(tv), .i_tdata(td), .i_tlast(tl), .i_tready(tr),
-      .o_tvalid(h_rv[p]), .o_tdata(h_rd[p]), .o_tlast(h_rl[p]), .o_tready(h_rr[p]));
+      .o_tvalid(h_rv[p]), .o_tdata(h_rd[64*p +: 64]), .o_tlast(h_rl[p]), .o_tready(h_rr[p]));
     tb_link_chan #(.STALL(STALL)) down (
-      .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[p]), .i_tlast(h_tl[p]),
+      .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[64*p +: 64]), .i_tlast(h_tl[p]),
       .i_tready(h_tr[p]), .o_tvalid(rv), .o_tdata(rd), .o_tlast(rl), .o_tready(rr));
 
     int seen;
@@ -116,7 +116,7 @@ module tb_hub_net #(
   for (genvar p = NN; p < PORTS; p++) begin : g_idle
     // no adapter on this port: no cable
     assign h_rv[p] = 1'b0;
-    assign h_rd[p] = '0;
+    assign h_rd[64*p +: 64] = '0;
     assign h_rl[p] = 1'b0;
     assign h_tr[p] = 1'b1;
   end
