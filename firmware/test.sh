@@ -137,7 +137,8 @@ HUBC="-f rtl/hub_files.f $TBC tb/common/tb_hub_net.sv"
 step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
 for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
 step hub_backpressure run hub tb_hub +seed=7 +rounds=12 +bp=60
-step hub_bitflips     run hub tb_hub +seed=8 +rounds=12 +flips=1000
+# 5000 ppm on every cable: frames, LNAKs and LACKs are lost on both hops of every path
+for s in 8 9 10; do step "hub_bitflips_seed$s" run hub tb_hub +seed=$s +rounds=12 +flips=5000; done
 # rule 2 with 4 senders and 4 receivers (bid lock / IRIW); the same bench with the hub's
 # broadcast synchronization off (BCAST_SYNC=0) must FAIL with "rule 2 violated"
 step hub_order_build bench hub_order tb_hub_order $HUBC tb/hub_order/tb_hub_order.sv

@@ -47,6 +47,9 @@ module tb_hub_net #(
   int          stall_set [NN];       // -1: leave, else set the adapter's stall percentage
   int          flip_set [NN];        // -1: leave, else bit flips per million words, both cables
   longint      flips [NN];           // bit flips injected so far on both cables of a port
+  // per port: a link transmitter (adapter's or hub's) still holds unacknowledged frames or
+  // the hub's input queue still holds a frame (see quiesce)
+  logic [PORTS-1:0] ad_unacked, hub_unacked, hub_queued;
 
   for (genvar p = 0; p < NN; p++) begin : g_ad
     logic        tv, tl, tr, rv, rl, rr;
@@ -62,6 +65,8 @@ module tb_hub_net #(
     tb_link_chan #(.STALL(STALL)) down (
       .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[64*p +: 64]), .i_tlast(h_tl[p]),
       .i_tready(h_tr[p]), .o_tvalid(rv), .o_tdata(rd), .o_tlast(rl), .o_tready(rr));
+
+    assign ad_unacked[p] = (nd.dut.u_ltx.unack_q != '0);
 
     int seen;
     initial seen = 0;
@@ -113,7 +118,13 @@ module tb_hub_net #(
       flips[p] = up.flips + down.flips;
     end
   end
+  for (genvar p = 0; p < PORTS; p++) begin : g_hub_state
+    assign hub_unacked[p] = (hub.g_port[p].u_ltx.unack_q != '0);
+    assign hub_queued[p]  = (hub.g_port[p].u_inq.hs_q != '0) ||
+                            (hub.g_port[p].u_inq.fh_q != hub.g_port[p].u_inq.ft_q);
+  end
   for (genvar p = NN; p < PORTS; p++) begin : g_idle
+    assign ad_unacked[p] = 1'b0;
     // no adapter on this port: no cable
     assign h_rv[p] = 1'b0;
     assign h_rd[64*p +: 64] = '0;
@@ -242,18 +253,31 @@ module tb_hub_net #(
     server(s);
   endtask
 
-  // wait until every transmit window is drained and no host write happened for a while
+  // wait until every transmit window is drained, every link transmitter (adapters' and hub's,
+  // toward live ports) has had all of its frames acknowledged, the hub's input queues are
+  // empty, and no host write happened for idle_cycles. A frame lost on a hop several times in
+  // a row is resent after an acknowledgement timeout each time, so a fixed idle time is not
+  // enough under bit flips; a link that never drains is a failure after 400000 cycles.
   task automatic quiesce(input int idle_cycles);
-    int still, total, last;
+    int still, total, last, busy;
     for (int n = 0; n < NN; n++) drain(n);
     still = 0;
     last = -1;
+    busy = 0;
     while (still < idle_cycles) begin
       @(posedge clk);
       total = 0;
       for (int n = 0; n < NN; n++) total += log_a[n].size();
-      if (total == last) still++;
-      else still = 0;
+      if (total == last && ((ad_unacked | ((hub_unacked | hub_queued) & port_up)) == '0)) begin
+        still++;
+        busy = 0;
+      end else begin
+        still = 0;
+        busy++;
+        if (busy > 400000)
+          $fatal(1, "tb_hub_net: links not drained after 400000 cycles: adapters %b, hub %b/%b",
+                 ad_unacked, hub_unacked, hub_queued);
+      end
       last = total;
     end
   endtask
