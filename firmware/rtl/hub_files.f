@@ -1,2 +1,3 @@
+rtl/memchan_hub_ack.sv
 rtl/memchan_hub_inq.sv
 rtl/memchan_hub.sv

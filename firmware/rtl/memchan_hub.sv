@@ -22,6 +22,11 @@
 //     BCAST_SYNC = 0 serves a multi-destination frame output by output instead (each output
 //     when it is free, the input queue replays the frame); that breaks rule 2 and exists
 //     only for the negative control of the ordering bench, never on a board.
+//   * Acknowledgements (memchan_hub_ack): the hub consumes every ACK a receiver sends and
+//     answers the sender itself, once per acknowledge request (a DATA frame with ACK_REQ or a
+//     barrier sweep), when every destination the request was granted to has acknowledged.
+//     Its ACK frames, one header word each, enter an output while the output is free, ahead
+//     of the crossbar's grants (inject): that is the one place where the hub makes frames.
 //   * No back-pressure inside the crossbar: an output is granted only while its link
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
 //     once it took the header, and its room only grows while it is idle, from the second
@@ -35,6 +40,7 @@ module memchan_hub #(
   parameter int unsigned HB_PERIOD   = 4096,   // heartbeat period, cycles
   parameter int unsigned ACK_TIMEOUT = 2048,   // link acknowledgement timeout, cycles
   parameter int unsigned RETRY_LIMIT = 8,      // go-back-N rewinds without progress
+  parameter int unsigned ACK_DEPTH   = 16,     // acknowledge requests queued per sender
   parameter bit          BCAST_SYNC  = 1'b1,
   localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
 ) (
@@ -164,9 +170,24 @@ module memchan_hub #(
         if (h[H_ECHO]) m |= PORTS'(1) << src;
       end
       TP_ACKREQ: m = others;
+      TP_ACK:    m = '0;          // consumed by the acknowledgement merging
       default:   m = port_bit(h[H_DNID_LSB +: 8]);
     endcase
     route = m;
+  endfunction
+
+  // the ports that acknowledge a frame: every destination of an acknowledge request but the
+  // sender's own local copy (its echo has ACK_REQ cleared, see the data path)
+  function automatic logic [PORTS-1:0] ack_set(input logic [63:0] h, input int unsigned src);
+    logic [PORTS-1:0] m;
+    m = '0;
+    if (h[H_TP_LSB +: 4] == TP_ACKREQ) begin
+      m = route(h, src);
+    end else if (h[H_TP_LSB +: 4] == TP_DATA && h[C_ACK_REQ]) begin
+      m = route(h, src);
+      if (!(h[C_DKIND +: 2] == 2'd0 && 32'(h[H_DNID_LSB +: 7]) == src)) m[src] = 1'b0;
+    end
+    ack_set = m;
   endfunction
 
   // ---------------- allocator ----------------
@@ -176,6 +197,12 @@ module memchan_hub #(
   logic [PORTS*PW-1:0]    osrc_q;       // input feeding each busy output
   logic [PORTS-1:0]       req, gnt, free, batch_left, up_q;
   logic [PORTS*PORTS-1:0] gmask, rem;
+  // acknowledgement merging: per input, the head frame's acknowledging ports (registered with
+  // rem_q) and whether its request is still to be queued (at its first grant)
+  logic [PORTS*PORTS-1:0] aset_q, apush_set;
+  logic [PORTS-1:0]       afirst_q, apush, afull, aack, inject;
+  logic [PORTS*PW-1:0]    aack_dst;
+  logic [PORTS*8-1:0]     aack_cnt, owed;
 
   // outputs whose link is down are no destination: their traffic is discarded at once
   // instead of filling the port's replay ring and holding every broadcast back
@@ -183,16 +210,26 @@ module memchan_hub #(
     for (int i = 0; i < PORTS; i++) rem[PORTS*i +: PORTS] = rem_q[PORTS*i +: PORTS] & up_q;
   end
 
-  // a new head frame's destinations (rem_q) are registered in its first cycle (hnew)
-  assign req  = hv & ~ibusy_q & ~hnew;
+  // a new head frame's destinations (rem_q) are registered in its first cycle (hnew); an
+  // acknowledge request waits while its sender's request queue is full
+  always_comb begin
+    for (int i = 0; i < PORTS; i++)
+      req[i] = hv[i] && !ibusy_q[i] && !hnew[i] &&
+               !(afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0 && afull[i]);
+  end
   // memchan_link_tx's room flag is registered with a margin of one frame: the cycle after a
   // frame's last word it may still be high although that frame took the last room, so an
   // output is granted again only a cycle later (oend_q); while idle the room only grows
   assign free = ~obusy_q & ~oend_q & f_ready;
 
+  // an owed acknowledgement takes a free output before any grant (one header word)
+  always_comb begin
+    for (int o = 0; o < PORTS; o++) inject[o] = (owed[8*o +: 8] != 8'd0) && free[o];
+  end
+
   always_comb begin
     logic [PORTS-1:0] res, avail, ri, gi;
-    res   = '0;
+    res   = inject;
     gnt   = '0;
     gmask = '0;
     // sampled requests first, then newer ones; each in port order
@@ -227,6 +264,25 @@ module memchan_hub #(
     end
   end
 
+  // acknowledgement merging: queue a request at its frame's first grant (to the live ports it
+  // is granted to); an ACK is consumed at its grant (it has no destination)
+  always_comb begin
+    for (int i = 0; i < PORTS; i++) begin
+      apush[i] = gnt[i] && afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0;
+      apush_set[PORTS*i +: PORTS] = aset_q[PORTS*i +: PORTS] & rem[PORTS*i +: PORTS];
+      aack[i] = gnt[i] && hdr[64*i + H_TP_LSB +: 4] == TP_ACK &&
+                hdr[64*i + H_DNID_LSB +: 8] < 8'(PORTS);
+      aack_dst[PW*i +: PW] = hdr[64*i + H_DNID_LSB +: PW];
+      aack_cnt[8*i +: 8]   = hdr[64*i + H_ADDR_LSB +: 8];
+    end
+  end
+
+  memchan_hub_ack #(.PORTS(PORTS), .DEPTH(ACK_DEPTH)) u_ack (
+    .clk_i, .rst_ni, .up_i(up_q),
+    .push_i(apush), .push_set_i(apush_set), .full_o(afull),
+    .ack_i(aack), .ack_dst_i(aack_dst), .ack_cnt_i(aack_cnt),
+    .owed_o(owed), .taken_i(inject));
+
   // a sampled input leaves the sample when its frame has reached every destination
   always_comb begin
     for (int i = 0; i < PORTS; i++) batch_left[i] = batch_q[i] && !(gnt[i] && !keep[i]);
@@ -255,20 +311,34 @@ module memchan_hub #(
           !(w[C_DKIND +: 2] == 2'd0 && 32'(w[H_DNID_LSB +: 7]) == o))
         w[C_ACK_REQ] = 1'b0;
     end
-    assign f_valid[o]         = obusy_q[o] && v;
-    assign f_last[o]          = l;
-    assign f_data[64*o +: 64] = w;
+    // the hub's own ACK(count) for node o, SID = the hub
+    logic [63:0] ack_hdr;
+    always_comb begin
+      ack_hdr = '0;
+      ack_hdr[H_TP_LSB +: 4]   = TP_ACK;
+      ack_hdr[H_DNID_LSB +: 8] = 8'(o);
+      ack_hdr[H_SID_LSB +: 8]  = HUB_SID;
+      ack_hdr[H_ADDR_LSB +: 8] = owed[8*o +: 8];
+    end
+    assign f_valid[o]         = (obusy_q[o] && v) || inject[o];
+    assign f_last[o]          = inject[o] || l;
+    assign f_data[64*o +: 64] = inject[o] ? ack_hdr : w;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0; oend_q <= '0;
-      rem_q <= '0; osrc_q <= '0; up_q <= '0;
+      rem_q <= '0; osrc_q <= '0; up_q <= '0; aset_q <= '0; afirst_q <= '0;
     end else begin
       up_q    <= port_up_o;
       batch_q <= (batch_left == '0) ? (req & ~(gnt & ~keep)) : batch_left;
       for (int i = 0; i < PORTS; i++) begin
-        if (hnew[i]) rem_q[PORTS*i +: PORTS] <= route(hdr[64*i +: 64], i);
+        if (hnew[i]) begin
+          rem_q[PORTS*i +: PORTS]  <= route(hdr[64*i +: 64], i);
+          aset_q[PORTS*i +: PORTS] <= ack_set(hdr[64*i +: 64], i);
+          afirst_q[i]              <= 1'b1;
+        end
+        if (gnt[i]) afirst_q[i] <= 1'b0;
         if (gnt[i]) begin
           rem_q[PORTS*i +: PORTS] <= rem[PORTS*i +: PORTS] & ~gmask[PORTS*i +: PORTS];
           ibusy_q[i] <= 1'b1;

@@ -75,6 +75,7 @@ module tb_hub_net #(
         log_a[p].push_back(nd.host.log_addr[seen]);
         log_v[p].push_back(nd.host.log_val[seen]);
         log_t[p].push_back(nd.host.log_time[seen]);
+        if (nd.host.log_val[seen][31:28] < NN) got_n[nd.host.log_val[seen][31:28]][p]++;
         seen++;
       end
     end
@@ -226,8 +227,14 @@ module tb_hub_net #(
   logic [31:0] exp_val  [NN][NN][$];
   int          serial [NN];
   int          done_idx [NN];           // log entries of each receiver already checked
+  int          exp_n [NN][NN];          // [sender][receiver]: words expected so far
+  int          got_n [NN][NN];          // [sender][receiver]: words in the host log so far
+  int          barriers = 0;            // barrier sweeps checked
 
-  initial for (int n = 0; n < NN; n++) begin serial[n] = 1; done_idx[n] = 0; end
+  initial for (int n = 0; n < NN; n++) begin
+    serial[n] = 1; done_idx[n] = 0;
+    for (int r = 0; r < NN; r++) begin exp_n[n][r] = 0; got_n[n][r] = 0; end
+  end
 
   // store n32 fresh words from sender s at network address net (4-byte aligned)
   task automatic store(input int s, input longint net, input int n32);
@@ -246,11 +253,30 @@ module tb_hub_net #(
         if (routed(s, r, page)) begin
           exp_addr[s][r].push_back(host_addr(r, a));
           exp_val[s][r].push_back(v);
+          exp_n[s][r]++;
         end
       end
     end
     op_kind[s] = OP_STORE; op_net[s] = net;
     server(s);
+  endtask
+
+  // barrier sweep from node s (seed 000: acknowledge requests to every other node through the
+  // hub): DONE only when every receiver has every word s stored before it in its memory,
+  // ACK_OUTSTANDING then 0
+  task automatic barrier(input int s);
+    logic [31:0] v;
+    drain(s);        // the stores' BAR writes answered (PCIe orders them before START)
+    wr(s, MC_REG_BARRIER, MC_BARRIER_START_MASK);
+    wait_reg(s, MC_REG_BARRIER, MC_BARRIER_DONE_MASK | MC_BARRIER_BUSY_MASK,
+             MC_BARRIER_DONE_MASK, "barrier DONE");
+    for (int r = 0; r < NN; r++)
+      if (got_n[s][r] < exp_n[s][r])
+        $fatal(1, "node %0d: barrier DONE while node %0d has %0d of its %0d words", s, r,
+               got_n[s][r], exp_n[s][r]);
+    rd(s, MC_REG_ACK_OUTSTANDING, v);
+    if (v != 0) $fatal(1, "node %0d: barrier DONE with ACK_OUTSTANDING %0d", s, v);
+    barriers++;
   endtask
 
   // wait until every transmit window is drained, every link transmitter (adapters' and hub's,
