@@ -153,6 +153,11 @@ hub_order_unsync() {
   grep -q "rule 2 violated" "$build/hub_order_unsync.run.log"
 }
 step hub_order_unsync hub_order_unsync
+# measurements: 8 adapters on the hub, bisection (4 disjoint pairs, each >= 90 % of the pair
+# alone) and broadcast vs point-to-point, same-run ratios (docs/performance.md "Hub")
+step hub_perf_build bench hub_perf tb_hub_perf $HUBC tb/hub_perf/tb_hub_perf.sv
+step hub_perf run hub_perf tb_hub_perf
+grep "^PERF hub" "$build/hub_perf.run.log" 2> /dev/null
 
 step remote_build bench remote tb_remote $TBC tb/common/tb_pair.sv tb/remote/tb_remote.sv
 for s in $seeds; do step "remote_seed$s" run remote tb_remote +seed=$s; done

@@ -238,6 +238,13 @@ module tb_hub_net #(
 
   // store n32 fresh words from sender s at network address net (4-byte aligned)
   task automatic store(input int s, input longint net, input int n32);
+    store_post(s, net, n32);
+    wait (op_done[s] == op_req[s]);
+  endtask
+
+  // the same, without waiting for the adapter's server: stores of different senders then run
+  // at the same time (call it again for s only once op_done[s] == op_req[s])
+  task automatic store_post(input int s, input longint net, input int n32);
     op_dw[s].delete();
     for (int i = 0; i < n32; i++) begin
       logic [31:0] v;
@@ -258,7 +265,7 @@ module tb_hub_net #(
       end
     end
     op_kind[s] = OP_STORE; op_net[s] = net;
-    server(s);
+    op_req[s] = op_req[s] + 1;
   endtask
 
   // barrier sweep from node s (seed 000: acknowledge requests to every other node through the
