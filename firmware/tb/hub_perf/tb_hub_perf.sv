@@ -5,7 +5,10 @@
 //     delivered rate against the rate of pair 0->1 streaming alone (the rate of one link
 //     through the hub); each must reach 90 %;
 //   * broadcast against point-to-point: node 0 stores the same amount to node 1 alone and
-//     then as a broadcast to all 7 others; the time until the last receiver has the last word.
+//     then as a broadcast to all 7 others; the time until the last receiver has the last word;
+//   * hub latency (a probe on the hub's ports, during the reference stream): from the last
+//     word (CRC) of a DATA frame accepted at input 0 to the first word of that frame leaving
+//     output 1 on its link (an absolute number of cycles, reported only).
 // The scoreboard of tb_hub_net checks every word of every phase.
 `default_nettype none
 
@@ -14,7 +17,7 @@ module tb_hub_perf;
 
   localparam int NN = 8;
   localparam int PS = 4096;
-  localparam int BURST = 64;          // 32-bit words per store (two full frames)
+  localparam int BURST = 64;          // 32-bit words per store (one full 256-byte frame)
   localparam int BURSTS = 48;         // per sender and phase
 
   logic clk = 0, rst_n = 0;
@@ -23,6 +26,27 @@ module tb_hub_perf;
   always @(posedge clk) cycle++;
 
   tb_hub_net #(.NN(NN), .PORTS(NN), .STALL(0)) net (.clk, .rst_n);
+
+  // hub latency probe: input 0's DATA frame ends (queued), output 1's DATA frame starts
+  bit     probe = 0;
+  longint in_end [$];
+  longint lat_min = -1, lat_sum = 0, lat_n = 0;
+  bit     out_mid = 0;       // output 1 is inside a frame
+  always @(posedge clk) begin
+    if (probe && net.hub.g_port[0].u_lrx.q_commit_o &&
+        net.hub.g_port[0].u_lrx.hdr_q[3:0] == 4'h1)
+      in_end.push_back(cycle);
+    if (net.h_tv[1] && net.h_tr[1]) begin
+      if (probe && !out_mid && net.h_td[64 + 0 +: 4] == 4'h1 && in_end.size() > 0) begin
+        longint l;
+        l = cycle - in_end.pop_front();
+        if (lat_min < 0 || l < lat_min) lat_min = l;
+        lat_sum += l;
+        lat_n++;
+      end
+      out_mid = !net.h_tl[1];
+    end
+  end
 
   // page d of every node: point-to-point to node d; page NN: broadcast
   task automatic setup();
@@ -81,8 +105,12 @@ module tb_hub_perf;
     // reference: pair 0 -> 1 alone
     for (int r = 0; r < NN; r++) from[r] = net.log_v[r].size();
     for (int s = 0; s < NN; s++) page[s] = (s + 1) % NN;
+    probe = 1;
     stream(8'b0000_0001, page, t0);
     net.quiesce(200);
+    probe = 0;
+    if (lat_n != BURSTS * BURST / 64 || in_end.size() != 0)
+      $fatal(1, "hub_perf: latency probe matched %0d frames, %0d left", lat_n, in_end.size());
     span(0, 1, from[1], n, first, last);
     if (n != BURSTS * BURST) $fatal(1, "hub_perf: reference pair got %0d words", n);
     ref_rate = real'(n) / real'(last - first + 1);
@@ -123,6 +151,8 @@ module tb_hub_perf;
              worst);
     $display("PERF hub broadcast to 7 vs point-to-point to 1, %0d words: %0d vs %0d cycles, ratio %0.3f",
              BURSTS * BURST, t_bc, t_p2p, real'(t_bc) / real'(t_p2p));
+    $display("PERF hub latency, input last word to output first word: min %0d, mean %0.1f cycles (%0d frames, streaming)",
+             lat_min, real'(lat_sum) / real'(lat_n), lat_n);
     if (worst < 0.9) $fatal(1, "hub_perf: a pair below 90 %% of a link in the bisection");
     $display("hub_perf: PASS");
     $finish;
