@@ -83,17 +83,19 @@ step crc_iverilog crc_iverilog
 # Icarus Verilog 11 (second simulator): the whole adapter elaborates, the FIFO bench runs.
 # The RTL goes through lint/icarus_sv.sh (two mechanical rewrites, see there); the benches
 # that use tb/common need associative arrays, void casts and break, which Icarus 11 lacks.
-icarus_rtl() {
-  local files
-  files="$(lint/icarus_sv.sh "$build/icarus" $(cat rtl/files.f) | tr '\n' ' ')"
-  iverilog -g2012 -o "$build/icarus/memchan_top.vvp" -s memchan_top $files &&
-  vvp -n "$build/icarus/memchan_top.vvp" || return 1
+icarus_elab() {   # icarus_elab TOP BAD_PARAM=VALUE FILE_LIST...: elaborates; BAD_PARAM rejected
+  local top="$1" bad="$2" files; shift 2
+  files="$(lint/icarus_sv.sh "$build/icarus" $(cat "$@") | tr '\n' ' ')"
+  iverilog -g2012 -o "$build/icarus/$top.vvp" -s "$top" $files &&
+  vvp -n "$build/icarus/$top.vvp" || return 1
   # the parameter checks fire under Icarus too (at time 0)
-  iverilog -g2012 -Pmemchan_top.PAGE_SIZE=5000 -o "$build/icarus/bad.vvp" -s memchan_top $files &&
-  if vvp -n "$build/icarus/bad.vvp"; then echo "PAGE_SIZE=5000 accepted under Icarus"; return 1; fi
-  echo "memchan_top elaborates under Icarus; PAGE_SIZE=5000 rejected"
+  iverilog -g2012 -P"$top.$bad" -o "$build/icarus/bad_$top.vvp" -s "$top" $files &&
+  if vvp -n "$build/icarus/bad_$top.vvp"; then echo "$bad accepted under Icarus"; return 1; fi
+  echo "$top elaborates under Icarus; $bad rejected"
 }
-step icarus_rtl icarus_rtl
+step icarus_rtl icarus_elab memchan_top PAGE_SIZE=5000 rtl/files.f
+# the hub too (its benches use tb/common, see above)
+step icarus_hub icarus_elab memchan_hub PORTS=33 rtl/files.f rtl/hub_files.f
 fifo_iverilog() {
   lint/icarus_sv.sh "$build/icarus" rtl/memchan_ram_sdp.sv rtl/memchan_fifo.sv > /dev/null &&
   iverilog -g2012 -o "$build/icarus/tb_fifo.vvp" -s tb_fifo "$build/icarus/memchan_ram_sdp.sv" \
@@ -130,13 +132,13 @@ step vhub_build bench vhub tb_vhub $TBC tb/common/tb_pair.sv tb/vhub/tb_vhub.sv
 for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; done
 
 # the hub: 4 adapters on an 8-port memchan_hub (docs/firmware.md "The hub")
-# (rtl/hub_files.f: the hub's own modules, after rtl/files.f; yosys 0.23 cannot parse the
-# hub's packed 2-D ports, so the adapter's synthesis reads rtl/files.f only)
+# (rtl/hub_files.f: the hub's own modules, after rtl/files.f)
 HUBC="-f rtl/hub_files.f $TBC tb/common/tb_hub_net.sv"
 step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
 for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
 step hub_backpressure run hub tb_hub +seed=7 +rounds=12 +bp=60
-step hub_bitflips     run hub tb_hub +seed=8 +rounds=12 +flips=1000
+# 5000 ppm on every cable: frames, LNAKs and LACKs are lost on both hops of every path
+for s in 8 9 10; do step "hub_bitflips_seed$s" run hub tb_hub +seed=$s +rounds=12 +flips=5000; done
 # rule 2 with 4 senders and 4 receivers (bid lock / IRIW); the same bench with the hub's
 # broadcast synchronization off (BCAST_SYNC=0) must FAIL with "rule 2 violated"
 step hub_order_build bench hub_order tb_hub_order $HUBC tb/hub_order/tb_hub_order.sv
@@ -151,6 +153,11 @@ hub_order_unsync() {
   grep -q "rule 2 violated" "$build/hub_order_unsync.run.log"
 }
 step hub_order_unsync hub_order_unsync
+# measurements: 8 adapters on the hub, bisection (4 disjoint pairs, each >= 90 % of the pair
+# alone) and broadcast vs point-to-point, same-run ratios (docs/performance.md "Hub")
+step hub_perf_build bench hub_perf tb_hub_perf $HUBC tb/hub_perf/tb_hub_perf.sv
+step hub_perf run hub_perf tb_hub_perf
+grep "^PERF hub" "$build/hub_perf.run.log" 2> /dev/null
 
 # the global clock (docs/firmware.md "Global clock"): 4 adapters on a hub and 2 back to back,
 # skew against the master within the stated bound through stalls, traffic and bit flips;
@@ -213,6 +220,10 @@ step cosim_build cosim/build.sh
 step synth synth/synth.sh "$build/synth"
 grep "^resources:" "$build/synth.log" 2> /dev/null
 grep "^depth:" "$build/synth.log" 2> /dev/null | head -n 3
+# the hub at 8 ports
+step synth_hub synth/synth.sh "$build/synth_hub" memchan_hub
+grep "^resources:" "$build/synth_hub.log" 2> /dev/null
+grep "^depth:" "$build/synth_hub.log" 2> /dev/null | head -n 3
 
 echo "firmware: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

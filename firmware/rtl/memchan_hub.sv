@@ -22,6 +22,11 @@
 //     BCAST_SYNC = 0 serves a multi-destination frame output by output instead (each output
 //     when it is free, the input queue replays the frame); that breaks rule 2 and exists
 //     only for the negative control of the ordering bench, never on a board.
+//   * Acknowledgements (memchan_hub_ack): the hub consumes every ACK a receiver sends and
+//     answers the sender itself, once per acknowledge request (a DATA frame with ACK_REQ or a
+//     barrier sweep), when every destination the request was granted to has acknowledged.
+//     Its ACK frames, one header word each, enter an output while the output is free, ahead
+//     of the crossbar's grants (inject): that is the one place where the hub makes frames.
 //   * No back-pressure inside the crossbar: an output is granted only while its link
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
 //     once it took the header, and its room only grows while it is idle, from the second
@@ -36,6 +41,7 @@ module memchan_hub #(
   parameter int unsigned HB_PERIOD   = 4096,   // heartbeat period, cycles
   parameter int unsigned ACK_TIMEOUT = 2048,   // link acknowledgement timeout, cycles
   parameter int unsigned RETRY_LIMIT = 8,      // go-back-N rewinds without progress
+  parameter int unsigned ACK_DEPTH   = 16,     // acknowledge requests queued per sender
   parameter bit          BCAST_SYNC  = 1'b1,
   parameter int unsigned SYNC_INTERVAL = 65536,  // global clock: cycles between sync frames
   parameter bit          CLOCK_SYNC  = 1'b1,     // 0: no sync frames (clock bench's control)
@@ -46,11 +52,11 @@ module memchan_hub #(
   input  wire logic [31:0]             serial_i,
   // one AXI4-Stream link port per direction and hub port
   output logic      [PORTS-1:0]        m_link_tvalid,
-  output logic      [PORTS-1:0][63:0]  m_link_tdata,
+  output logic      [PORTS*64-1:0]     m_link_tdata,     // port p: [64*p +: 64]
   output logic      [PORTS-1:0]        m_link_tlast,
   input  wire logic [PORTS-1:0]        m_link_tready,
   input  wire logic [PORTS-1:0]        s_link_tvalid,
-  input  wire logic [PORTS-1:0][63:0]  s_link_tdata,
+  input  wire logic [PORTS*64-1:0]     s_link_tdata,
   input  wire logic [PORTS-1:0]        s_link_tlast,
   output logic      [PORTS-1:0]        s_link_tready,
   // per port: link up (heartbeats both ways), transmitter discarding (retry exhausted)
@@ -64,15 +70,17 @@ module memchan_hub #(
   end
   localparam int unsigned INQ_AW = $clog2(INQ_DEPTH);
 
+  // Per-port vectors are flat, port p at [W*p +: W] (yosys 0.23 cannot parse packed 2-D
+  // ports, Icarus 11 cannot index them)
   // per input: head header, stream
-  logic [PORTS-1:0]       hv, hnew, start, keep, sv, sl, f_ready;
-  logic [PORTS-1:0][63:0] hdr, sd;
+  logic [PORTS-1:0]    hv, hnew, start, keep, sv, sl, f_ready;
+  logic [PORTS*64-1:0] hdr, sd;
   // per output: link transmitter frame input
-  logic [PORTS-1:0]       f_valid, f_last;
-  logic [PORTS-1:0][63:0] f_data;
+  logic [PORTS-1:0]    f_valid, f_last;
+  logic [PORTS*64-1:0] f_data;
   // global clock (memchan_hub_clock): sync frame requests and headers per port
-  logic [PORTS-1:0]       sync_req;
-  logic [PORTS-1:0][63:0] sync_hdr;
+  logic [PORTS-1:0]    sync_req;
+  logic [PORTS*64-1:0] sync_hdr;
 
   memchan_hub_clock #(.PORTS(PORTS), .SYNC_INTERVAL(SYNC_INTERVAL), .SYNC(CLOCK_SYNC)) u_clock (
     .clk_i, .rst_ni, .port_up_i(port_up_o),
@@ -95,7 +103,7 @@ module memchan_hub #(
     memchan_link_rx #(.FIFO_AW(INQ_AW), .HUB_PORT(1'b1)) u_lrx (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b1), .mcast_i(512'b0),
       .retry_en_i(1'b1), .err_reset_i(1'b0), .hub_i(1'b0), .spoke_i(1'b0),
-      .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[p]), .s_tlast_i(s_link_tlast[p]),
+      .s_tvalid_i(s_link_tvalid[p]), .s_tdata_i(s_link_tdata[64*p +: 64]), .s_tlast_i(s_link_tlast[p]),
       .s_tready_o(s_link_tready[p]),
       .q_we_o(q_we), .q_data_o(q_data), .q_commit_o(q_commit), .q_drop_o(q_drop),
       .q_room_i(q_room),
@@ -108,9 +116,9 @@ module memchan_hub #(
     memchan_hub_inq #(.DEPTH(INQ_DEPTH)) u_inq (
       .clk_i, .rst_ni,
       .we_i(q_we), .wdata_i(q_data), .commit_i(q_commit), .drop_i(q_drop), .room_o(q_room),
-      .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[p]),
+      .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[64*p +: 64]),
       .start_i(start[p]), .keep_i(keep[p]),
-      .s_valid_o(sv[p]), .s_data_o(sd[p]), .s_last_o(sl[p]));
+      .s_valid_o(sv[p]), .s_data_o(sd[64*p +: 64]), .s_last_o(sl[p]));
 
     memchan_link_ctrl u_lctrl (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
@@ -138,13 +146,13 @@ module memchan_hub #(
     memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .retry_en_i(1'b1),
       .retry_limit_i(8'(RETRY_LIMIT)), .ack_timeout_i(32'(ACK_TIMEOUT)), .err_reset_i(tx_reset),
-      .f_valid_i(f_valid[p]), .f_data_i(f_data[p]), .f_last_i(f_last[p]),
+      .f_valid_i(f_valid[p]), .f_data_i(f_data[64*p +: 64]), .f_last_i(f_last[p]),
       .f_ready_o(f_ready[p]),
       .rx_lack_i(rx_lack), .rx_lnak_i(rx_lnak), .rx_seq_i(rx_seq),
       .lack_req_i(lack_req), .lnak_req_i(lnak_req), .req_seq_i(req_seq),
       .hb_req_i(hb_req), .hb_hdr_i(hub_hb_hdr),
-      .sync_req_i(sync_req[p]), .sync_hdr_i(sync_hdr[p]),
-      .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[p]), .m_tlast_o(m_link_tlast[p]),
+      .sync_req_i(sync_req[p]), .sync_hdr_i(sync_hdr[64*p +: 64]),
+      .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[64*p +: 64]), .m_tlast_o(m_link_tlast[p]),
       .m_tready_i(m_link_tready[p]),
       .discarding_o(port_discarding_o[p]), .retry_o(retry), .err_event_o(tx_err_event),
       .err_drop_o(tx_err_drop), .tx_pkt_o(tx_pkt), .tx_len_o(tx_len),
@@ -174,64 +182,118 @@ module memchan_hub #(
         if (h[H_ECHO]) m |= PORTS'(1) << src;
       end
       TP_ACKREQ: m = others;
+      TP_ACK:    m = '0;          // consumed by the acknowledgement merging
       default:   m = port_bit(h[H_DNID_LSB +: 8]);
     endcase
     route = m;
   endfunction
 
+  // the ports that acknowledge a frame: every destination of an acknowledge request but the
+  // sender's own local copy (its echo has ACK_REQ cleared, see the data path)
+  function automatic logic [PORTS-1:0] ack_set(input logic [63:0] h, input int unsigned src);
+    logic [PORTS-1:0] m;
+    m = '0;
+    if (h[H_TP_LSB +: 4] == TP_ACKREQ) begin
+      m = route(h, src);
+    end else if (h[H_TP_LSB +: 4] == TP_DATA && h[C_ACK_REQ]) begin
+      m = route(h, src);
+      if (!(h[C_DKIND +: 2] == 2'd0 && 32'(h[H_DNID_LSB +: 7]) == src)) m[src] = 1'b0;
+    end
+    ack_set = m;
+  endfunction
+
   // ---------------- allocator ----------------
-  logic [PORTS-1:0]          ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
-  logic [PORTS-1:0][PORTS-1:0] rem_q;       // outputs the head frame still has to reach
-  logic [PORTS-1:0][PW-1:0]  osrc_q;        // input feeding each busy output
-  logic [PORTS-1:0]          req, gnt, free, batch_left, up_q;
-  logic [PORTS-1:0][PORTS-1:0] gmask, rem;
+  // per input i: rem_q/rem/gmask at [PORTS*i +: PORTS]; per output o: osrc_q at [PW*o +: PW]
+  logic [PORTS-1:0]       ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
+  logic [PORTS*PORTS-1:0] rem_q;        // outputs the head frame still has to reach
+  logic [PORTS*PW-1:0]    osrc_q;       // input feeding each busy output
+  logic [PORTS-1:0]       req, gnt, free, batch_left, up_q;
+  logic [PORTS*PORTS-1:0] gmask, rem;
+  // acknowledgement merging: per input, the head frame's acknowledging ports (registered with
+  // rem_q) and whether its request is still to be queued (at its first grant)
+  logic [PORTS*PORTS-1:0] aset_q, apush_set;
+  logic [PORTS-1:0]       afirst_q, apush, afull, aack, inject;
+  logic [PORTS*PW-1:0]    aack_dst;
+  logic [PORTS*8-1:0]     aack_cnt, owed;
 
   // outputs whose link is down are no destination: their traffic is discarded at once
   // instead of filling the port's replay ring and holding every broadcast back
   always_comb begin
-    for (int i = 0; i < PORTS; i++) rem[i] = rem_q[i] & up_q;
+    for (int i = 0; i < PORTS; i++) rem[PORTS*i +: PORTS] = rem_q[PORTS*i +: PORTS] & up_q;
   end
 
-  // a new head frame's destinations (rem_q) are registered in its first cycle (hnew)
-  assign req  = hv & ~ibusy_q & ~hnew;
+  // a new head frame's destinations (rem_q) are registered in its first cycle (hnew); an
+  // acknowledge request waits while its sender's request queue is full
+  always_comb begin
+    for (int i = 0; i < PORTS; i++)
+      req[i] = hv[i] && !ibusy_q[i] && !hnew[i] &&
+               !(afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0 && afull[i]);
+  end
   // memchan_link_tx's room flag is registered with a margin of one frame: the cycle after a
   // frame's last word it may still be high although that frame took the last room, so an
   // output is granted again only a cycle later (oend_q); while idle the room only grows
   assign free = ~obusy_q & ~oend_q & f_ready;
 
+  // an owed acknowledgement takes a free output before any grant (one header word)
   always_comb begin
-    logic [PORTS-1:0] res, avail;
-    res   = '0;
+    for (int o = 0; o < PORTS; o++) inject[o] = (owed[8*o +: 8] != 8'd0) && free[o];
+  end
+
+  always_comb begin
+    logic [PORTS-1:0] res, avail, ri, gi;
+    res   = inject;
     gnt   = '0;
     gmask = '0;
     // sampled requests first, then newer ones; each in port order
     for (int pass = 0; pass < 2; pass++) begin
       for (int i = 0; i < PORTS; i++) begin
+        ri = rem[PORTS*i +: PORTS];
+        gi = '0;
         if (req[i] && (batch_q[i] == (pass == 0))) begin
-          if (rem[i] == '0) begin
+          if (ri == '0) begin
             gnt[i] = 1'b1;                 // no destination: stream it to nowhere (drop)
           end else if (BCAST_SYNC) begin
-            if ((rem[i] & (res | ~free)) == '0) begin
-              gnt[i]   = 1'b1;
-              gmask[i] = rem[i];
+            if ((ri & (res | ~free)) == '0) begin
+              gnt[i] = 1'b1;
+              gi     = ri;
             end
-            res |= rem[i];
+            res |= ri;
           end else begin
-            avail = rem[i] & free & ~res;
+            avail = ri & free & ~res;
             if (avail != '0) begin
-              gnt[i]   = 1'b1;
-              gmask[i] = avail & (~avail + 1'b1);   // lowest free output
+              gnt[i] = 1'b1;
+              gi     = avail & (~avail + 1'b1);   // lowest free output
             end
-            res |= gmask[i];
+            res |= gi;
           end
+          gmask[PORTS*i +: PORTS] = gi;
         end
       end
     end
     for (int i = 0; i < PORTS; i++) begin
       start[i] = gnt[i];
-      keep[i]  = (rem[i] & ~gmask[i]) != '0;
+      keep[i]  = (rem[PORTS*i +: PORTS] & ~gmask[PORTS*i +: PORTS]) != '0;
     end
   end
+
+  // acknowledgement merging: queue a request at its frame's first grant (to the live ports it
+  // is granted to); an ACK is consumed at its grant (it has no destination)
+  always_comb begin
+    for (int i = 0; i < PORTS; i++) begin
+      apush[i] = gnt[i] && afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0;
+      apush_set[PORTS*i +: PORTS] = aset_q[PORTS*i +: PORTS] & rem[PORTS*i +: PORTS];
+      aack[i] = gnt[i] && hdr[64*i + H_TP_LSB +: 4] == TP_ACK &&
+                hdr[64*i + H_DNID_LSB +: 8] < 8'(PORTS);
+      aack_dst[PW*i +: PW] = hdr[64*i + H_DNID_LSB +: PW];
+      aack_cnt[8*i +: 8]   = hdr[64*i + H_ADDR_LSB +: 8];
+    end
+  end
+
+  memchan_hub_ack #(.PORTS(PORTS), .DEPTH(ACK_DEPTH)) u_ack (
+    .clk_i, .rst_ni, .up_i(up_q),
+    .push_i(apush), .push_set_i(apush_set), .full_o(afull),
+    .ack_i(aack), .ack_dst_i(aack_dst), .ack_cnt_i(aack_cnt),
+    .owed_o(owed), .taken_i(inject));
 
   // a sampled input leaves the sample when its frame has reached every destination
   always_comb begin
@@ -240,31 +302,57 @@ module memchan_hub #(
 
   // ---------------- crossbar data path ----------------
   for (genvar o = 0; o < PORTS; o++) begin : g_out
-    logic [63:0] w;
+    logic [PW-1:0] src;
+    logic [63:0]   w;
+    logic          v, l;
+    assign src = osrc_q[PW*o +: PW];
     always_comb begin
-      w = sd[osrc_q[o]];
+      w = '0;
+      v = 1'b0;
+      l = 1'b0;
+      for (int i = 0; i < PORTS; i++) begin
+        if (src == PW'(i)) begin
+          w = sd[64*i +: 64];
+          v = sv[i];
+          l = sl[i];
+        end
+      end
       // the sender's own copy (echo) of a frame for other nodes is its local copy: they
       // acknowledge, the sender does not (a page addressed to the sender itself it does)
-      if (ofirst_q[o] && 32'(osrc_q[o]) == o && w[H_TP_LSB +: 4] == TP_DATA &&
+      if (ofirst_q[o] && 32'(src) == o && w[H_TP_LSB +: 4] == TP_DATA &&
           !(w[C_DKIND +: 2] == 2'd0 && 32'(w[H_DNID_LSB +: 7]) == o))
         w[C_ACK_REQ] = 1'b0;
     end
-    assign f_valid[o] = obusy_q[o] && sv[osrc_q[o]];
-    assign f_last[o]  = sl[osrc_q[o]];
-    assign f_data[o]  = w;
+    // the hub's own ACK(count) for node o, SID = the hub
+    logic [63:0] ack_hdr;
+    always_comb begin
+      ack_hdr = '0;
+      ack_hdr[H_TP_LSB +: 4]   = TP_ACK;
+      ack_hdr[H_DNID_LSB +: 8] = 8'(o);
+      ack_hdr[H_SID_LSB +: 8]  = HUB_SID;
+      ack_hdr[H_ADDR_LSB +: 8] = owed[8*o +: 8];
+    end
+    assign f_valid[o]         = (obusy_q[o] && v) || inject[o];
+    assign f_last[o]          = inject[o] || l;
+    assign f_data[64*o +: 64] = inject[o] ? ack_hdr : w;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0; oend_q <= '0;
-      rem_q <= '0; osrc_q <= '0; up_q <= '0;
+      rem_q <= '0; osrc_q <= '0; up_q <= '0; aset_q <= '0; afirst_q <= '0;
     end else begin
       up_q    <= port_up_o;
       batch_q <= (batch_left == '0) ? (req & ~(gnt & ~keep)) : batch_left;
       for (int i = 0; i < PORTS; i++) begin
-        if (hnew[i]) rem_q[i] <= route(hdr[i], i);
+        if (hnew[i]) begin
+          rem_q[PORTS*i +: PORTS]  <= route(hdr[64*i +: 64], i);
+          aset_q[PORTS*i +: PORTS] <= ack_set(hdr[64*i +: 64], i);
+          afirst_q[i]              <= 1'b1;
+        end
+        if (gnt[i]) afirst_q[i] <= 1'b0;
         if (gnt[i]) begin
-          rem_q[i]   <= rem[i] & ~gmask[i];
+          rem_q[PORTS*i +: PORTS] <= rem[PORTS*i +: PORTS] & ~gmask[PORTS*i +: PORTS];
           ibusy_q[i] <= 1'b1;
         end else if (sv[i] && sl[i]) begin
           ibusy_q[i] <= 1'b0;
@@ -275,10 +363,10 @@ module memchan_hub #(
         if (f_valid[o]) ofirst_q[o] <= 1'b0;
         if (f_valid[o] && f_last[o]) obusy_q[o] <= 1'b0;
         for (int i = 0; i < PORTS; i++) begin
-          if (gmask[i][o]) begin
-            obusy_q[o]  <= 1'b1;
-            ofirst_q[o] <= 1'b1;
-            osrc_q[o]   <= PW'(i);
+          if (gmask[PORTS*i + o]) begin
+            obusy_q[o]           <= 1'b1;
+            ofirst_q[o]          <= 1'b1;
+            osrc_q[PW*o +: PW]   <= PW'(i);
           end
         end
       end

@@ -18,11 +18,13 @@ module memchan_hub_clock
   input  wire logic [PORTS-1:0]       tvalid_i,
   input  wire logic [PORTS-1:0]       tready_i,
   input  wire logic [PORTS-1:0]       tlast_i,
-  input  wire logic [PORTS-1:0][63:0] tdata_i,      // bits 6:0 used (type, sync index)
+  input  wire logic [PORTS*64-1:0]    tdata_i,      // port p: [64*p +: 64]; bits 6:0 used
+                                                    // (type, sync index)
   // toward each port's memchan_link_tx
   output logic      [PORTS-1:0]       sync_req_o,
-  output logic      [PORTS-1:0][63:0] sync_hdr_o
+  output logic      [PORTS*64-1:0]    sync_hdr_o    // port p: [64*p +: 64]
 );
+  // flat per-port vectors, as the hub's (yosys 0.23 cannot parse packed 2-D ports)
   if (SYNC_INTERVAL < 64) begin : g_check
     $error("memchan_hub_clock: SYNC_INTERVAL must be at least 64 cycles");
   end
@@ -36,9 +38,9 @@ module memchan_hub_clock
   for (genvar p = 0; p < PORTS; p++) begin : g_port
     memchan_clock_sync_tx u_sync_tx (
       .clk_i, .rst_ni, .en_i(SYNC && port_up_i[p]), .time_i(time_q),
-      .interval_i(32'(SYNC_INTERVAL)), .sync_req_o(sync_req_o[p]), .sync_hdr_o(sync_hdr_o[p]),
+      .interval_i(32'(SYNC_INTERVAL)), .sync_req_o(sync_req_o[p]), .sync_hdr_o(sync_hdr_o[64*p +: 64]),
       .tvalid_i(tvalid_i[p]), .tready_i(tready_i[p]), .tlast_i(tlast_i[p]),
-      .tdata_i(tdata_i[p][6:0]));
+      .tdata_i(tdata_i[64*p +: 7]));
   end
 endmodule : memchan_hub_clock
 

@@ -4,7 +4,8 @@
 No timing analysis: counts the LUT levels of the longest combinational path between two
 sequential elements (flip-flop, block RAM, LUTRAM, SRL) or ports, traversing MUXF7/8/9 and
 CARRY cells (counted separately: they add delay but are not LUT levels). Reported for the
-whole design and per instance of memchan_top (the instance owning the path's end point).
+whole design and per instance of the top module (memchan_top or memchan_hub; the instance
+owning the path's end point, a per-port one of the hub named with its generate block).
 Usage: depth.py netlist.json  ->  "depth: <instance> <LUT levels> LUT (+<muxf> MUXF, +<carry>
 CARRY), <start> -> <end>" lines, deepest first.
 """
@@ -12,7 +13,9 @@ import json, re, sys
 from functools import lru_cache
 
 sys.setrecursionlimit(100000)
-top = json.load(open(sys.argv[1]))["modules"]["memchan_top"]
+modules = json.load(open(sys.argv[1]))["modules"]
+top_name = next(n for n, m in modules.items() if m.get("attributes", {}).get("top"))
+top = modules[top_name]
 cells = top["cells"]
 comb = lambda t: bool(re.match(r"(LUT[1-6]|MUXF[789]|CARRY[48]|INV)$", t))
 driver = {}                                  # net bit -> combinational cell name
@@ -32,7 +35,7 @@ for n, info in top["netnames"].items():
         if "$" not in n:
             if b not in netname or len(n) < len(netname[b]):
                 netname[b] = n
-        elif "$flatten\\u_" in n:
+        elif re.search(r"\$flatten\\(g_\w+\[\d+\]\.)?u_", n):
             flatname.setdefault(b, n)
 
 
@@ -58,10 +61,12 @@ def depth(name):
 
 
 def owner(n):
-    """the instance of memchan_top a net belongs to, also for yosys-made names of a flattened
-    instance's registers ("$abc$..$flatten\\u_ltx.$0\\rcnt_q[7:0]")"""
-    m = re.match(r"(u_[a-z_0-9]+)\.", n or "") or re.search(r"\$flatten\\(u_[a-z_0-9]+)\.", n or "")
-    return m.group(1) if m else "memchan_top"
+    """the instance of the top module a net belongs to, also for yosys-made names of a
+    flattened instance's registers ("$abc$..$flatten\\u_ltx.$0\\rcnt_q[7:0]"); the hub's
+    per-port instances keep their generate block ("g_port[3].u_ltx")"""
+    inst = r"((?:g_\w+\[\d+\]\.)?u_[a-z_0-9]+)\."
+    m = re.match(inst, n or "") or re.search(r"\$flatten\\" + inst, n or "")
+    return m.group(1) if m else top_name
 
 per = {}
 for name, c in cells.items():
@@ -80,7 +85,7 @@ for name, p in top["ports"].items():
         for b in p["bits"]:
             if b in driver:
                 d = depth(driver[b])
-                if "memchan_top" not in per or d[0] > per["memchan_top"][0][0]:
-                    per["memchan_top"] = (d, name)
+                if top_name not in per or d[0] > per[top_name][0][0]:
+                    per[top_name] = (d, name)
 for inst, (d, end) in sorted(per.items(), key=lambda kv: -kv[1][0][0]):
     print(f"depth: {inst} {d[0]} LUT (+{d[1]} MUXF, +{d[2]} CARRY), {d[3]} -> {end}")

@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# Synthesize memchan_top with yosys for AMD Virtex UltraScale+ (Alveo U50, xcu50), check
-# that there are no latches and no combinational loops, and print the resource report.
-# Usage: firmware/synth/synth.sh [outdir]   (log in outdir/yosys.log, report in outdir/stat.txt,
-#        logic depth per instance in outdir/depth.txt, see synth/depth.py)
+# Synthesize the adapter (memchan_top) or the hub (memchan_hub, PORTS at its default of 8)
+# with yosys for AMD Virtex UltraScale+ (Alveo U50, xcu50), check that there are no latches
+# and no combinational loops, and print the resource report.
+# Usage: firmware/synth/synth.sh [outdir [top]]   top: memchan_top (default) or memchan_hub
+#        (log in outdir/yosys.log, report in outdir/stat.txt, logic depth per instance in
+#        outdir/depth.txt, see synth/depth.py)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/build/synth}"
+top="${2:-memchan_top}"
 mkdir -p "$out"
 cd "$here"
 # yosys 0.23 cannot parse package imports inside modules: give it a copy with qualified names
-files="$(python3 synth/yosys_sv.py "$out/rtl" $(cat rtl/files.f) | tr '\n' ' ')"
+# (the hub's own modules are in rtl/hub_files.f, after the adapter's)
+lists="rtl/files.f"
+[ "$top" = memchan_hub ] && lists="rtl/files.f rtl/hub_files.f"
+files="$(python3 synth/yosys_sv.py "$out/rtl" $(cat $lists) | tr '\n' ' ')"
 yosys -l "$out/yosys.log" -q -p "
   read_verilog -sv $files
-  hierarchy -check -top memchan_top
+  hierarchy -check -top $top
   proc
   flatten
   check -assert
   select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr
-  synth_xilinx -family xcup -top memchan_top
+  synth_xilinx -family xcup -top $top
   check -assert
   select -assert-none t:LDCE t:LDPE t:LDCPE
   tee -o $out/stat.txt stat

@@ -28,8 +28,8 @@ module tb_hub_net #(
   localparam int PS = 4096;
 
   // hub side of the cables
-  logic [PORTS-1:0]       h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
-  logic [PORTS-1:0][63:0] h_td, h_rd;
+  logic [PORTS-1:0]    h_tv, h_tl, h_tr, h_rv, h_rl, h_rr, port_up, port_disc;
+  logic [PORTS*64-1:0] h_td, h_rd;     // port p: [64*p +: 64]
 
   memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC),
                 .SYNC_INTERVAL(SYNC_INTERVAL), .CLOCK_SYNC(CLOCK_SYNC)) hub (
@@ -53,6 +53,9 @@ module tb_hub_net #(
   int          stall_set [NN];       // -1: leave, else set the adapter's stall percentage
   int          flip_set [NN];        // -1: leave, else bit flips per million words, both cables
   longint      flips [NN];           // bit flips injected so far on both cables of a port
+  // per port: a link transmitter (adapter's or hub's) still holds unacknowledged frames or
+  // the hub's input queue still holds a frame (see quiesce)
+  logic [PORTS-1:0] ad_unacked, hub_unacked, hub_queued;
 
   int rst_cyc;
   always @(posedge clk) rst_cyc <= rst_n ? rst_cyc + 1 : 0;
@@ -68,10 +71,12 @@ module tb_hub_net #(
       .s_link_tvalid(rv), .s_link_tdata(rd), .s_link_tlast(rl), .s_link_tready(rr), .irq);
     tb_link_chan #(.STALL(STALL)) up (
       .clk, .rst_n, .i_tvalid(tv), .i_tdata(td), .i_tlast(tl), .i_tready(tr),
-      .o_tvalid(h_rv[p]), .o_tdata(h_rd[p]), .o_tlast(h_rl[p]), .o_tready(h_rr[p]));
+      .o_tvalid(h_rv[p]), .o_tdata(h_rd[64*p +: 64]), .o_tlast(h_rl[p]), .o_tready(h_rr[p]));
     tb_link_chan #(.STALL(STALL)) down (
-      .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[p]), .i_tlast(h_tl[p]),
+      .clk, .rst_n, .i_tvalid(h_tv[p]), .i_tdata(h_td[64*p +: 64]), .i_tlast(h_tl[p]),
       .i_tready(h_tr[p]), .o_tvalid(rv), .o_tdata(rd), .o_tlast(rl), .o_tready(rr));
+
+    assign ad_unacked[p] = (nd.dut.u_ltx.unack_q != '0);
 
     int seen;
     initial seen = 0;
@@ -80,6 +85,7 @@ module tb_hub_net #(
         log_a[p].push_back(nd.host.log_addr[seen]);
         log_v[p].push_back(nd.host.log_val[seen]);
         log_t[p].push_back(nd.host.log_time[seen]);
+        if (nd.host.log_val[seen][31:28] < NN) got_n[nd.host.log_val[seen][31:28]][p]++;
         seen++;
       end
     end
@@ -123,10 +129,16 @@ module tb_hub_net #(
       flips[p] = up.flips + down.flips;
     end
   end
+  for (genvar p = 0; p < PORTS; p++) begin : g_hub_state
+    assign hub_unacked[p] = (hub.g_port[p].u_ltx.unack_q != '0);
+    assign hub_queued[p]  = (hub.g_port[p].u_inq.hs_q != '0) ||
+                            (hub.g_port[p].u_inq.fh_q != hub.g_port[p].u_inq.ft_q);
+  end
   for (genvar p = NN; p < PORTS; p++) begin : g_idle
+    assign ad_unacked[p] = 1'b0;
     // no adapter on this port: no cable
     assign h_rv[p] = 1'b0;
-    assign h_rd[p] = '0;
+    assign h_rd[64*p +: 64] = '0;
     assign h_rl[p] = 1'b0;
     assign h_tr[p] = 1'b1;
   end
@@ -225,11 +237,24 @@ module tb_hub_net #(
   logic [31:0] exp_val  [NN][NN][$];
   int          serial [NN];
   int          done_idx [NN];           // log entries of each receiver already checked
+  int          exp_n [NN][NN];          // [sender][receiver]: words expected so far
+  int          got_n [NN][NN];          // [sender][receiver]: words in the host log so far
+  int          barriers = 0;            // barrier sweeps checked
 
-  initial for (int n = 0; n < NN; n++) begin serial[n] = 1; done_idx[n] = 0; end
+  initial for (int n = 0; n < NN; n++) begin
+    serial[n] = 1; done_idx[n] = 0;
+    for (int r = 0; r < NN; r++) begin exp_n[n][r] = 0; got_n[n][r] = 0; end
+  end
 
   // store n32 fresh words from sender s at network address net (4-byte aligned)
   task automatic store(input int s, input longint net, input int n32);
+    store_post(s, net, n32);
+    wait (op_done[s] == op_req[s]);
+  endtask
+
+  // the same, without waiting for the adapter's server: stores of different senders then run
+  // at the same time (call it again for s only once op_done[s] == op_req[s])
+  task automatic store_post(input int s, input longint net, input int n32);
     op_dw[s].delete();
     for (int i = 0; i < n32; i++) begin
       logic [31:0] v;
@@ -245,25 +270,57 @@ module tb_hub_net #(
         if (routed(s, r, page)) begin
           exp_addr[s][r].push_back(host_addr(r, a));
           exp_val[s][r].push_back(v);
+          exp_n[s][r]++;
         end
       end
     end
     op_kind[s] = OP_STORE; op_net[s] = net;
-    server(s);
+    op_req[s] = op_req[s] + 1;
   endtask
 
-  // wait until every transmit window is drained and no host write happened for a while
+  // barrier sweep from node s (seed 000: acknowledge requests to every other node through the
+  // hub): DONE only when every receiver has every word s stored before it in its memory,
+  // ACK_OUTSTANDING then 0
+  task automatic barrier(input int s);
+    logic [31:0] v;
+    drain(s);        // the stores' BAR writes answered (PCIe orders them before START)
+    wr(s, MC_REG_BARRIER, MC_BARRIER_START_MASK);
+    wait_reg(s, MC_REG_BARRIER, MC_BARRIER_DONE_MASK | MC_BARRIER_BUSY_MASK,
+             MC_BARRIER_DONE_MASK, "barrier DONE");
+    for (int r = 0; r < NN; r++)
+      if (got_n[s][r] < exp_n[s][r])
+        $fatal(1, "node %0d: barrier DONE while node %0d has %0d of its %0d words", s, r,
+               got_n[s][r], exp_n[s][r]);
+    rd(s, MC_REG_ACK_OUTSTANDING, v);
+    if (v != 0) $fatal(1, "node %0d: barrier DONE with ACK_OUTSTANDING %0d", s, v);
+    barriers++;
+  endtask
+
+  // wait until every transmit window is drained, every link transmitter (adapters' and hub's,
+  // toward live ports) has had all of its frames acknowledged, the hub's input queues are
+  // empty, and no host write happened for idle_cycles. A frame lost on a hop several times in
+  // a row is resent after an acknowledgement timeout each time, so a fixed idle time is not
+  // enough under bit flips; a link that never drains is a failure after 400000 cycles.
   task automatic quiesce(input int idle_cycles);
-    int still, total, last;
+    int still, total, last, busy;
     for (int n = 0; n < NN; n++) drain(n);
     still = 0;
     last = -1;
+    busy = 0;
     while (still < idle_cycles) begin
       @(posedge clk);
       total = 0;
       for (int n = 0; n < NN; n++) total += log_a[n].size();
-      if (total == last) still++;
-      else still = 0;
+      if (total == last && ((ad_unacked | ((hub_unacked | hub_queued) & port_up)) == '0)) begin
+        still++;
+        busy = 0;
+      end else begin
+        still = 0;
+        busy++;
+        if (busy > 400000)
+          $fatal(1, "tb_hub_net: links not drained after 400000 cycles: adapters %b, hub %b/%b",
+                 ad_unacked, hub_unacked, hub_queued);
+      end
       last = total;
     end
   endtask

@@ -3,10 +3,12 @@
 // node 3 is configured by hand (the manual path). Every round each node stores bursts to
 // random pages whose PCT entries were drawn at random: point-to-point (to another node or to
 // itself), broadcast, multicast (4 random groups), with or without local copy, acknowledged
-// point-to-point pages, disabled transmit pages; receive pages randomly disabled or remapped.
+// pages of every kind (the hub merges the receivers' acknowledgements), disabled transmit
+// pages; receive pages randomly disabled or remapped; barrier sweeps between stores.
 // Checks: every word at the right host address of every receiver that must get it, per sender
-// in order, nothing else (nothing to a disabled page); ACK_OUTSTANDING back to 0 and no
-// error counted. Plusargs: +seed, +rounds, +flips=PPM (bit flips per million words on every
+// in order, nothing else (nothing to a disabled page); a barrier is DONE only when every
+// receiver has every earlier word of its sender; ACK_OUTSTANDING back to 0 and no error
+// counted. Plusargs: +seed, +rounds, +flips=PPM (bit flips per million words on every
 // cable, both directions: every hop retries; the bench then requires retries), +bp=PCT
 // (back-pressure percentage on every cable, host port and BAR master; default 30).
 `default_nettype none
@@ -43,6 +45,7 @@ module tb_hub;
         repeat ($urandom_range(0, 8)) @(posedge clk);
         net.store(s, longint'($urandom_range(0, NPG - 1) * PS + 4 * $urandom_range(0, 1000)),
                   $urandom_range(1, 90));
+        if ($urandom_range(0, 3) == 0) net.barrier(s);
         left[s]--;
       end
     end
@@ -74,8 +77,9 @@ module tb_hub;
         dest = (kind == 0) ? $urandom_range(0, NN - 1) : (kind == 2) ? $urandom_range(0, 3) : 0;
         e = ($urandom_range(0, 9) != 0) ? MC_TX_PCT_TX_EN_MASK : 32'h0;
         if ($urandom_range(0, 1)) e |= MC_TX_PCT_LOCAL_COPY_MASK;
-        // acknowledge requests only where exactly one node answers (point-to-point)
-        if (kind == 0 && $urandom_range(0, 2) == 0) e |= MC_TX_PCT_ACK_REQ_MASK;
+        // acknowledge requests on every kind: a broadcast or multicast one is answered by
+        // every other node, merged by the hub into one acknowledgement
+        if ($urandom_range(0, 2) == 0) e |= MC_TX_PCT_ACK_REQ_MASK;
         e |= 32'(kind) << MC_TX_PCT_DEST_KIND_SHIFT;
         e |= 32'(dest) << MC_TX_PCT_DEST_SHIFT;
         x = ($urandom_range(0, 6) != 0) ? MC_RX_PCT_RX_EN_MASK : 64'h0;
@@ -131,8 +135,8 @@ module tb_hub;
       int words;
       words = 0;
       for (int n = 0; n < NN; n++) words += net.log_a[n].size();
-      $display("hub: PASS (%0d rounds, %0d words checked, %0d bit flips, adapters: %0d CRC errors, %0d retries)",
-               rounds, words, total_flips, crc_errs, retries);
+      $display("hub: PASS (%0d rounds, %0d words checked, %0d barriers, %0d bit flips, adapters: %0d CRC errors, %0d retries)",
+               rounds, words, net.barriers, total_flips, crc_errs, retries);
     end
     $finish;
   end

@@ -1,0 +1,91 @@
+// Hub acknowledgement merging (seed 000: an acknowledge request to several receivers is
+// complete only when every one of them has acknowledged). Every receiver of a DATA frame with
+// ACK_REQ, or of a barrier sweep (ACKREQ), answers its sender with ACK(count); the hub
+// consumes those ACKs and answers the sender itself, once per request, when all of the
+// request's destinations have answered.
+//   * Per sender s: a queue of the destination sets of its acknowledge requests, in the order
+//     the hub granted them (push_i at the frame's first grant, only live ports in the set).
+//   * Per (sender s, receiver r): acknowledgements received from r for s not yet merged
+//     (pend). A receiver acknowledges the requests of one sender in the order it received
+//     them, i.e. in the queue's order, so the head request is complete when every live
+//     destination r of it has pend[s][r] > 0; it then takes one from each and owes s one
+//     acknowledgement.
+//   * The owed acknowledgements of s leave as one ACK(count) frame on output s (inject_o:
+//     memchan_hub puts it in front of its crossbar grants while the output is free).
+//   * A receiver that goes down will not answer: it leaves every pending set (its pend is
+//     cleared, the completion test skips it). A sender that goes down is owed nothing: its
+//     queue and owed count are cleared.
+`default_nettype none
+
+module memchan_hub_ack #(
+  parameter int unsigned PORTS = 8,
+  parameter int unsigned DEPTH = 16,   // acknowledge requests queued per sender
+  localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1,
+  localparam int unsigned DW = $clog2(DEPTH)
+) (
+  input  wire logic                     clk_i,
+  input  wire logic                     rst_ni,
+  input  wire logic [PORTS-1:0]         up_i,        // ports whose link is up
+  // an acknowledge request from sender s granted to the destinations [PORTS*s +: PORTS]
+  input  wire logic [PORTS-1:0]         push_i,
+  input  wire logic [PORTS*PORTS-1:0]   push_set_i,
+  output logic      [PORTS-1:0]         full_o,      // registered: no room for a push
+  // an ACK from receiver r consumed: for sender [PW*r +: PW], count [8*r +: 8]
+  input  wire logic [PORTS-1:0]         ack_i,
+  input  wire logic [PORTS*PW-1:0]      ack_dst_i,
+  input  wire logic [PORTS*8-1:0]       ack_cnt_i,
+  // ACK(count) owed to sender s ([8*s +: 8], 0: none); taken_i: it was sent this cycle
+  output logic      [PORTS*8-1:0]       owed_o,
+  input  wire logic [PORTS-1:0]         taken_i
+);
+  if (DEPTH < 2 || (1 << DW) != DEPTH) begin : g_check
+    $error("memchan_hub_ack: DEPTH must be a power of two >= 2");
+  end
+
+  for (genvar s = 0; s < PORTS; s++) begin : g_snd
+    logic [PORTS-1:0] set_q [DEPTH];
+    logic [DW:0]      wr_q, rd_q;
+    logic [PORTS*8-1:0] pend_q;      // [8*r +: 8]: from receiver r, not merged yet
+    logic [7:0]       owed_q;
+    logic [PORTS-1:0] head, need;
+    logic             nonempty, done;
+
+    assign nonempty = (wr_q != rd_q);
+    assign head     = set_q[rd_q[DW-1:0]];
+    assign need     = head & up_i;
+    always_comb begin
+      done = nonempty && (owed_q != 8'hFF);
+      for (int r = 0; r < PORTS; r++)
+        if (need[r] && pend_q[8*r +: 8] == 8'd0) done = 1'b0;
+    end
+    assign owed_o[8*s +: 8] = owed_q;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
+      end else if (!up_i[s]) begin
+        wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
+      end else begin
+        if (push_i[s]) wr_q <= wr_q + 1'b1;
+        if (done) rd_q <= rd_q + 1'b1;
+        // one push per cycle at most: full one entry early
+        full_o[s] <= ((wr_q - rd_q) + (DW+1)'(push_i[s])) >= (DW+1)'(DEPTH - 1);
+        owed_q <= (taken_i[s] ? 8'd0 : owed_q) + 8'(done);
+        for (int r = 0; r < PORTS; r++) begin
+          logic [8:0] p;
+          p = {1'b0, pend_q[8*r +: 8]};
+          if (ack_i[r] && ack_dst_i[PW*r +: PW] == PW'(s)) p = p + {1'b0, ack_cnt_i[8*r +: 8]};
+          if (done && need[r]) p = p - 9'd1;
+          // saturates (only acknowledgements that no request of the queue asked for, e.g.
+          // of a port that just came up again, could pile up)
+          pend_q[8*r +: 8] <= !up_i[r] ? 8'd0 : p[8] ? 8'hFF : p[7:0];
+        end
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (push_i[s]) set_q[wr_q[DW-1:0]] <= push_set_i[PORTS*s +: PORTS];
+    end
+  end
+endmodule : memchan_hub_ack
+
+`default_nettype wire
