@@ -35,6 +35,10 @@ module memchan_hub_clock
     else         time_q <= time_q + 1'b1;
   end
 
+  // only each port's bits 6:0 (type, sync index) are observed
+  logic unused_tdata;
+  assign unused_tdata = ^tdata_i;
+
   for (genvar p = 0; p < PORTS; p++) begin : g_port
     memchan_clock_sync_tx u_sync_tx (
       .clk_i, .rst_ni, .en_i(SYNC && port_up_i[p]), .time_i(time_q),

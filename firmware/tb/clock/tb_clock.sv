@@ -43,7 +43,7 @@ module tb_clock #(
     tb_clock_mon m (
       .clk, .rst_n,
       .i_tvalid(net.h_tv[p]), .i_tready(net.h_tr[p]), .i_tlast(net.h_tl[p]),
-      .i_ttype(net.h_td[p][3:0]),
+      .i_ttype(net.h_td[64*p +: 4]),
       .o_tvalid(net.g_ad[p].rv), .o_tready(net.g_ad[p].rr), .o_tlast(net.g_ad[p].rl));
     always @(posedge clk) max_lat[p] = m.max_lat;
   end
