@@ -315,7 +315,7 @@ public final class NodeMain {
 
     /**
      * One of several processes per node: its own region (2 pages, its key in word 0) and a common one
-     * where it stores its pid in word {@code index}; after GO, every process's word must show up and its
+     * where, after GO, it stores its pid in word {@code index}; every process's word must show up and its
      * own region must be intact.
      */
     private static void procAlloc(Fabric f, long commonKey, long ownKey, int index, int total) throws IOException {
@@ -326,10 +326,13 @@ public final class NodeMain {
         Region common = f.allocate(commonKey, f.pageSize(), 0660);
         OutgoingMapping out = common.attachTransmit(Route.broadcast(), true);
         IncomingMapping in = common.attachReceive(false);
-        out.putLongRelease(8L * index, ProcessHandle.current().pid());
         f.ackBarrier();
         say("READY node=" + f.nodeId() + " first=" + own.firstPage() + " pages=" + own.pageCount());
         await("GO");
+        // after GO, when every process has attached: a store reaches the receivers attached when it is
+        // made (a board's adapter delivers to nodes whose receive entry is on), not later ones
+        out.putLongRelease(8L * index, ProcessHandle.current().pid());
+        f.ackBarrier();
         long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(30)).toNanos();
         for (int i = 0; i < total; i++) {
             while (in.getLongAcquire(8L * i) == 0) {
