@@ -33,11 +33,13 @@ run() {
 }
 
 # state: what a refused command must not change (this adapter's node ID and PCT, the directory),
-# from the status JSON without what moves on its own (heartbeats, counters, generations, pids)
+# from the status JSON without what moves on its own (heartbeats, counters, generations, pids, the
+# global clock's time and offsets)
 state() {
 	mcctl status --fabric "$D0" --pct --json 2> /dev/null | sed -e 's/"heartbeat":[0-9]*//g' \
 		-e 's/"counters":{[^}]*}//g' -e 's/"[a-z_]*generation":[0-9]*//g' -e 's/"pid":[0-9]*//g' \
-		-e 's/"incarnation":[0-9]*//g' -e 's/"link":"[a-z]*"//g'
+		-e 's/"incarnation":[0-9]*//g' -e 's/"link":"[a-z]*"//g' -e 's/"time":[0-9]*//g' \
+		-e 's/"offset":[-0-9]*//g'
 }
 
 # refused NAME EXIT ARGS...: must exit EXIT with a "mcctl: " line on stderr and leave $BASELINE as it was
