@@ -129,7 +129,7 @@ public final class DevBackend implements Backend {
             case 1, Posix.EACCES -> Kind.PERMISSION;       // EPERM, EACCES
             case 16, Posix.EEXIST -> Kind.IN_USE;          // EBUSY, EEXIST
             case 22, 7 -> Kind.INVALID_ARGUMENT;           // EINVAL, E2BIG
-            case 6 -> Kind.NOT_FOUND;                      // ENXIO: no node ID
+            case Posix.ENXIO -> Kind.NOT_FOUND;            // no node ID
             case 19 -> Kind.CLOSED;                        // ENODEV: the device went away
             case Posix.ETIMEDOUT -> Kind.TIMEOUT;
             default -> Kind.DEVICE_ERROR;
@@ -465,7 +465,7 @@ public final class DevBackend implements Backend {
         try {
             ioctl(Uapi.PAGE_COUNTERS, s, "page counters");
         } catch (ErrnoException e) {
-            if (e.errno() == 95) {
+            if (e.errno() == Posix.EOPNOTSUPP) {
                 throw new MemchanException(Kind.UNSUPPORTED, location + ": page access counters are not supported by "
                         + "this driver backend (MEMCHAN_PAGE_COUNTERS: EOPNOTSUPP)", e);
             }
@@ -540,7 +540,7 @@ public final class DevBackend implements Backend {
             Uapi.memchan_notify.page(s, page);
             ioctl(Uapi.NOTIFY, s, "notify");
         } catch (ErrnoException e) {
-            if (e.errno() == 95) { // EOPNOTSUPP: on a board the packet raises the interrupt itself
+            if (e.errno() == Posix.EOPNOTSUPP) { // EOPNOTSUPP: on a board the packet raises the interrupt itself
                 return;
             }
             throw fail("notifying the receivers of page " + page

@@ -82,9 +82,9 @@ final class DevRemoteWindow implements RemoteWindow {
     private MemchanException failure(ErrnoException e, String refusal) {
         return switch (e.errno()) {
             case Posix.EACCES -> new MemchanException(Kind.PERMISSION, location + ": " + refusal, e);
-            case 95 -> new MemchanException(Kind.UNSUPPORTED, location + ": remote read and atomics are not supported "
+            case Posix.EOPNOTSUPP -> new MemchanException(Kind.UNSUPPORTED, location + ": remote read and atomics are not supported "
                     + "by this driver backend (MEMCHAN_REMOTE: EOPNOTSUPP; docs/driver.md)", e);
-            case 6 -> new MemchanException(Kind.NOT_FOUND, location + ": no node ID", e);
+            case Posix.ENXIO -> new MemchanException(Kind.NOT_FOUND, location + ": no node ID", e);
             case 19 -> new MemchanException(Kind.CLOSED, location + ": the device went away", e);
             case 22 -> new MemchanException(Kind.INVALID_ARGUMENT, location + ": " + e.getMessage(), e);
             default -> new MemchanException(Kind.DEVICE_ERROR, location + ": remote operation: " + e.getMessage(), e);

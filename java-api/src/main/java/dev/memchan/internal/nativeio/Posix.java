@@ -47,9 +47,11 @@ public final class Posix {
     public static final int ENOENT = 2;
     public static final int ESRCH = 3;
     public static final int EINTR = 4;
+    public static final int ENXIO = 6;
     public static final int EAGAIN = 11;
     public static final int EACCES = 13;
     public static final int EEXIST = 17;
+    public static final int EOPNOTSUPP = 95;
     public static final int ETIMEDOUT = 110;
     public static final short POLLIN = 1;
 
