@@ -112,14 +112,17 @@ public final class Membership implements AutoCloseable {
                 || liveness.isDeadObserving(m.hostId(), () -> member(n).pid(), () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
     }
 
-    private boolean isDeadWatched(int n, long now) {
-        MemberSlot m = member(n);
+    /**
+     * Judges the slot as read once at this tick ({@code m}, alive): reading it again here would take a
+     * clean leave completed since then (state ABSENT) for a death.
+     */
+    private boolean isDeadWatched(int n, MemberSlot m, long now) {
         if (Liveness.ofProcess(m.hostId(), m.pid()) != Liveness.Verdict.DEAD) {
             goneSince[n] = 0;
         } else if (goneSince[n] == 0) {
             goneSince[n] = now; // the named process is gone: the hand-over window starts
         }
-        return m.state() == SYS_NODE_STATE_ABSENT || liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], goneSince[n], now);
+        return liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], goneSince[n], now);
     }
 
     /**
@@ -266,7 +269,7 @@ public final class Membership implements AutoCloseable {
                 lastHeartbeat[n] = m.heartbeat();
                 lastChange[n] = now;
             }
-            if (isDeadWatched(n, now)) {
+            if (isDeadWatched(n, m, now)) {
                 judgedDead[n] = true;
                 lock.clearBid(n); // it may have died holding the cluster lock
                 int dead = n;
