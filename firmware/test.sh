@@ -31,6 +31,29 @@ step() {   # step NAME COMMAND...: run, log to build/NAME.log, count
 "$root/scripts/need-packages" verilator iverilog yosys ||
   { echo "firmware: 0 passed, 1 failed"; exit 1; }
 
+timed() {     # timed NAME COMMAND...: runs, logs to build/NAME.log, leaves "status seconds" in build/NAME.status
+  local name="$1" t0; shift
+  t0=$(date +%s)
+  "$@" > "$build/$name.log" 2>&1
+  echo "$? $(($(date +%s) - t0))" > "$build/$name.status"
+}
+collect() {   # collect NAME: waits for a step started in the background, then counts it as step does
+  local name="$1" rc secs
+  while [ ! -f "$build/$name.status" ]; do sleep 1; done
+  read -r rc secs < "$build/$name.status"
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1)); echo "PASS  $name ($secs s, beside the benches)"
+  else
+    failed=$((failed + 1)); echo "FAIL  $name ($secs s, beside the benches), last lines of build/$name.log:"
+    tail -n 15 "$build/$name.log" | sed 's/^/      /'
+  fi
+}
+# yosys is single-threaded and reads only the RTL: the two syntheses (about 4 minutes) run one
+# after the other on the second core while the benches run; collected at the end
+rm -f "$build/synth.status" "$build/synth_hub.status"
+( timed synth synth/synth.sh "$build/synth"
+  timed synth_hub synth/synth.sh "$build/synth_hub" memchan_hub ) &
+
 RTL="-f rtl/files.f"
 TBC="tb/common/tb_score_pkg.sv tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"
 # benches build without C++ optimization: compile time dominates, the runs take seconds
@@ -216,12 +239,11 @@ grep "^PERF" "$build/perf.run.log" 2> /dev/null
 # ---- the co-simulated board (cosim/README.md): builds from the same RTL and cable model ----
 step cosim_build cosim/build.sh
 
-# ---- synthesis ----
-step synth synth/synth.sh "$build/synth"
+# ---- synthesis (started before the benches, collected here) ----
+collect synth
 grep "^resources:" "$build/synth.log" 2> /dev/null
 grep "^depth:" "$build/synth.log" 2> /dev/null | head -n 3
-# the hub at 8 ports
-step synth_hub synth/synth.sh "$build/synth_hub" memchan_hub
+collect synth_hub
 grep "^resources:" "$build/synth_hub.log" 2> /dev/null
 grep "^depth:" "$build/synth_hub.log" 2> /dev/null | head -n 3
 
