@@ -240,8 +240,10 @@ struct memchan_errcnt {
 /*
  * MEMCHAN_REG_READ: read the 32-bit register at offset (below 0x1000, 4-byte
  * aligned) of the BAR0 register block (hardware) or of this node's register
- * block in the soft-fabric file (ivshmem; 0 while no node ID is set). Reads
- * have no side effects (IRQ_STATUS is write-1-to-clear).
+ * block in the soft-fabric file (ivshmem; 0 while no node ID is set). One
+ * read has one side effect: reading GLOBAL_TIME_LO latches GLOBAL_TIME_HI
+ * (read LO, then HI; two readers can interleave). Every other read has none
+ * (IRQ_STATUS is write-1-to-clear).
  */
 struct memchan_reg {
 	__u32 argsz;

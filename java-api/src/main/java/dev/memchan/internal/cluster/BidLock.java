@@ -83,7 +83,9 @@ public final class BidLock implements NodeLock {
             if (++spins > 100_000_000L) {
                 LONG.setVolatile(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
                 throw new MemchanException(Kind.DEVICE_ERROR, "lock bid never came back through the local copy: "
-                        + "check the page's PCT (broadcast + local copy) and the link");
+                        + "check the page's PCT (broadcast + local copy) and the link, and whether the cluster judged "
+                        + "this node dead (survivors clear a dead node's bids; this process's cluster agent reports "
+                        + "late heartbeats on stderr; FabricOptions.withTiming sets the failure timeout)");
             }
         }
         if (!othersBidding()) {
