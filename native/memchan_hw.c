@@ -219,7 +219,14 @@ static const u32 mc_hw_remote_op[] = {
 	[MEMCHAN_REMOTE_READ] = MC_OP_READ << MC_TX_PCT_OP_SHIFT,
 	[MEMCHAN_REMOTE_FETCH_ADD] = MC_OP_FETCH_ADD << MC_TX_PCT_OP_SHIFT,
 	[MEMCHAN_REMOTE_SWAP] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_CAS] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT | MC_TX_PCT_CAS_MASK,
 };
+
+/* regmap 1.3: REMOTE_CAS_CMP_LO/HI and REMOTE_CAS_PAGE (a CAS launched by one 8-byte store) */
+static bool mc_hw_staged_cas(struct memchan_dev *md)
+{
+	return (md->regmap_version & MC_VERSION_MINOR_MASK) >> MC_VERSION_MINOR_SHIFT >= 3;
+}
 
 /*
  * MEMCHAN_REMOTE on the adapter (docs/driver.md): the page's TX PCT entry becomes a request
@@ -229,8 +236,11 @@ static const u32 mc_hw_remote_op[] = {
  * checks its grant and the alignment and counts a refusal (REMOTE_REFUSED there); here it
  * completes as failed (REMOTE_ERRORS): EACCES. CHECK: EOPNOTSUPP, the adapter has no request
  * that checks a grant without an access (and the library then keeps remote mappings off). CAS:
- * EOPNOTSUPP, its request is one 16-byte store, and two 8-byte MMIO stores reach the adapter as
- * two requests (measured on the co-simulated board: the first one is refused as malformed).
+ * the compare operand is staged in REMOTE_CAS_CMP and the page armed in REMOTE_CAS_PAGE, so the
+ * one 8-byte store (the new word) launches the whole request: a 16-byte store is not delivered
+ * to a BAR as one write by every CPU (QEMU's TCG splits it), and two 8-byte stores could be
+ * split by another process's store to the window in between. Only this page is armed, and only
+ * while md->lock is held, so no other writer's CAS takes this operand.
  */
 static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 {
@@ -239,7 +249,8 @@ static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 	u32 saved, done, errors, now;
 	int ret;
 
-	if (r->op == MEMCHAN_REMOTE_CHECK || r->op == MEMCHAN_REMOTE_CAS)
+	if (r->op == MEMCHAN_REMOTE_CHECK ||
+	    (r->op == MEMCHAN_REMOTE_CAS && !mc_hw_staged_cas(md)))
 		return -EOPNOTSUPP;
 	/*
 	 * Refused here, not counted at the home: a misaligned 8-byte store reaches the adapter
@@ -254,6 +265,12 @@ static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | mc_hw_remote_op[r->op] |
 			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
 			   r->home << MC_TX_PCT_DEST_SHIFT);
+	if (r->op == MEMCHAN_REMOTE_CAS) {
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_LO, lower_32_bits(r->compare));
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_HI, upper_32_bits(r->compare));
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_PAGE, MC_REMOTE_CAS_PAGE_ARM_MASK | page);
+	}
+	/* the reads also make the posted register writes land before the store */
 	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
 	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
 	writeq(r->operand, hw->win + r->addr);	/* one request: one 8-byte store */
@@ -261,6 +278,8 @@ static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != done, 10,
 				 MC_HW_REMOTE_TIMEOUT_US);
 	mc_hw_tx_pct_write(md, page, saved);
+	if (r->op == MEMCHAN_REMOTE_CAS)
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_PAGE, 0);
 	if (ret)
 		return ret;
 	if (mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
