@@ -125,6 +125,7 @@ final class SelftestCommand extends Base {
         private final List<Stage> stages = new ArrayList<>();
         private final List<Backend.Grant> grants = new ArrayList<>();
         private MemorySegment[] tx;
+        private Backend.Grant[] txGrants;
         private MemorySegment[] rx;
 
         Run(Backend adapter, int testPages, long seed, SelftestCommand printer) {
@@ -292,9 +293,11 @@ final class SelftestCommand extends Base {
             // Map the pages now (the grants keep the entries written above).
             tx = new MemorySegment[n];
             rx = new MemorySegment[n];
+            txGrants = new Backend.Grant[n];
             for (int i = 0; i < n; i++) {
                 Backend.Grant g = a.grantTransmit(first + i, 1, txEntry(i));
                 grants.add(g);
+                txGrants[i] = g;
                 tx[i] = g.segment();
             }
             Backend.Grant r = a.grantReceive(first, n, RxPct.encode(true, false));
@@ -472,6 +475,17 @@ final class SelftestCommand extends Base {
                 }
             }
             VarHandle.fullFence();
+            // A board's driver launches each remote request through the page's own transmit entry, which
+            // a transmit grant holds (EBUSY): once the last stored word is in (one path, in order), the
+            // transmit grants go; the atomics stage needs none either.
+            long last = ~((long) (first + n) * pageSize - 8);
+            if (arrived(rx[n - 1], pageSize - 8, last) != last) {
+                return "the stored pattern did not arrive in page " + (first + n - 1);
+            }
+            for (Backend.Grant g : txGrants) {
+                grants.remove(g);
+                g.close();
+            }
             try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
                 MemorySegment copy = arena.allocate((long) n * pageSize, 8);
                 for (int i = 0; i < n; i++) {
