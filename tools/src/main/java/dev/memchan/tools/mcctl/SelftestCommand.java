@@ -291,8 +291,18 @@ final class SelftestCommand extends Base {
                 }
             }
             // Map the pages now (the grants keep the entries written above).
-            tx = new MemorySegment[n];
             rx = new MemorySegment[n];
+            grantTransmit();
+            Backend.Grant r = a.grantReceive(first, n, RxPct.encode(true, false));
+            grants.add(r);
+            for (int i = 0; i < n; i++) {
+                rx[i] = r.segment().asSlice((long) i * pageSize, pageSize);
+            }
+            return null;
+        }
+
+        private void grantTransmit() {
+            tx = new MemorySegment[n];
             txGrants = new Backend.Grant[n];
             for (int i = 0; i < n; i++) {
                 Backend.Grant g = a.grantTransmit(first + i, 1, txEntry(i));
@@ -300,12 +310,18 @@ final class SelftestCommand extends Base {
                 txGrants[i] = g;
                 tx[i] = g.segment();
             }
-            Backend.Grant r = a.grantReceive(first, n, RxPct.encode(true, false));
-            grants.add(r);
-            for (int i = 0; i < n; i++) {
-                rx[i] = r.segment().asSlice((long) i * pageSize, pageSize);
+        }
+
+        /**
+         * A board's driver launches each remote request through the page's own transmit entry, which a
+         * transmit grant holds (EBUSY): the remote stages release the test pages' transmit grants first.
+         */
+        private void releaseTransmit() {
+            for (Backend.Grant g : txGrants) {
+                grants.remove(g);
+                g.close();
             }
-            return null;
+            txGrants = new Backend.Grant[0];
         }
 
         /**
@@ -428,6 +444,7 @@ final class SelftestCommand extends Base {
             if ((caps & CAPS_REMOTE_READ_MASK) == 0 || (caps & CAPS_ATOMICS_MASK) == 0) {
                 return false;
             }
+            releaseTransmit();
             long refusedBefore = Integer.toUnsignedLong(a.readRegister(REG_REMOTE_REFUSED));
             try {
                 a.openRemote(a.nodeId(), first, n).close();
@@ -467,6 +484,7 @@ final class SelftestCommand extends Base {
                 rx[i] = granted.segment().asSlice((long) i * pageSize, pageSize);
             }
             remote = a.openRemote(a.nodeId(), first, n);
+            grantTransmit(); // for the pattern, released again before the remote loads
             long[] readsBefore = new long[n];
             for (int i = 0; i < n; i++) {
                 readsBefore[i] = a.pageCounter(first + i, SF_PAGE_COUNTER_READS);
@@ -475,17 +493,12 @@ final class SelftestCommand extends Base {
                 }
             }
             VarHandle.fullFence();
-            // A board's driver launches each remote request through the page's own transmit entry, which
-            // a transmit grant holds (EBUSY): once the last stored word is in (one path, in order), the
-            // transmit grants go; the atomics stage needs none either.
+            // once the last stored word is in (one path, in order); the atomics stage needs none either
             long last = ~((long) (first + n) * pageSize - 8);
             if (arrived(rx[n - 1], pageSize - 8, last) != last) {
                 return "the stored pattern did not arrive in page " + (first + n - 1);
             }
-            for (Backend.Grant g : txGrants) {
-                grants.remove(g);
-                g.close();
-            }
+            releaseTransmit();
             try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
                 MemorySegment copy = arena.allocate((long) n * pageSize, 8);
                 for (int i = 0; i < n; i++) {
