@@ -219,54 +219,139 @@ static const u32 mc_hw_remote_op[] = {
 	[MEMCHAN_REMOTE_READ] = MC_OP_READ << MC_TX_PCT_OP_SHIFT,
 	[MEMCHAN_REMOTE_FETCH_ADD] = MC_OP_FETCH_ADD << MC_TX_PCT_OP_SHIFT,
 	[MEMCHAN_REMOTE_SWAP] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT,
+	[MEMCHAN_REMOTE_CAS] = MC_OP_SWAP << MC_TX_PCT_OP_SHIFT | MC_TX_PCT_CAS_MASK,
 };
 
 /*
- * MEMCHAN_REMOTE on the adapter (docs/driver.md): the page's TX PCT entry becomes a request
- * page to the home for the one store that launches the request (md->lock held, so no other
- * MEMCHAN_REMOTE interleaves; a page some file holds for transmit is EBUSY), then the driver
- * waits, bounded, for REMOTE_DONE to move and takes the result from REMOTE_LAST. The home
+ * One request through the adapter (docs/driver.md), md->lock held: the page's TX PCT entry
+ * becomes a request page to home (OP bits op) for the one store that launches the request (no
+ * other MEMCHAN_REMOTE interleaves; a page some file holds for transmit is EBUSY), then the
+ * driver waits, bounded, for REMOTE_DONE to move and takes the result from REMOTE_LAST. The home
  * checks its grant and the alignment and counts a refusal (REMOTE_REFUSED there); here it
- * completes as failed (REMOTE_ERRORS): EACCES. CHECK: EOPNOTSUPP, the adapter has no request
- * that checks a grant without an access (and the library then keeps remote mappings off). CAS:
- * EOPNOTSUPP, its request is one 16-byte store, and two 8-byte MMIO stores reach the adapter as
- * two requests (measured on the co-simulated board: the first one is refused as malformed).
+ * completes as failed (REMOTE_ERRORS): EACCES. A CAS stages its compare operand in REMOTE_CAS_CMP
+ * and arms the page in REMOTE_CAS_PAGE, so the one 8-byte store (the new word) launches the
+ * whole request: a 16-byte store is not delivered to a BAR as one write by every CPU (QEMU's TCG
+ * splits it), and two 8-byte stores could be split by another process's store to the window in
+ * between. Only this page is armed, only while md->lock is held. A word at 4 mod 8 is launched
+ * as one 4-byte store: a misaligned atomic the home refuses and counts.
  */
-static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
+static int mc_hw_request(struct memchan_dev *md, u32 home, u32 op, u64 addr, u64 word,
+			 u64 compare, u64 *result)
 {
 	struct mc_hw_dev *hw = to_hw(md);
-	u32 page = r->addr >> ilog2(md->page_size);
+	u32 page = addr >> ilog2(md->page_size);
 	u32 saved, done, errors, now;
+	bool cas = op & MC_TX_PCT_CAS_MASK;
 	int ret;
 
-	if (r->op == MEMCHAN_REMOTE_CHECK || r->op == MEMCHAN_REMOTE_CAS)
-		return -EOPNOTSUPP;
-	/*
-	 * Refused here, not counted at the home: a misaligned 8-byte store reaches the adapter
-	 * split (a READ then reads another range; an atomic page's request never completed on the
-	 * co-simulated board: ETIMEDOUT, measured in board-loop).
-	 */
-	if (r->addr & (sizeof(u64) - 1))
-		return -EACCES;
 	if (md->tx_users[page])
 		return -EBUSY;
 	saved = mc_hw_tx_pct_read(md, page);
-	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | mc_hw_remote_op[r->op] |
+	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | op |
 			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
-			   r->home << MC_TX_PCT_DEST_SHIFT);
+			   home << MC_TX_PCT_DEST_SHIFT);
+	if (cas) {
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_LO, lower_32_bits(compare));
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_HI, upper_32_bits(compare));
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_PAGE, MC_REMOTE_CAS_PAGE_ARM_MASK | page);
+	}
+	/* the reads also make the posted register writes land before the store */
 	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
 	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
-	writeq(r->operand, hw->win + r->addr);	/* one request: one 8-byte store */
+	if (addr & sizeof(u32))
+		writel(lower_32_bits(word), hw->win + addr);
+	else
+		writeq(word, hw->win + addr);	/* one request: one 8-byte store */
 	wmb();	/* out of the write-combining buffer */
 	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != done, 10,
 				 MC_HW_REMOTE_TIMEOUT_US);
 	mc_hw_tx_pct_write(md, page, saved);
+	if (cas)
+		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_PAGE, 0);
 	if (ret)
 		return ret;
 	if (mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
 		return -EACCES;
-	r->result = mc_hw_reg_read(md, MC_REG_REMOTE_LAST_LO) |
-		    (u64)mc_hw_reg_read(md, MC_REG_REMOTE_LAST_HI) << 32;
+	*result = mc_hw_reg_read(md, MC_REG_REMOTE_LAST_LO) |
+		  (u64)mc_hw_reg_read(md, MC_REG_REMOTE_LAST_HI) << 32;
+	return 0;
+}
+
+/*
+ * The pages of a CHECK or COPY range, homed at this node: its own RX PCT says what it grants.
+ * A page without any of need is refused by the adapter as the home (a read request to it,
+ * counted in REMOTE_REFUSED there), so a refusal counts as on every backend. Homed at another
+ * node: EOPNOTSUPP, that node's grant is seen only through an access (and a COPY's data would
+ * land in this node's receive page, which needs RX_EN here).
+ */
+static int mc_hw_own_pages(struct memchan_dev *md, struct memchan_remote *r, u64 need)
+{
+	u32 shift = ilog2(md->page_size);
+	u32 page, last = (r->addr + r->operand - 1) >> shift;
+	u64 v;
+	int ret;
+
+	if (r->home != md->node_id)
+		return -EOPNOTSUPP;
+	for (page = r->addr >> shift; page <= last; page++) {
+		if (mc_hw_rx_pct_read(md, page) & need)
+			continue;
+		ret = mc_hw_request(md, r->home, MC_OP_READ << MC_TX_PCT_OP_SHIFT,
+				    (u64)page << shift, 0, 0, &v);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* regmap 1.3: REMOTE_CAS_CMP_LO/HI and REMOTE_CAS_PAGE (a CAS launched by one 8-byte store) */
+static bool mc_hw_staged_cas(struct memchan_dev *md)
+{
+	return (md->regmap_version & MC_VERSION_MINOR_MASK) >> MC_VERSION_MINOR_SHIFT >= 3;
+}
+
+/*
+ * MEMCHAN_REMOTE on the adapter: one request (mc_hw_request). A misaligned word is refused
+ * before it is sent (EACCES, not counted at the home), except an atomic's word at 4 mod 8, which
+ * goes out as a 4-byte store the home refuses and counts, as the ivshmem path counts it: an
+ * 8-byte store that is not 4-aligned would reach the adapter as partial words, each refused by
+ * this adapter (regmap 1.3; before, they were dropped and the request never completed).
+ */
+static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
+{
+	u32 misaligned = r->addr & (sizeof(u64) - 1);
+
+	if (r->op == MEMCHAN_REMOTE_CHECK)
+		return mc_hw_own_pages(md, r, MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK);
+	if (r->op == MEMCHAN_REMOTE_CAS && !mc_hw_staged_cas(md))
+		return -EOPNOTSUPP;
+	if (misaligned && (misaligned != sizeof(u32) || r->op == MEMCHAN_REMOTE_READ))
+		return -EACCES;
+	return mc_hw_request(md, r->home, mc_hw_remote_op[r->op], r->addr, r->operand, r->compare,
+			     &r->result);
+}
+
+/*
+ * MEMCHAN_REMOTE_COPY of pages homed at this node: READ_EN on every page first (refused by the
+ * adapter, counted, as above), then one 8-byte read request per page, which the adapter serves
+ * after every earlier write it delivered there and counts (one read per page, as on ivshmem);
+ * then the copy from the receive area, the home's memory.
+ */
+static int mc_hw_remote_copy(struct memchan_dev *md, struct memchan_remote *r, void *dst)
+{
+	u32 shift = ilog2(md->page_size);
+	u32 page, last = (r->addr + r->operand - 1) >> shift;
+	u64 v, word;
+	int ret = mc_hw_own_pages(md, r, MC_RX_PCT_READ_EN_MASK);
+
+	for (page = r->addr >> shift; !ret && page <= last; page++) {
+		word = max(r->addr, (u64)page << shift) & ~(u64)(sizeof(u64) - 1);
+		ret = mc_hw_request(md, r->home, MC_OP_READ << MC_TX_PCT_OP_SHIFT, word, 0, 0, &v);
+	}
+	if (ret)
+		return ret;
+	rmb();	/* the completions (REMOTE_DONE) before the loads of what they served */
+	memcpy(dst, to_hw(md)->rx_cpu + r->addr, r->operand);
 	return 0;
 }
 
@@ -608,6 +693,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.page_counters = mc_hw_page_counters,
 	.page_counters_clear = mc_hw_page_counters_clear,
 	.remote = mc_hw_remote,
+	.remote_copy = mc_hw_remote_copy,
 	.release_node = mc_hw_release_node,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,

@@ -52,6 +52,8 @@ module memchan_axil_regs #(
   output logic [31:0]        ack_timeout_o,
   output logic [31:0]        hb_period_o,
   output logic [15:0]        combine_idle_o,
+  output logic [63:0]        cas_cmp_o,      // staged compare operand (REMOTE_CAS_CMP_LO/HI)
+  output logic [31:0]        cas_page_o,     // REMOTE_CAS_PAGE (PAGE, ARM)
   output logic [511:0]       mcast_o,
   output logic               barrier_req_o,
   // status
@@ -122,6 +124,7 @@ module memchan_axil_regs #(
                                  MC_CAPS_HUB_MODE_MASK | MC_CAPS_GLOBAL_CLOCK_MASK;
 
   logic [31:0] node_q, ctrl_q, lb_q, irqs_q, irqm_q, rxbl_q, rxbh_q, rlim_q, ato_q, hbp_q, cmb_q;
+  logic [31:0] ccl_q, cch_q, cpg_q;
   logic [31:0] mcast_q [16];
   logic        bar_busy_q, bar_done_q, bar_sent_q;
   logic [31:0] ackout_q, npage_q, ncount_q;
@@ -199,6 +202,8 @@ module memchan_axil_regs #(
   assign clk_link_delay_o = cldel_q;
   assign clk_interval_o   = clint_q;
   assign combine_idle_o = cmb_q[15:0];
+  assign cas_cmp_o      = {cch_q, ccl_q};
+  assign cas_page_o     = cpg_q;
   for (genvar g = 0; g < 16; g++) begin : g_mc
     assign mcast_o[32*g +: 32] = mcast_q[g];
   end
@@ -296,6 +301,8 @@ module memchan_axil_regs #(
       rxbl_q <= MC_REG_RX_BASE_LO_RESET; rxbh_q <= MC_REG_RX_BASE_HI_RESET;
       rlim_q <= MC_REG_LINK_RETRY_LIMIT_RESET; ato_q <= MC_REG_LINK_ACK_TIMEOUT_RESET;
       hbp_q <= MC_REG_HEARTBEAT_PERIOD_RESET; cmb_q <= MC_REG_TX_COMBINE_IDLE_RESET;
+      ccl_q <= MC_REG_REMOTE_CAS_CMP_LO_RESET; cch_q <= MC_REG_REMOTE_CAS_CMP_HI_RESET;
+      cpg_q <= MC_REG_REMOTE_CAS_PAGE_RESET;
       cldel_q <= MC_REG_CLOCK_LINK_DELAY_RESET; clint_q <= MC_REG_CLOCK_SYNC_INTERVAL_RESET;
       for (int i = 0; i < 16; i++) mcast_q[i] <= MC_REG_MCAST_GROUP_BASE_RESET;
       bar_busy_q <= 1'b0; bar_done_q <= 1'b0; bar_sent_q <= 1'b0;
@@ -374,6 +381,10 @@ module memchan_axil_regs #(
           12'(MC_REG_LINK_ACK_TIMEOUT): ato_q  <= s_wdata_i;
           12'(MC_REG_HEARTBEAT_PERIOD): hbp_q  <= s_wdata_i;
           12'(MC_REG_TX_COMBINE_IDLE):  cmb_q  <= s_wdata_i & 32'hFFFF;
+          12'(MC_REG_REMOTE_CAS_CMP_LO): ccl_q <= s_wdata_i;
+          12'(MC_REG_REMOTE_CAS_CMP_HI): cch_q <= s_wdata_i;
+          12'(MC_REG_REMOTE_CAS_PAGE):
+            cpg_q <= s_wdata_i & (MC_REMOTE_CAS_PAGE_PAGE_MASK | MC_REMOTE_CAS_PAGE_ARM_MASK);
           12'(MC_REG_CLOCK_LINK_DELAY): cldel_q <= s_wdata_i;
           12'(MC_REG_CLOCK_SYNC_INTERVAL): clint_q <= s_wdata_i;
           default: begin
@@ -440,6 +451,9 @@ module memchan_axil_regs #(
         MC_RI_LINK_ACK_TIMEOUT: rreg = ato_q;
         MC_RI_HEARTBEAT_PERIOD: rreg = hbp_q;
         MC_RI_TX_COMBINE_IDLE: rreg = cmb_q;
+        MC_RI_REMOTE_CAS_CMP_LO: rreg = ccl_q;
+        MC_RI_REMOTE_CAS_CMP_HI: rreg = cch_q;
+        MC_RI_REMOTE_CAS_PAGE: rreg = cpg_q;
         MC_RI_REMOTE_OUTSTANDING: rreg = rout_q;
         MC_RI_REMOTE_DONE: rreg = rdone_q;
         MC_RI_REMOTE_ERRORS: rreg = rerr_q;

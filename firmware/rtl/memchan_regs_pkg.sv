@@ -6,7 +6,7 @@ package memchan_regs_pkg;
   // Identity and limits
   localparam logic [31:0] MC_ID = 32'h4D454D43;
   localparam logic [31:0] MC_VERSION_MAJOR = 32'h1;
-  localparam logic [31:0] MC_VERSION_MINOR = 32'h2;
+  localparam logic [31:0] MC_VERSION_MINOR = 32'h3;
   localparam logic [31:0] MC_MAX_NODES = 32'h20;
   localparam logic [31:0] MC_MULTICAST_GROUPS = 32'h10;
   localparam logic [31:0] MC_MAX_PAGES = 32'h4000;
@@ -121,7 +121,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_TX_DROP_PARTIAL = 32'hA8;  // Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule
   localparam logic [31:0] MC_REG_REMOTE_OUTSTANDING = 32'hAC;  // Remote read and atomic requests this node sent whose response has not yet completed (requester side; at most 7 at a time, later requests wait in order behind them)
   localparam logic [31:0] MC_REG_REMOTE_DONE = 32'hB0;  // Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N
-  localparam logic [31:0] MC_REG_REMOTE_ERRORS = 32'hB4;  // Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN
+  localparam logic [31:0] MC_REG_REMOTE_ERRORS = 32'hB4;  // Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback, or a transmit-window beat with a partial 32-bit word on a request page), or a good response whose receive page here is not RX_EN
   localparam logic [31:0] MC_REG_REMOTE_ERR_ADDR = 32'hB8;  // Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS
   localparam logic [31:0] MC_REG_REMOTE_REFUSED = 32'hBC;  // Remote requests this node refused as home (wraps): page not READ_EN / ATOMIC_EN (or CTRL.ENABLE = 0, or beyond PAGE_COUNT), misaligned or malformed atomic, host read error
   localparam logic [31:0] MC_REG_RX_BASE_LO = 32'hC0;  // Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE)
@@ -130,6 +130,13 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT = 32'hCC;  // Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N)
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD = 32'hD0;  // Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE = 32'hD4;  // Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining)
+  localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_LO = 32'hD8;  // Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one
+  localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_HI = 32'hDC;  // Compare operand, high word (see REMOTE_CAS_CMP_LO)
+  localparam logic [31:0] MC_REG_REMOTE_CAS_PAGE = 32'hFC;  // The one transmit page whose compare-and-swap requests take their compare operand from REMOTE_CAS_CMP_LO/HI while ARM is set: a packet that starts there with one full 8-byte word becomes the two-word request {compare, word}
+  localparam logic [31:0] MC_REMOTE_CAS_PAGE_PAGE_SHIFT = 32'h0;
+  localparam logic [31:0] MC_REMOTE_CAS_PAGE_PAGE_MASK = 32'h3FFF;  // network page
+  localparam logic [31:0] MC_REMOTE_CAS_PAGE_ARM_SHIFT = 32'h1F;
+  localparam logic [31:0] MC_REMOTE_CAS_PAGE_ARM_MASK = 32'h80000000;  // 1: the page's compare-and-swap requests use the staged compare operand
   localparam logic [31:0] MC_REG_PAGE_CNT_SEL = 32'hE0;  // Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show
   localparam logic [31:0] MC_REG_PAGE_CNT_READS = 32'hE4;  // Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
   localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS = 32'hE8;  // Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
@@ -159,7 +166,7 @@ package memchan_regs_pkg;
 
   // Register reset values (what a board's register block holds after reset)
   localparam logic [31:0] MC_REG_ID_RESET = 32'h4D454D43;
-  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10002;
+  localparam logic [31:0] MC_REG_VERSION_RESET = 32'h10003;
   localparam logic [31:0] MC_REG_PAGE_COUNT_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_SIZE_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_MAX_NODES_RESET = 32'h20;
@@ -196,6 +203,9 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT_RESET = 32'h800;
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD_RESET = 32'h1000;
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE_RESET = 32'h4;
+  localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_LO_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_HI_RESET = 32'h0;
+  localparam logic [31:0] MC_REG_REMOTE_CAS_PAGE_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_CNT_SEL_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_CNT_READS_RESET = 32'h0;
   localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS_RESET = 32'h0;
@@ -225,7 +235,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_DEST_KIND_BROADCAST = 32'h1;
   localparam logic [31:0] MC_DEST_KIND_MULTICAST = 32'h2;
   localparam logic [31:0] MC_TX_PCT_OP_SHIFT = 32'h6;
-  localparam logic [31:0] MC_TX_PCT_OP_MASK = 32'hC0;  // what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request.
+  localparam logic [31:0] MC_TX_PCT_OP_MASK = 32'hC0;  // what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8 (or one 8-byte store of the new value on the page REMOTE_CAS_PAGE arms, the compare value staged in REMOTE_CAS_CMP_LO/HI). Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request.
   localparam logic [31:0] MC_OP_WRITE = 32'h0;  // OP value
   localparam logic [31:0] MC_OP_READ = 32'h1;
   localparam logic [31:0] MC_OP_FETCH_ADD = 32'h2;
@@ -416,20 +426,23 @@ package memchan_regs_pkg;
   localparam logic [6:0] MC_RI_LINK_ACK_TIMEOUT = 7'd36;
   localparam logic [6:0] MC_RI_HEARTBEAT_PERIOD = 7'd37;
   localparam logic [6:0] MC_RI_TX_COMBINE_IDLE = 7'd38;
-  localparam logic [6:0] MC_RI_PAGE_CNT_SEL = 7'd39;
-  localparam logic [6:0] MC_RI_PAGE_CNT_READS = 7'd40;
-  localparam logic [6:0] MC_RI_PAGE_CNT_ATOMICS = 7'd41;
-  localparam logic [6:0] MC_RI_PAGE_CNT_THRESHOLD = 7'd42;
-  localparam logic [6:0] MC_RI_PAGE_HOT = 7'd43;
-  localparam logic [6:0] MC_RI_REMOTE_LAST_LO = 7'd44;
-  localparam logic [6:0] MC_RI_REMOTE_LAST_HI = 7'd45;
-  localparam logic [6:0] MC_RI_GLOBAL_TIME_LO = 7'd46;
-  localparam logic [6:0] MC_RI_GLOBAL_TIME_HI = 7'd47;
-  localparam logic [6:0] MC_RI_CLOCK_STATUS = 7'd48;
-  localparam logic [6:0] MC_RI_CLOCK_BOUND = 7'd49;
-  localparam logic [6:0] MC_RI_CLOCK_OFFSET = 7'd50;
-  localparam logic [6:0] MC_RI_CLOCK_LINK_DELAY = 7'd51;
-  localparam logic [6:0] MC_RI_CLOCK_SYNC_INTERVAL = 7'd52;
+  localparam logic [6:0] MC_RI_REMOTE_CAS_CMP_LO = 7'd39;
+  localparam logic [6:0] MC_RI_REMOTE_CAS_CMP_HI = 7'd40;
+  localparam logic [6:0] MC_RI_REMOTE_CAS_PAGE = 7'd41;
+  localparam logic [6:0] MC_RI_PAGE_CNT_SEL = 7'd42;
+  localparam logic [6:0] MC_RI_PAGE_CNT_READS = 7'd43;
+  localparam logic [6:0] MC_RI_PAGE_CNT_ATOMICS = 7'd44;
+  localparam logic [6:0] MC_RI_PAGE_CNT_THRESHOLD = 7'd45;
+  localparam logic [6:0] MC_RI_PAGE_HOT = 7'd46;
+  localparam logic [6:0] MC_RI_REMOTE_LAST_LO = 7'd47;
+  localparam logic [6:0] MC_RI_REMOTE_LAST_HI = 7'd48;
+  localparam logic [6:0] MC_RI_GLOBAL_TIME_LO = 7'd49;
+  localparam logic [6:0] MC_RI_GLOBAL_TIME_HI = 7'd50;
+  localparam logic [6:0] MC_RI_CLOCK_STATUS = 7'd51;
+  localparam logic [6:0] MC_RI_CLOCK_BOUND = 7'd52;
+  localparam logic [6:0] MC_RI_CLOCK_OFFSET = 7'd53;
+  localparam logic [6:0] MC_RI_CLOCK_LINK_DELAY = 7'd54;
+  localparam logic [6:0] MC_RI_CLOCK_SYNC_INTERVAL = 7'd55;
 
   // register index of a BAR0 offset below 0x1000 (MC_RI_NONE when unmapped)
   function automatic logic [6:0] mc_reg_index(input logic [11:0] off);
@@ -473,6 +486,9 @@ package memchan_regs_pkg;
       12'(MC_REG_LINK_ACK_TIMEOUT): mc_reg_index = MC_RI_LINK_ACK_TIMEOUT;
       12'(MC_REG_HEARTBEAT_PERIOD): mc_reg_index = MC_RI_HEARTBEAT_PERIOD;
       12'(MC_REG_TX_COMBINE_IDLE): mc_reg_index = MC_RI_TX_COMBINE_IDLE;
+      12'(MC_REG_REMOTE_CAS_CMP_LO): mc_reg_index = MC_RI_REMOTE_CAS_CMP_LO;
+      12'(MC_REG_REMOTE_CAS_CMP_HI): mc_reg_index = MC_RI_REMOTE_CAS_CMP_HI;
+      12'(MC_REG_REMOTE_CAS_PAGE): mc_reg_index = MC_RI_REMOTE_CAS_PAGE;
       12'(MC_REG_PAGE_CNT_SEL): mc_reg_index = MC_RI_PAGE_CNT_SEL;
       12'(MC_REG_PAGE_CNT_READS): mc_reg_index = MC_RI_PAGE_CNT_READS;
       12'(MC_REG_PAGE_CNT_ATOMICS): mc_reg_index = MC_RI_PAGE_CNT_ATOMICS;

@@ -121,6 +121,8 @@ module memchan_top #(
   logic [63:0]  rx_base;
   logic [31:0]  ack_timeout, hb_period;
   logic [15:0]  combine_idle;
+  logic [63:0]  cas_cmp;
+  logic [31:0]  cas_page;
   logic [511:0] mcast;
 
   // PCTs
@@ -178,6 +180,7 @@ module memchan_top #(
     .enable_o(enable), .retry_en_o(retry_en), .err_reset_o(err_reset), .loopback_o(lb_mode),
     .rx_base_o(rx_base), .retry_limit_o(retry_limit), .ack_timeout_o(ack_timeout),
     .hb_period_o(hb_period), .combine_idle_o(combine_idle), .mcast_o(mcast),
+    .cas_cmp_o(cas_cmp), .cas_page_o(cas_page),
     .barrier_req_o(barrier_req),
     .link_up_i(link_up), .peer_seen_i(peer_seen), .discarding_i(tx_disc || rx_disc),
     .peer_node_i(peer_node), .auto_set_i(auto_set), .auto_id_i(auto_id),
@@ -223,6 +226,7 @@ module memchan_top #(
     .s_bvalid_o(s_axi_bvalid), .s_bready_i(s_axi_bready),
     .pct_re_o(txp_b_en), .pct_addr_o(txp_b_addr), .pct_rdata_i(txp_b_rdata),
     .enable_i(enable), .combine_idle_i(combine_idle), .barrier_req_i(barrier_req),
+    .cas_cmp_i(cas_cmp), .cas_page_i(cas_page),
     .data_we_o(data_we), .data_o(data_w), .data_room_i(data_room),
     .desc_we_o(desc_we), .desc_o(desc_w), .desc_room_i(desc_room),
     .drop_disabled_o(ev_tx_dd), .drop_partial_o(ev_tx_dp));

@@ -7,6 +7,13 @@
 // Pages whose transmit PCT OP is not WRITE make requests (docs/firmware.md "Remote read and
 // atomics"): a READ packet is a header-only read request for its range (the stored data is
 // not kept); an atomic packet holds exactly one request (one 8-byte word, two for CAS).
+// A request page takes whole 32-bit words only: a beat with a partial word there (QEMU's TCG
+// splits a misaligned store into bytes) is one request refused here, not a dropped write, so
+// that it completes (REMOTE_DONE, REMOTE_ERRORS) instead of leaving its requester waiting.
+// Compare-and-swap with a staged operand: on the page REMOTE_CAS_PAGE arms, a packet that
+// starts with one full 8-byte word first takes REMOTE_CAS_CMP as its word 0 (one cycle, the
+// beat held) and the beat as word 1, so one 8-byte store launches a whole CAS request; a CPU
+// cannot be relied on to deliver a 16-byte store to a BAR as one write.
 `default_nettype none
 
 module memchan_tx_window #(
@@ -42,6 +49,8 @@ module memchan_tx_window #(
   input  wire logic              enable_i,
   input  wire logic [15:0]       combine_idle_i,
   input  wire logic              barrier_req_i,   // pulse: queue an acknowledge request
+  input  wire logic [63:0]       cas_cmp_i,       // REMOTE_CAS_CMP_HI/LO
+  input  wire logic [31:0]       cas_page_i,      // REMOTE_CAS_PAGE (PAGE, ARM)
   // payload and descriptor FIFOs (descriptor = {local_copy, header})
   output logic                   data_we_o,
   output logic [63:0]            data_o,
@@ -172,9 +181,13 @@ module memchan_tx_window #(
   logic [DA_W-1:0] pk_next_q;       // 32-bit word that would continue it
   logic [5:0]      pk_words_q;      // 8-byte words in the packet
   logic [31:0]     pk_entry_q;      // transmit PCT entry
+  logic            pk_refuse_q;     // a request refused here (a partial word): no payload
+  logic            pk_cmp_q;        // a CAS whose word 0 is the staged compare operand
+  logic            cmp_wait_q;      // ... pushed; its beat (word 1) not yet taken
+  logic            cmp_ins;         // push the staged compare operand, hold the beat
   logic [15:0]     idle_q;
 
-  logic            en, lo_full, hi_full, lo_part, hi_part, lo_ok, hi_ok;
+  logic            en, lo_full, hi_full, lo_part, hi_part, lo_ok, hi_ok, req_part;
   logic [DA_W-1:0] beat_first, beat_next;
   logic            append, start, space_ok;
   logic            close_old, close_idle, push_bar;
@@ -185,26 +198,31 @@ module memchan_tx_window #(
     hi_full = (s1_strb_q[7:4] == 4'hF);
     lo_part = !lo_full && (s1_strb_q[3:0] != 4'h0);
     hi_part = !hi_full && (s1_strb_q[7:4] != 4'h0);
-    lo_ok   = en && lo_full;
-    hi_ok   = en && hi_full;
-    beat_first = {s1_addr_q, !lo_ok};
+    req_part = en && (entry_op(pct_rdata_i) != 2'(MC_OP_WRITE)) && (lo_part || hi_part);
+    lo_ok   = en && lo_full && !req_part;
+    hi_ok   = en && hi_full && !req_part;
+    beat_first = req_part ? {s1_addr_q, s1_strb_q[3:0] == 4'h0} : {s1_addr_q, !lo_ok};
     beat_next  = {s1_addr_q, 1'b0} + (hi_ok ? DA_W'(2) : DA_W'(1));
     space_ok   = data_room_i && desc_room_i;
-    s1_go      = s1_q && space_ok;
+    cmp_ins    = s1_q && space_ok && !cmp_wait_q && lo_ok && hi_ok &&
+                 entry_cas(pct_rdata_i) && ((cas_page_i & MC_REMOTE_CAS_PAGE_ARM_MASK) != 0) &&
+                 (32'(s1_addr_q[WA_W-1 -: PG_W]) == (cas_page_i & MC_REMOTE_CAS_PAGE_PAGE_MASK));
+    s1_go      = s1_q && space_ok && !cmp_ins;
     // a beat continues the open packet when it starts at the next 32-bit word, the packet
     // ended on a full 8-byte word, and the packet is neither full nor on another page
     append = s1_go && (lo_ok || hi_ok) && pk_q && !pk_full_q && lo_ok &&
              (beat_first == pk_next_q) && (pk_words_q < entry_limit(pk_entry_q)) &&
              (s1_addr_q[WA_W-1 -: PG_W] == pk_start_q[DA_W-1 -: PG_W]);
-    start  = s1_go && (lo_ok || hi_ok) && !append;
-    close_old  = start && pk_q;
+    start  = s1_go && (lo_ok || hi_ok || req_part) && !append;
+    close_old  = (start || cmp_ins) && pk_q;
     close_idle = !close_old && pk_q && (pk_full_q || bar_q || (idle_q >= combine_idle_i)) &&
-                 !append;
+                 !append && !cmp_wait_q;
     push_bar   = bar_q && !pk_q && !s1_q && !close_old;
   end
 
   function automatic logic [64:0] make_desc(input logic [31:0] entry, input logic [DA_W-1:0] first,
-                                            input logic [DA_W-1:0] next, input logic barrier);
+                                            input logic [DA_W-1:0] next, input logic barrier,
+                                            input logic refuse);
     logic [63:0] h;
     logic [5:0] ndw;
     h = '0;
@@ -217,6 +235,12 @@ module memchan_tx_window #(
       h[H_DNID_LSB +: 8] = 8'hFF;
       h[H_LEN_LSB +: 6] = '0;
       h[H_ADDR_LSB +: 26] = '0;
+      make_desc = {1'b0, h};
+    end else if (refuse) begin
+      // header only, to node 0xFF: the frame builder completes it as refused, at this address
+      h[H_TP_LSB +: 4] = TP_RDREQ;
+      h[H_DNID_LSB +: 8] = 8'hFF;
+      h[H_LEN_LSB +: 6] = '0;
       make_desc = {1'b0, h};
     end else if (entry_op(entry) != 2'(MC_OP_WRITE)) begin
       // a request goes to one node; any other destination kind is named 0xFF, which the
@@ -240,12 +264,13 @@ module memchan_tx_window #(
   always_comb begin
     // a read request carries no payload: its stored words are not kept
     data_we_o = append ? (entry_op(pk_entry_q) != 2'(MC_OP_READ))
-                       : start && (entry_op(pct_rdata_i) != 2'(MC_OP_READ));
-    data_o    = {hi_ok ? s1_data_q[63:32] : 32'h0, lo_ok ? s1_data_q[31:0] : 32'h0};
+                       : cmp_ins || (start && !req_part && (entry_op(pct_rdata_i) != 2'(MC_OP_READ)));
+    data_o    = cmp_ins ? cas_cmp_i
+                        : {hi_ok ? s1_data_q[63:32] : 32'h0, lo_ok ? s1_data_q[31:0] : 32'h0};
     desc_we_o = close_old || close_idle || push_bar;
-    desc_o    = make_desc(pk_entry_q, pk_start_q, pk_next_q, push_bar);
+    desc_o    = make_desc(pk_entry_q, pk_start_q, pk_next_q, push_bar, pk_refuse_q);
     drop_disabled_o = s1_go && !en && (s1_strb_q != 8'h0);
-    drop_partial_o  = s1_go && en && (lo_part || hi_part);
+    drop_partial_o  = s1_go && en && (lo_part || hi_part) && !req_part;
   end
 
   // AxLEN is implied by WLAST; the low address bits by the byte strobes
@@ -260,22 +285,41 @@ module memchan_tx_window #(
       pk_next_q  <= '0;
       pk_words_q <= '0;
       pk_entry_q <= '0;
+      pk_refuse_q <= 1'b0;
+      pk_cmp_q   <= 1'b0;
+      cmp_wait_q <= 1'b0;
       idle_q     <= '0;
       bar_q      <= 1'b0;
     end else begin
       if (barrier_req_i) bar_q <= 1'b1;
       else if (push_bar) bar_q <= 1'b0;
-      idle_q <= (append || start) ? 16'd0 : (idle_q == 16'hFFFF ? idle_q : idle_q + 1'b1);
-      if (start) begin
+      idle_q <= (append || start || cmp_ins) ? 16'd0
+                                             : (idle_q == 16'hFFFF ? idle_q : idle_q + 1'b1);
+      if (cmp_ins) cmp_wait_q <= 1'b1;
+      else if (s1_go) cmp_wait_q <= 1'b0;
+      if (cmp_ins) begin
+        // word 0 pushed; the held beat appends as word 1 at the same address next
         pk_q       <= 1'b1;
-        pk_full_q  <= !hi_ok || (entry_limit(pct_rdata_i) == 6'd1);
+        pk_full_q  <= 1'b0;
+        pk_start_q <= beat_first;
+        pk_next_q  <= beat_first;
+        pk_words_q <= 6'd1;
+        pk_entry_q <= pct_rdata_i;
+        pk_refuse_q <= 1'b0;
+        pk_cmp_q   <= 1'b1;
+      end else if (start) begin
+        pk_q       <= 1'b1;
+        pk_full_q  <= !hi_ok || (entry_limit(pct_rdata_i) == 6'd1) || req_part;
         pk_start_q <= beat_first;
         pk_next_q  <= beat_next;
         pk_words_q <= 6'd1;
         pk_entry_q <= pct_rdata_i;
+        pk_refuse_q <= req_part;
+        pk_cmp_q   <= 1'b0;
       end else if (append) begin
         pk_full_q  <= !hi_ok || (pk_words_q + 1'b1 == entry_limit(pk_entry_q));
-        pk_next_q  <= beat_next;
+        // a staged CAS covers two words at its address: {compare, the stored word}
+        pk_next_q  <= pk_cmp_q ? beat_next + DA_W'(2) : beat_next;
         pk_words_q <= pk_words_q + 1'b1;
       end else if (close_idle) begin
         pk_q <= 1'b0;

@@ -13,7 +13,7 @@
 /* Identity and limits */
 #define MC_ID 0x4D454D43U
 #define MC_VERSION_MAJOR 0x1U
-#define MC_VERSION_MINOR 0x2U
+#define MC_VERSION_MINOR 0x3U
 #define MC_MAX_NODES 0x20U
 #define MC_MULTICAST_GROUPS 0x10U
 #define MC_MAX_PAGES 0x4000U
@@ -128,7 +128,7 @@
 #define MC_REG_TX_DROP_PARTIAL 0xA8U /* Transmit-window write beats with a partial 32-bit word (byte strobes neither all set nor all clear for a 4-byte lane); those lanes are dropped: 4 bytes is the packet granule */
 #define MC_REG_REMOTE_OUTSTANDING 0xACU /* Remote read and atomic requests this node sent whose response has not yet completed (requester side; at most 7 at a time, later requests wait in order behind them) */
 #define MC_REG_REMOTE_DONE 0xB0U /* Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N */
-#define MC_REG_REMOTE_ERRORS 0xB4U /* Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN */
+#define MC_REG_REMOTE_ERRORS 0xB4U /* Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback, or a transmit-window beat with a partial 32-bit word on a request page), or a good response whose receive page here is not RX_EN */
 #define MC_REG_REMOTE_ERR_ADDR 0xB8U /* Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS */
 #define MC_REG_REMOTE_REFUSED 0xBCU /* Remote requests this node refused as home (wraps): page not READ_EN / ATOMIC_EN (or CTRL.ENABLE = 0, or beyond PAGE_COUNT), misaligned or malformed atomic, host read error */
 #define MC_REG_RX_BASE_LO 0xC0U /* Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
@@ -137,6 +137,13 @@
 #define MC_REG_LINK_ACK_TIMEOUT 0xCCU /* Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
 #define MC_REG_HEARTBEAT_PERIOD 0xD0U /* Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
 #define MC_REG_TX_COMBINE_IDLE 0xD4U /* Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
+#define MC_REG_REMOTE_CAS_CMP_LO 0xD8U /* Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one */
+#define MC_REG_REMOTE_CAS_CMP_HI 0xDCU /* Compare operand, high word (see REMOTE_CAS_CMP_LO) */
+#define MC_REG_REMOTE_CAS_PAGE 0xFCU /* The one transmit page whose compare-and-swap requests take their compare operand from REMOTE_CAS_CMP_LO/HI while ARM is set: a packet that starts there with one full 8-byte word becomes the two-word request {compare, word} */
+#define MC_REMOTE_CAS_PAGE_PAGE_SHIFT 0x0U
+#define MC_REMOTE_CAS_PAGE_PAGE_MASK 0x3FFFU /* network page */
+#define MC_REMOTE_CAS_PAGE_ARM_SHIFT 0x1FU
+#define MC_REMOTE_CAS_PAGE_ARM_MASK 0x80000000U /* 1: the page's compare-and-swap requests use the staged compare operand */
 #define MC_REG_PAGE_CNT_SEL 0xE0U /* Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
 #define MC_REG_PAGE_CNT_READS 0xE4U /* Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
 #define MC_REG_PAGE_CNT_ATOMICS 0xE8U /* Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
@@ -166,7 +173,7 @@
 
 /* Register reset values (what a board's register block holds after reset) */
 #define MC_REG_ID_RESET 0x4D454D43U
-#define MC_REG_VERSION_RESET 0x10002U
+#define MC_REG_VERSION_RESET 0x10003U
 #define MC_REG_PAGE_COUNT_RESET 0x0U
 #define MC_REG_PAGE_SIZE_RESET 0x1000U
 #define MC_REG_MAX_NODES_RESET 0x20U
@@ -203,6 +210,9 @@
 #define MC_REG_LINK_ACK_TIMEOUT_RESET 0x800U
 #define MC_REG_HEARTBEAT_PERIOD_RESET 0x1000U
 #define MC_REG_TX_COMBINE_IDLE_RESET 0x4U
+#define MC_REG_REMOTE_CAS_CMP_LO_RESET 0x0U
+#define MC_REG_REMOTE_CAS_CMP_HI_RESET 0x0U
+#define MC_REG_REMOTE_CAS_PAGE_RESET 0x0U
 #define MC_REG_PAGE_CNT_SEL_RESET 0x0U
 #define MC_REG_PAGE_CNT_READS_RESET 0x0U
 #define MC_REG_PAGE_CNT_ATOMICS_RESET 0x0U
@@ -232,7 +242,7 @@
 #define MC_DEST_KIND_BROADCAST 0x1U
 #define MC_DEST_KIND_MULTICAST 0x2U
 #define MC_TX_PCT_OP_SHIFT 0x6U
-#define MC_TX_PCT_OP_MASK 0xC0U /* what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
+#define MC_TX_PCT_OP_MASK 0xC0U /* what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8 (or one 8-byte store of the new value on the page REMOTE_CAS_PAGE arms, the compare value staged in REMOTE_CAS_CMP_LO/HI). Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
 #define MC_OP_WRITE 0x0U /* OP value */
 #define MC_OP_READ 0x1U
 #define MC_OP_FETCH_ADD 0x2U

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mcctl (tools/) on one co-simulated RTL adapter (firmware/cosim), /dev/memchan0 as node 0:
-# status, the loopback self-test through the RTL's internal loopback (8/8), and the self-test
+# status, the loopback self-test through the RTL's internal loopback (10/10, with the remote stages), and the self-test
 # with its stores lost on the way to the adapter (control channel, cosimctl.sh): it exits 1
 # naming the failing stage and leaves the test pages' PCT entries and LOOPBACK.MODE as they were.
 # Called by guest.sh board-loop. Usage: board_mcctl.sh ROOT. TAP lines; exit 0 only if all pass.
@@ -31,8 +31,8 @@ t0=$(date +%s)
 mcctl selftest --fabric "$D0" > /tmp/selftest.out 2>&1
 st=$?
 quote selftest
-[ $st = 0 ] && [ "$(grep -c ' PASS$' /tmp/selftest.out)" = 8 ]
-check $? "mcctl selftest through the RTL's internal loopback: exit 0, 8/8 stages PASS ($(( $(date +%s) - t0 )) s)"
+[ $st = 0 ] && [ "$(grep -c ' PASS$' /tmp/selftest.out)" = 10 ]
+check $? "mcctl selftest through the RTL's internal loopback: exit 0, 10/10 stages PASS ($(( $(date +%s) - t0 )) s)"
 
 # a fault: the host's posted writes into the self-test's pages (the last 4 of the transmit window)
 # are lost on the way to the adapter (device process control channel: window-drop), so the stores

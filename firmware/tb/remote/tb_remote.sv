@@ -7,10 +7,16 @@
 //   b) both nodes hammer one word with fetch-and-add (random addends): the sum is exact, the
 //      page counter counts every atomic and PAGE_HOT fires at the threshold;
 //   c) a CAS lock taken from both sides guards a plain read-modify-write counter: the
-//      counter ends exact and no two holders are ever seen; swap returns the old word;
+//      counter ends exact and no two holders are ever seen; node 0 sends each CAS as one
+//      16-byte store, node 1 as one 8-byte store with the compare operand staged in
+//      REMOTE_CAS_CMP (its lock page armed in REMOTE_CAS_PAGE): both operand paths contend
+//      on one word; a failing staged CAS, a 16-byte CAS on another page while one is armed,
+//      and (negative control) one 8-byte store with the page disarmed: refused as malformed;
+//      swap returns the old word;
 //   d) refusals: read of a page without READ_EN, fetch-and-add on a page without ATOMIC_EN,
 //      a misaligned and a malformed atomic, a request that names no single node, a host read
-//      that the home's memory answers with SLVERR: each is
+//      that the home's memory answers with SLVERR, a store of a partial word (one byte) to an
+//      atomic and to a read request page (refused by the requester): each is
 //      answered (REMOTE_DONE), counted (REMOTE_ERRORS, REMOTE_REFUSED at the home), nothing
 //      is written on either side and the home word is unchanged;
 //   e) loopback: node 0 alone in internal loopback reads and adds through its own link.
@@ -42,6 +48,7 @@ module tb_remote_run #(
   localparam int PS = 4096;
   localparam int P_RD = 4, P_WR = 5, P_FA = 6, P_CAS = 7, P_SW = 8, P_CNTW = 9, P_CNTR = 10;
   localparam int P_NORD = 11, P_NOAT = 12, P_BCAST = 13, P_LAT = 14, P_RDERR = 15;
+  localparam int P_CAS2 = 16;         // a second CAS page: the 16-byte form beside an armed one
   localparam int H_CNT = 20;          // node 0 host page behind P_CNTW / P_CNTR (remapped)
   localparam logic [31:0] DEST0 = 32'h0;
   string MODE;
@@ -116,6 +123,19 @@ module tb_remote_run #(
     task automatic rd(input int addr, output logic [31:0] v);
       if (N == 0) p.a0.reg_read(addr, v); else p.a1.reg_read(addr, v);
     endtask
+    task automatic wr(input int addr, input logic [31:0] v);
+      if (N == 0) p.a0.reg_write(addr, v); else p.a1.reg_write(addr, v);
+    endtask
+    // one CAS: node 0 as one 16-byte store, node 1 as one 8-byte store, compare staged
+    task automatic cas(input longint net, input logic [63:0] cmp, input logic [63:0] nv);
+      if (N == 0) begin
+        store128(N, net, cmp, nv);
+      end else begin
+        wr(MC_REG_REMOTE_CAS_CMP_LO, cmp[31:0]);
+        wr(MC_REG_REMOTE_CAS_CMP_HI, cmp[63:32]);
+        store64(N, net, nv);
+      end
+    endtask
     // wait until this node completed k more requests; then nothing may be outstanding
     task automatic wait_done(input int k, input string what);
       int t;
@@ -150,7 +170,7 @@ module tb_remote_run #(
       wait (cas_go);
       for (int k = 0; k < cas_rounds; k++) begin
         do begin
-          store128(N, lock_net, 64'h0, 64'(N + 1));          // compare 0, new = ID + 1
+          cas(lock_net, 64'h0, 64'(N + 1));                  // compare 0, new = ID + 1
           wait_done(1, "acquire");
           last_value(old);
           if (N == 1 && peek64(1, p.rx_base[1] + lock_net) != old)
@@ -172,7 +192,7 @@ module tb_remote_run #(
           store64(1, longint'(P_CNTW) * PS, cnt + 1);        // posted, before the release
         end
         holder = -1;
-        store128(N, lock_net, 64'(N + 1), 64'h0);            // release
+        cas(lock_net, 64'(N + 1), 64'h0);                    // release
         wait_done(1, "release");
         last_value(old);
         if (old != 64'(N + 1)) $fatal(1, "release by node %0d found %h", N, old);
@@ -320,6 +340,21 @@ module tb_remote_run #(
     if (peek64(0, home_addr(H_CNT, 0)) != 64'(2 * rounds_n))
       $fatal(1, "CAS-lock counter is %0d, want %0d", peek64(0, home_addr(H_CNT, 0)),
              2 * rounds_n);
+    // a staged CAS whose compare fails: the old word back, nothing changed
+    poke64(0, home_addr(P_CAS, 128), 64'h0BAD_F00D_0000_0009);
+    g_node[1].cas(longint'(P_CAS) * PS + 128, 64'h8, 64'h77);
+    wait_done(1, 1, "failing staged CAS");
+    last_value(1, old);
+    if (old != 64'h0BAD_F00D_0000_0009 || peek64(0, home_addr(P_CAS, 128)) != old)
+      $fatal(1, "failing staged CAS: old %h, word %h", old, peek64(0, home_addr(P_CAS, 128)));
+    // the 16-byte form on another page while P_CAS is armed: its own compare operand
+    poke64(0, home_addr(P_CAS2, 16), 64'h5);
+    store128(1, longint'(P_CAS2) * PS + 16, 64'h5, 64'h6);
+    wait_done(1, 1, "16-byte CAS beside an armed page");
+    last_value(1, old);
+    if (old != 64'h5 || peek64(0, home_addr(P_CAS2, 16)) != 64'h6)
+      $fatal(1, "16-byte CAS beside an armed page: old %h, word %h", old,
+             peek64(0, home_addr(P_CAS2, 16)));
     // swap returns the old word and stores the new one
     poke64(0, home_addr(P_SW, 8), 64'h1111_2222_3333_4444);
     store64(1, longint'(P_SW) * PS + 8, 64'h5555_6666_7777_8888);
@@ -328,7 +363,7 @@ module tb_remote_run #(
     if (old != 64'h1111_2222_3333_4444 || peek64(0, home_addr(P_SW, 8)) != 64'h5555_6666_7777_8888)
       $fatal(1, "swap: old %h, word %h", old, peek64(0, home_addr(P_SW, 8)));
     for (int n = 0; n < 2; n++) expect_reg(n, MC_REG_REMOTE_ERRORS, 0, "REMOTE_ERRORS");
-    $display("remote%0d%s: c) CAS lock from both sides, %0d acquisitions, counter exact; swap",
+    $display("remote%0d%s: c) CAS lock from both sides (16-byte and staged operand), %0d acquisitions, counter exact; failing staged CAS; swap",
              SERIALIZE, MODE, lock_rounds);
   endtask
 
@@ -352,11 +387,16 @@ module tb_remote_run #(
         dw.push_back(32'd7);
         store_dw(1, longint'(page) * PS + off, dw);
       end
+      3: begin   // one byte: a partial 32-bit word (how QEMU's TCG splits a misaligned store)
+        if (home) $fatal(1, "%s: a partial store is refused by the requester", what);
+        p.a1.win_beat(longint'(page) * PS + off, 64'h5 << (8 * (off & 7)), 8'h1 << (off & 7));
+      end
       default: ;
     endcase
     wait_done(1, 1, what);
     expect_reg(1, MC_REG_REMOTE_ERRORS, err0 + 1, {what, ": REMOTE_ERRORS"});
-    expect_reg(1, MC_REG_REMOTE_ERR_ADDR, 32'(longint'(page) * PS + off),
+    // the address of the (first) 32-bit word the request names
+    expect_reg(1, MC_REG_REMOTE_ERR_ADDR, 32'(longint'(page) * PS + (off & ~longint'(3))),
                {what, ": REMOTE_ERR_ADDR"});
     p.rd(0, MC_REG_REMOTE_REFUSED, ref1);
     if (ref1 != ref0 + 32'(home)) $fatal(1, "%s: REMOTE_REFUSED %0d -> %0d", what, ref0, ref1);
@@ -373,12 +413,22 @@ module tb_remote_run #(
     refused("misaligned fetch-and-add", P_FA, 64 + 4, 1, 2);
     refused("malformed fetch-and-add (4 bytes)", P_FA, 64, 1, 2);
     refused("broadcast read request", P_BCAST, 0, 0, 0);
+    // negative control of the staged operand: with the page disarmed, one 8-byte store to a
+    // CAS page is a malformed CAS (refused by the home)
+    p.wr(1, MC_REG_REMOTE_CAS_PAGE, P_CAS);
+    refused("CAS of one 8-byte word, operand not armed", P_CAS, 128, 1, 1);
+    p.wr(1, MC_REG_REMOTE_CAS_PAGE, MC_REMOTE_CAS_PAGE_ARM_MASK | P_CAS);
+    // a request page takes whole 32-bit words: a partial one is refused here, not dropped
+    // (once dropped, nothing was sent and the request never completed)
+    refused("fetch-and-add of one byte", P_FA, 64, 0, 3);
+    refused("fetch-and-add of one misaligned byte", P_FA, 64 + 5, 0, 3);
+    refused("read of one byte", P_RD, 16 + 2, 0, 3);
     // a host read answered with SLVERR: refused by the home, nothing sent back but the error
     p.a0.host.rd_err_page = home_addr(P_RDERR, 0) >> 12;
     refused("host read error", P_RDERR, 32, 1, 0);
     p.a0.host.rd_err_page = -1;
     for (int n = 0; n < 2; n++) expect_reg(n, MC_REG_REMOTE_OUTSTANDING, 0, "REMOTE_OUTSTANDING");
-    $display("remote%0d%s: d) 6 refused requests answered, counted, nothing written", SERIALIZE,
+    $display("remote%0d%s: d) 10 refused requests answered, counted, nothing written", SERIALIZE,
              MODE);
   endtask
 
@@ -449,6 +499,7 @@ module tb_remote_run #(
     p.set_rx(0, P_FA, MC_RX_PCT_ATOMIC_EN_MASK | MC_RX_PCT_COUNT_IRQ_MASK);
     p.set_rx(0, P_CAS, MC_RX_PCT_ATOMIC_EN_MASK);
     p.set_rx(0, P_SW, MC_RX_PCT_ATOMIC_EN_MASK);
+    p.set_rx(0, P_CAS2, MC_RX_PCT_ATOMIC_EN_MASK);
     p.set_rx(0, P_CNTW, MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_REMAP_EN_MASK | 64'(home_addr(H_CNT, 0)));
     p.set_rx(0, P_CNTR, MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_REMAP_EN_MASK | 64'(home_addr(H_CNT, 0)));
     p.set_rx(0, P_NORD, MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK);
@@ -462,6 +513,8 @@ module tb_remote_run #(
     p.set_tx(1, P_RD, tx_entry(MC_OP_READ, 0, 0));
     p.set_tx(1, P_WR, tx_entry(MC_OP_WRITE, 0, 0));
     p.set_tx(1, P_SW, tx_entry(MC_OP_SWAP, 0, 0));
+    p.set_tx(1, P_CAS2, tx_entry(MC_OP_SWAP, 1, 0));
+    p.wr(1, MC_REG_REMOTE_CAS_PAGE, MC_REMOTE_CAS_PAGE_ARM_MASK | P_CAS);
     p.set_tx(1, P_CNTW, tx_entry(MC_OP_WRITE, 0, 0));
     p.set_tx(1, P_CNTR, tx_entry(MC_OP_READ, 0, 0));
     p.set_tx(1, P_NORD, tx_entry(MC_OP_READ, 0, 0));
@@ -470,7 +523,7 @@ module tb_remote_run #(
     p.set_tx(1, P_RDERR, tx_entry(MC_OP_READ, 0, 0));
     p.set_tx(0, P_LAT, MC_TX_PCT_TX_EN_MASK | (32'd1 << MC_TX_PCT_DEST_SHIFT));
     p.set_rx(1, P_LAT, MC_RX_PCT_RX_EN_MASK);
-    for (int pg = P_RD; pg <= P_RDERR; pg++) if (pg != P_LAT) p.set_rx(1, pg, MC_RX_PCT_RX_EN_MASK);
+    for (int pg = P_RD; pg <= P_CAS2; pg++) if (pg != P_LAT) p.set_rx(1, pg, MC_RX_PCT_RX_EN_MASK);
     if (FULL) begin
       part_read();
       part_fadd();

@@ -15,7 +15,7 @@ public final class Regs {
     // Identity and limits
     public static final int ID = 0x4D454D43;
     public static final int VERSION_MAJOR = 0x1;
-    public static final int VERSION_MINOR = 0x2;
+    public static final int VERSION_MINOR = 0x3;
     public static final int MAX_NODES = 0x20;
     public static final int MULTICAST_GROUPS = 0x10;
     public static final int MAX_PAGES = 0x4000;
@@ -194,7 +194,7 @@ public final class Regs {
     public static final int REG_REMOTE_OUTSTANDING = 0xAC;
     /** Remote read and atomic responses completed at this node, good or error (wraps): a requester that issued N requests waits until this advanced by N */
     public static final int REG_REMOTE_DONE = 0xB0;
-    /** Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback), or a good response whose receive page here is not RX_EN */
+    /** Completed remote requests that failed (wraps): an error response from the home (page not READ_EN / ATOMIC_EN there, misaligned or malformed atomic, host read error), a request this adapter refused to send (destination not one other node, or its own ID without loopback, or a transmit-window beat with a partial 32-bit word on a request page), or a good response whose receive page here is not RX_EN */
     public static final int REG_REMOTE_ERRORS = 0xB4;
     /** Network byte address (page * PAGE_SIZE + offset) of the last failed remote request counted in REMOTE_ERRORS */
     public static final int REG_REMOTE_ERR_ADDR = 0xB8;
@@ -212,6 +212,18 @@ public final class Regs {
     public static final int REG_HEARTBEAT_PERIOD = 0xD0;
     /** Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
     public static final int REG_TX_COMBINE_IDLE = 0xD4;
+    /** Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one */
+    public static final int REG_REMOTE_CAS_CMP_LO = 0xD8;
+    /** Compare operand, high word (see REMOTE_CAS_CMP_LO) */
+    public static final int REG_REMOTE_CAS_CMP_HI = 0xDC;
+    /** The one transmit page whose compare-and-swap requests take their compare operand from REMOTE_CAS_CMP_LO/HI while ARM is set: a packet that starts there with one full 8-byte word becomes the two-word request {compare, word} */
+    public static final int REG_REMOTE_CAS_PAGE = 0xFC;
+    public static final int REMOTE_CAS_PAGE_PAGE_SHIFT = 0x0;
+    /** network page */
+    public static final int REMOTE_CAS_PAGE_PAGE_MASK = 0x3FFF;
+    public static final int REMOTE_CAS_PAGE_ARM_SHIFT = 0x1F;
+    /** 1: the page's compare-and-swap requests use the staged compare operand */
+    public static final long REMOTE_CAS_PAGE_ARM_MASK = 0x80000000L;
     /** Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
     public static final int REG_PAGE_CNT_SEL = 0xE0;
     /** Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
@@ -261,7 +273,7 @@ public final class Regs {
 
     // Register reset values (what a board's register block holds after reset)
     public static final int REG_ID_RESET = 0x4D454D43;
-    public static final int REG_VERSION_RESET = 0x10002;
+    public static final int REG_VERSION_RESET = 0x10003;
     public static final int REG_PAGE_COUNT_RESET = 0x0;
     public static final int REG_PAGE_SIZE_RESET = 0x1000;
     public static final int REG_MAX_NODES_RESET = 0x20;
@@ -298,6 +310,9 @@ public final class Regs {
     public static final int REG_LINK_ACK_TIMEOUT_RESET = 0x800;
     public static final int REG_HEARTBEAT_PERIOD_RESET = 0x1000;
     public static final int REG_TX_COMBINE_IDLE_RESET = 0x4;
+    public static final int REG_REMOTE_CAS_CMP_LO_RESET = 0x0;
+    public static final int REG_REMOTE_CAS_CMP_HI_RESET = 0x0;
+    public static final int REG_REMOTE_CAS_PAGE_RESET = 0x0;
     public static final int REG_PAGE_CNT_SEL_RESET = 0x0;
     public static final int REG_PAGE_CNT_READS_RESET = 0x0;
     public static final int REG_PAGE_CNT_ATOMICS_RESET = 0x0;
@@ -332,7 +347,7 @@ public final class Regs {
     public static final int DEST_KIND_BROADCAST = 0x1;
     public static final int DEST_KIND_MULTICAST = 0x2;
     public static final int TX_PCT_OP_SHIFT = 0x6;
-    /** what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8. Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
+    /** what a store to this page asks of the destination node (DEST_KIND must be NODE, another node or this one through a loopback; otherwise the request completes at once as failed, REMOTE_ERRORS): WRITE the data; READ: a read request for the stored range, answered by a write of the destination's host memory to the same network address here (Memory Channel 2 read-on-write; the stored data is not sent); FETCH_ADD: an 8-byte store at an aligned word is the addend; SWAP: an 8-byte store is the new value, or with CAS a 16-byte store: compare value at the word, new value at word + 8 (or one 8-byte store of the new value on the page REMOTE_CAS_PAGE arms, the compare value staged in REMOTE_CAS_CMP_LO/HI). Atomics answer the word's old value the same way. Packets of atomic pages hold exactly one request. */
     public static final int TX_PCT_OP_MASK = 0xC0;
     /** OP value */
     public static final int OP_WRITE = 0x0;

@@ -52,7 +52,8 @@ public final class TestBackend {
     /**
      * Why this backend cannot do remote read and atomics (its UNSUPPORTED message), or null when it can:
      * probed once per JVM with a real remote read of a page this node grants READ on (the soft fabric and
-     * the ivshmem driver serve it; a driver backend without a remote path refuses with UNSUPPORTED).
+     * the ivshmem driver serve it; a driver backend without a remote path refuses with UNSUPPORTED), and an
+     * attach at another home (a board serves its own node's regions only: UNSUPPORTED there).
      */
     public static synchronized String remoteUnsupported() {
         if (!remoteProbed) {
@@ -63,6 +64,17 @@ public final class TestBackend {
                     r.attachReceive(false, RemoteAccess.READ);
                     try (RemoteMapping m = r.attachRemote(f.nodeId())) {
                         m.getLongAcquire(0);
+                    }
+                    // a board serves remote mappings of regions homed at its own node only (docs/driver.md):
+                    // another home answers UNSUPPORTED there, PERMISSION (not homed there) where it is served
+                    int other = (f.nodeId() + 1) % f.maxNodes();
+                    try {
+                        r.attachRemote(other).close();
+                        throw new IllegalStateException("node " + other + " served a remote mapping of a region it does not home");
+                    } catch (MemchanException e) {
+                        if (e.kind() != MemchanException.Kind.PERMISSION) {
+                            throw e;
+                        }
                     }
                 } catch (MemchanException e) {
                     if (e.kind() != MemchanException.Kind.UNSUPPORTED) {
