@@ -45,8 +45,14 @@ final class CounterStripes {
     private final int node;
     private final int pid = Posix.getpid();
     private final List<Long> claimed = new ArrayList<>(); // owner-table offsets this instance holds
-    private final ThreadLocal<long[]> mine = ThreadLocal.withInitial(() -> new long[] {claim()});
+    private final ThreadLocal<Claim> mine = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread(), claim()));
+    /** The last thread's claim: a lock loop in one thread skips the ThreadLocal lookup (immutable, so a racy read is safe). */
+    private Claim last = new Claim(null, NO_STRIPE);
     private boolean closed;
+
+    /** A thread's stripe (offset of its first entry), or NO_STRIPE. */
+    private record Claim(Thread thread, long stripe) {
+    }
 
     CounterStripes(MemorySegment control, SoftFabricLayout layout, int node) {
         this.control = control;
@@ -71,9 +77,13 @@ final class CounterStripes {
      * {@code home}, in the calling thread's stripe, or atomically in the home's word without one.
      */
     void count(int home, int page, int counter) {
-        long stripe = mine.get()[0];
-        if (stripe != NO_STRIPE) {
-            long at = stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter;
+        Claim c = last;
+        if (c.thread != Thread.currentThread()) {
+            c = mine.get();
+            last = c;
+        }
+        if (c.stripe != NO_STRIPE) {
+            long at = c.stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter;
             INT.setRelease(control, at, (int) INT.get(control, at) + 1);
         } else {
             INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
