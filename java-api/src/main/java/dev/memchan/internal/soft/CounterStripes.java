@@ -79,8 +79,7 @@ final class CounterStripes {
     void count(int home, int page, int counter) {
         Claim c = last;
         if (c.thread != Thread.currentThread()) {
-            c = mine.get();
-            last = c;
+            c = claimOfThisThread();
         }
         if (c.stripe != NO_STRIPE) {
             long at = c.stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter;
@@ -88,6 +87,13 @@ final class CounterStripes {
         } else {
             INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
         }
+    }
+
+    /** Another thread than the last one counts: its claim, made on its first count. */
+    private Claim claimOfThisThread() {
+        Claim c = mine.get();
+        last = c;
+        return c;
     }
 
     /** Offset of the claimed stripe's first entry, or NO_STRIPE. */

@@ -95,17 +95,23 @@ final class SoftRemoteWindow implements RemoteWindow {
         return count;
     }
 
-    /** Network page of an aligned word at {@code offset}: bounds are the requester's own check, alignment the home's. */
+    /**
+     * Network page of an aligned word at {@code offset}: bounds are the requester's own check, alignment the home's.
+     * The hot paths (this, {@link #granted}, {@link #served}) keep their refusals out of line, small enough to inline.
+     */
     private int wordPage(long offset, String op) {
+        if (offset < 0 || offset > data.byteSize() - Long.BYTES || (offset & (Long.BYTES - 1)) != 0) {
+            badWord(offset, op);
+        }
+        return firstPage + (int) (offset >>> pageShift);
+    }
+
+    private void badWord(long offset, String op) {
         if (offset < 0 || offset > data.byteSize() - Long.BYTES) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, op + " at offset " + offset + ": outside the remote mapping of "
                     + data.byteSize() + " bytes");
         }
-        int page = firstPage + (int) (offset >>> pageShift);
-        if ((offset & (Long.BYTES - 1)) != 0) {
-            refuse(op + " at offset " + offset + " (page " + page + "): the word is not 8-byte aligned");
-        }
-        return page;
+        refuse(op + " at offset " + offset + " (page " + (firstPage + (int) (offset >>> pageShift)) + "): the word is not 8-byte aligned");
     }
 
     private void refuse(String why) {
@@ -125,22 +131,33 @@ final class SoftRemoteWindow implements RemoteWindow {
     private long granted(int page, long grant, String op) {
         long entry = rxPct(page);
         if ((entry & grant) == 0) {
-            refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
-                    + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
+            notGranted(page, grant, op, entry);
         }
         return entry;
     }
 
+    private void notGranted(int page, long grant, String op, long entry) {
+        refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
+                + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
+    }
+
     /**
-     * The home counts an access it served, under the receive PCT {@code entry} of the page. A page with COUNT_IRQ
-     * is counted with an atomic add in the home's word, so that exactly one requester sees the count reach
-     * the threshold; any other in the calling thread's stripe, with plain stores.
+     * The home counts an access it served, under the receive PCT {@code entry} of the page: in the calling
+     * thread's stripe, with plain stores, unless the page has COUNT_IRQ.
      */
     private void served(int page, int counter, long entry) {
-        if (!RxPct.countInterrupt(entry)) {
+        if (RxPct.countInterrupt(entry)) {
+            servedCountingAtTheHome(page, counter);
+        } else {
             stripes.count(home, page, counter);
-            return;
         }
+    }
+
+    /**
+     * A COUNT_IRQ page is counted with an atomic add in the home's word by every requester, so that exactly one
+     * sees the count reach the threshold: it raises PAGE_HOT.
+     */
+    private void servedCountingAtTheHome(int page, int counter) {
         int word = (int) INT.getAndAdd(control, countersBase + (long) SF_PAGE_COUNTER_SIZE * page + counter, 1) + 1;
         int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_CNT_THRESHOLD);
         if (threshold != 0 && CounterStripes.countAfterAtomicIncrement(control, layout, home, page, counter, word) == threshold) {
