@@ -41,6 +41,8 @@ struct mc_sf_dev {
 	u64 fab_len;
 	u64 node_area;
 	u64 node_block_size;
+	u64 stripes_off;			/* counter stripe 0 */
+	u64 stripe_size;
 	u64 data_off;
 	u64 host_id;
 	u64 owner;				/* OWNER word we stored */
@@ -160,10 +162,17 @@ static int mc_sf_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 	return 0;
 }
 
+static void mc_sf_counters_clear(struct memchan_dev *md, u32 home, u32 page);
+
+/* PCTs and page counters to zero: the counters' bases to the stripes' sums */
 static void mc_sf_clear_pcts(struct memchan_dev *md, u32 node)
 {
+	u32 page;
+
 	memset(sf_node(md, node) + MC_SF_NODE_TX_PCT, 0,
 	       mc_sf_node_block_size(md->page_size, md->page_count) - MC_SF_NODE_TX_PCT);
+	for (page = 0; page < md->page_count; page++)
+		mc_sf_counters_clear(md, node, page);
 }
 
 static void mc_sf_release_node(struct memchan_dev *md)
@@ -288,6 +297,48 @@ static u32 *sf_page_counter(struct memchan_dev *md, u32 node, u32 page, u32 coun
 	       (u64)page * MC_SF_PAGE_COUNTER_SIZE + counter;
 }
 
+static u32 mc_sf_base_of(u32 counter)
+{
+	return counter == MC_SF_PAGE_COUNTER_READS ? MC_SF_PAGE_COUNTER_READS_BASE :
+						     MC_SF_PAGE_COUNTER_ATOMICS_BASE;
+}
+
+/*
+ * The counter stripes' counts of a page (layout version 3): each stripe has one
+ * writer, a soft-fabric thread counting with plain stores. This driver has no
+ * stripe: it counts in the home's word with an atomic add.
+ */
+static u32 mc_sf_stripe_sum(struct memchan_dev *md, u32 page, u32 counter)
+{
+	struct mc_sf_dev *sf = to_sf(md);
+	u32 s, sum = 0;
+
+	for (s = 0; s < MC_SF_COUNTER_STRIPES; s++)
+		sum += READ_ONCE(*(u32 *)(sf->fab + sf->stripes_off + s * sf->stripe_size +
+					  (u64)page * MC_SF_STRIPE_ENTRY_SIZE + counter));
+	return sum;
+}
+
+/* A home's count of a page: its word + the stripes' counts - its base, modulo 2^32. */
+static u32 mc_sf_count(struct memchan_dev *md, u32 home, u32 page, u32 counter, u32 word)
+{
+	return word + mc_sf_stripe_sum(md, page, counter) -
+	       READ_ONCE(*sf_page_counter(md, home, page, mc_sf_base_of(counter)));
+}
+
+/* The home clears its counters of a page: the stripes' sum becomes its base. */
+static void mc_sf_counters_clear(struct memchan_dev *md, u32 home, u32 page)
+{
+	u32 c[] = { MC_SF_PAGE_COUNTER_READS, MC_SF_PAGE_COUNTER_ATOMICS };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		WRITE_ONCE(*sf_page_counter(md, home, page, mc_sf_base_of(c[i])),
+			   mc_sf_stripe_sum(md, page, c[i]));
+		WRITE_ONCE(*sf_page_counter(md, home, page, c[i]), 0);
+	}
+}
+
 /* The home refuses a remote operation: counted where its adapter would count it. */
 static int mc_sf_refuse(struct memchan_dev *md, u32 home)
 {
@@ -295,15 +346,21 @@ static int mc_sf_refuse(struct memchan_dev *md, u32 home)
 	return -EACCES;
 }
 
-/* The home counts an operation it served; at the threshold a COUNT_IRQ page notifies it. */
+/*
+ * The home counts an operation it served; at the threshold a COUNT_IRQ page
+ * notifies it. Every requester counts a COUNT_IRQ page in the home's word with
+ * an atomic add (the stripes' counts of it stand still), so exactly one sees
+ * the count equal the threshold.
+ */
 static void mc_sf_served(struct memchan_dev *md, u32 home, u32 page, u32 counter)
 {
 	u32 n = sf_atomic_inc(sf_page_counter(md, home, page, counter));
 	u32 threshold = READ_ONCE(*sf_reg(md, home, MC_REG_PAGE_CNT_THRESHOLD));
 	u32 count;
 
-	if (!threshold || n != threshold ||
-	    !(READ_ONCE(*sf_rx_pct(md, home, page)) & MC_RX_PCT_COUNT_IRQ_MASK))
+	if (!threshold ||
+	    !(READ_ONCE(*sf_rx_pct(md, home, page)) & MC_RX_PCT_COUNT_IRQ_MASK) ||
+	    mc_sf_count(md, home, page, counter, n) != threshold)
 		return;
 	WRITE_ONCE(*sf_reg(md, home, MC_REG_PAGE_HOT), page);
 	sf_atomic_or(sf_reg(md, home, MC_REG_IRQ_STATUS), MC_IRQ_STATUS_PAGE_HOT_MASK);
@@ -383,8 +440,12 @@ static int mc_sf_page_counters(struct memchan_dev *md, struct memchan_page_count
 	if (pc->flags & MEMCHAN_PAGE_SET_THRESHOLD)
 		WRITE_ONCE(*sf_reg(md, node, MC_REG_PAGE_CNT_THRESHOLD), pc->threshold);
 	pc->threshold = READ_ONCE(*sf_reg(md, node, MC_REG_PAGE_CNT_THRESHOLD));
-	pc->reads = READ_ONCE(*sf_page_counter(md, node, pc->page, MC_SF_PAGE_COUNTER_READS));
-	pc->atomics = READ_ONCE(*sf_page_counter(md, node, pc->page, MC_SF_PAGE_COUNTER_ATOMICS));
+	pc->reads = mc_sf_count(md, node, pc->page, MC_SF_PAGE_COUNTER_READS,
+				READ_ONCE(*sf_page_counter(md, node, pc->page,
+							   MC_SF_PAGE_COUNTER_READS)));
+	pc->atomics = mc_sf_count(md, node, pc->page, MC_SF_PAGE_COUNTER_ATOMICS,
+				  READ_ONCE(*sf_page_counter(md, node, pc->page,
+							     MC_SF_PAGE_COUNTER_ATOMICS)));
 	pc->hot = MEMCHAN_PAGE_NONE;
 	/* write-1-to-clear on hardware; here clearing the one bit atomically is the same */
 	if ((pc->flags & MEMCHAN_PAGE_TAKE_HOT) &&
@@ -396,8 +457,7 @@ static int mc_sf_page_counters(struct memchan_dev *md, struct memchan_page_count
 
 static void mc_sf_page_counters_clear(struct memchan_dev *md, u32 page)
 {
-	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_READS), 0);
-	WRITE_ONCE(*sf_page_counter(md, md->node_id, page, MC_SF_PAGE_COUNTER_ATOMICS), 0);
+	mc_sf_counters_clear(md, md->node_id, page);
 }
 
 /* Stores are in the shared page once they leave the store buffer. */
@@ -530,6 +590,8 @@ static int mc_sf_validate(struct memchan_dev *md, u64 len)
 	md->max_nodes = nodes;
 	sf->node_area = MC_SF_HEADER_SIZE;
 	sf->node_block_size = nbs;
+	sf->stripes_off = mc_sf_stripes_offset(ps, pc, nodes);
+	sf->stripe_size = mc_sf_stripe_size(ps, pc);
 	sf->data_off = data;
 	return 0;
 }

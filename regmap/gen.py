@@ -133,7 +133,7 @@ def build(rm):
     c.section("Soft fabric file")
     for key in ("magic", "version", "header_size", "node_regs_size", "state_initializing", "state_ready",
                 "min_file_size", "default_file_size", "default_page_size", "default_max_nodes", "min_nodes",
-                "max_file_size", "page_counter_size"):
+                "max_file_size", "page_counter_size", "counter_stripes", "stripe_entry_size"):
         c.add(f"SF_{key.upper()}", sf[key], 64 if sf[key] >= 1 << 31 else 32)
     for reg in ("caps", "ctrl", "link_status"):
         fields = {f["name"]: f for r in rm["register"] if r["name"] == reg.upper() for f in r.get("field", [])}
@@ -154,6 +154,11 @@ def build(rm):
         lsb, w = bits(f["bits"])
         c.add(f"SF_OWNER_{f['name']}_SHIFT", lsb, 32)
         c.add(f"SF_OWNER_{f['name']}_MASK", ((1 << w) - 1) << lsb, 64, f["desc"])
+    check_fields("soft_fabric.stripe_owner", sf["stripe_owner"], 64)
+    for f in sf["stripe_owner"]:
+        lsb, w = bits(f["bits"])
+        c.add(f"SF_STRIPE_OWNER_{f['name']}_SHIFT", lsb, 32)
+        c.add(f"SF_STRIPE_OWNER_{f['name']}_MASK", ((1 << w) - 1) << lsb, 64, f["desc"])
 
     sysm = rm["system"]
     c.section("System pages (cluster service state in reserved network pages)")
@@ -947,6 +952,8 @@ def render_md(rm, geom, sysp, txr):
                     ("offset", "size", "node block word", "meaning"))
     out += [""]
     out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["owner"]], ("bits", "OWNER field", "meaning"))
+    out += [""]
+    out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["stripe_owner"]], ("bits", "STRIPE_OWNERS field", "meaning"))
     out += ["", f"Page counters: {sf['page_counter_size']} bytes per page at `page_counters_offset + "
             "PAGE_COUNTER_SIZE * page` of the page's home node block.", ""]
     out += md_table([(f"+{f['offset']}", f["size"], f["name"], f["desc"]) for f in sf["page_counter"]],

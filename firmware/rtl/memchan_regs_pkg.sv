@@ -265,7 +265,7 @@ package memchan_regs_pkg;
 
   // Soft fabric file
   localparam logic [63:0] MC_SF_MAGIC = 64'h4349524241464D43;
-  localparam logic [31:0] MC_SF_VERSION = 32'h2;
+  localparam logic [31:0] MC_SF_VERSION = 32'h3;
   localparam logic [31:0] MC_SF_HEADER_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_NODE_REGS_SIZE = 32'h1000;
   localparam logic [31:0] MC_SF_STATE_INITIALIZING = 32'h0;
@@ -276,7 +276,9 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_DEFAULT_MAX_NODES = 32'h10;
   localparam logic [31:0] MC_SF_MIN_NODES = 32'h2;
   localparam logic [63:0] MC_SF_MAX_FILE_SIZE = 64'h400000000;
-  localparam logic [31:0] MC_SF_PAGE_COUNTER_SIZE = 32'h8;
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_SIZE = 32'h10;
+  localparam logic [31:0] MC_SF_COUNTER_STRIPES = 32'h10;
+  localparam logic [31:0] MC_SF_STRIPE_ENTRY_SIZE = 32'h8;
   localparam logic [31:0] MC_SF_INIT_CAPS = 32'h800000E8;  // CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS
   localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
   localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
@@ -295,16 +297,25 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_HDR_STATE = 32'h48;  // 0 initializing, 1 ready; the creator stores 1 last (release)
   localparam logic [31:0] MC_SF_HDR_FLAGS = 32'h4C;  // reserved, 0
   localparam logic [31:0] MC_SF_HDR_CREATED_NS = 32'h50;  // creation time, ns since the epoch
+  localparam logic [31:0] MC_SF_HDR_STRIPE_OWNERS = 32'h800;  // u64 x COUNTER_STRIPES: the writer of each counter stripe, 0 free (fields soft_fabric.stripe_owner; compare-and-set)
   localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set)
   localparam logic [31:0] MC_SF_NODE_HOST_ID = 32'h808;  // hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0)
   localparam logic [31:0] MC_SF_NODE_INCARNATION = 32'h810;  // incremented at every claim of this node ID
   localparam logic [31:0] MC_SF_NODE_TX_PCT = 32'h1000;  // transmit PCT, PAGE_COUNT x u32 (tx_pct encoding)
-  localparam logic [31:0] MC_SF_PAGE_COUNTER_READS = 32'h0;  // remote reads of the page served (a load, or a fetch of a range touching the page); wraps
-  localparam logic [31:0] MC_SF_PAGE_COUNTER_ATOMICS = 32'h4;  // remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_READS = 32'h0;  // remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_ATOMICS = 32'h4;  // remote atomics on the page served (fetch-and-add, compare-and-swap, swap) by requesters without a stripe; in a stripe, that writer's; wraps
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_READS_BASE = 32'h8;  // the stripes' sum of READS of the page when the home last cleared its counters (written by the home only)
+  localparam logic [31:0] MC_SF_PAGE_COUNTER_ATOMICS_BASE = 32'hC;  // the stripes' sum of ATOMICS of the page when the home last cleared its counters (written by the home only)
   localparam logic [31:0] MC_SF_OWNER_PID_SHIFT = 32'h0;
   localparam logic [63:0] MC_SF_OWNER_PID_MASK = 64'hFFFFFFFF;  // pid of the owning process (in the owner's PID namespace)
   localparam logic [31:0] MC_SF_OWNER_INCARNATION_SHIFT = 32'h20;
   localparam logic [63:0] MC_SF_OWNER_INCARNATION_MASK = 64'hFFFFFFFF00000000;  // the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps)
+  localparam logic [31:0] MC_SF_STRIPE_OWNER_PID_SHIFT = 32'h0;
+  localparam logic [63:0] MC_SF_STRIPE_OWNER_PID_MASK = 64'hFFFFFFFF;  // pid of the writing process
+  localparam logic [31:0] MC_SF_STRIPE_OWNER_NODE_SHIFT = 32'h20;
+  localparam logic [63:0] MC_SF_STRIPE_OWNER_NODE_MASK = 64'hFF00000000;  // the writer's node ID + 1 (its node block's HOST_ID says whether kill(pid, 0) can judge the pid)
+  localparam logic [31:0] MC_SF_STRIPE_OWNER_THREAD_SHIFT = 32'h28;
+  localparam logic [63:0] MC_SF_STRIPE_OWNER_THREAD_MASK = 64'hFFFFFF0000000000;  // the writing thread's serial in its process, never 0
 
   // System pages (cluster service state in reserved network pages)
   localparam logic [31:0] MC_SYS_PAGES = 32'h8;

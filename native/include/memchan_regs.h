@@ -272,7 +272,7 @@
 
 /* Soft fabric file */
 #define MC_SF_MAGIC 0x4349524241464D43ULL
-#define MC_SF_VERSION 0x2U
+#define MC_SF_VERSION 0x3U
 #define MC_SF_HEADER_SIZE 0x1000U
 #define MC_SF_NODE_REGS_SIZE 0x1000U
 #define MC_SF_STATE_INITIALIZING 0x0U
@@ -283,7 +283,9 @@
 #define MC_SF_DEFAULT_MAX_NODES 0x10U
 #define MC_SF_MIN_NODES 0x2U
 #define MC_SF_MAX_FILE_SIZE 0x400000000ULL
-#define MC_SF_PAGE_COUNTER_SIZE 0x8U
+#define MC_SF_PAGE_COUNTER_SIZE 0x10U
+#define MC_SF_COUNTER_STRIPES 0x10U
+#define MC_SF_STRIPE_ENTRY_SIZE 0x8U
 #define MC_SF_INIT_CAPS 0x800000E8U /* CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
 #define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
 #define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
@@ -302,16 +304,25 @@
 #define MC_SF_HDR_STATE 0x48U /* 0 initializing, 1 ready; the creator stores 1 last (release) */
 #define MC_SF_HDR_FLAGS 0x4CU /* reserved, 0 */
 #define MC_SF_HDR_CREATED_NS 0x50U /* creation time, ns since the epoch */
+#define MC_SF_HDR_STRIPE_OWNERS 0x800U /* u64 x COUNTER_STRIPES: the writer of each counter stripe, 0 free (fields soft_fabric.stripe_owner; compare-and-set) */
 #define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
 #define MC_SF_NODE_HOST_ID 0x808U /* hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
 #define MC_SF_NODE_INCARNATION 0x810U /* incremented at every claim of this node ID */
 #define MC_SF_NODE_TX_PCT 0x1000U /* transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
-#define MC_SF_PAGE_COUNTER_READS 0x0U /* remote reads of the page served (a load, or a fetch of a range touching the page); wraps */
-#define MC_SF_PAGE_COUNTER_ATOMICS 0x4U /* remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps */
+#define MC_SF_PAGE_COUNTER_READS 0x0U /* remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps */
+#define MC_SF_PAGE_COUNTER_ATOMICS 0x4U /* remote atomics on the page served (fetch-and-add, compare-and-swap, swap) by requesters without a stripe; in a stripe, that writer's; wraps */
+#define MC_SF_PAGE_COUNTER_READS_BASE 0x8U /* the stripes' sum of READS of the page when the home last cleared its counters (written by the home only) */
+#define MC_SF_PAGE_COUNTER_ATOMICS_BASE 0xCU /* the stripes' sum of ATOMICS of the page when the home last cleared its counters (written by the home only) */
 #define MC_SF_OWNER_PID_SHIFT 0x0U
 #define MC_SF_OWNER_PID_MASK 0xFFFFFFFFULL /* pid of the owning process (in the owner's PID namespace) */
 #define MC_SF_OWNER_INCARNATION_SHIFT 0x20U
 #define MC_SF_OWNER_INCARNATION_MASK 0xFFFFFFFF00000000ULL /* the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps) */
+#define MC_SF_STRIPE_OWNER_PID_SHIFT 0x0U
+#define MC_SF_STRIPE_OWNER_PID_MASK 0xFFFFFFFFULL /* pid of the writing process */
+#define MC_SF_STRIPE_OWNER_NODE_SHIFT 0x20U
+#define MC_SF_STRIPE_OWNER_NODE_MASK 0xFF00000000ULL /* the writer's node ID + 1 (its node block's HOST_ID says whether kill(pid, 0) can judge the pid) */
+#define MC_SF_STRIPE_OWNER_THREAD_SHIFT 0x28U
+#define MC_SF_STRIPE_OWNER_THREAD_MASK 0xFFFFFF0000000000ULL /* the writing thread's serial in its process, never 0 */
 
 /* System pages (cluster service state in reserved network pages) */
 #define MC_SYS_PAGES 0x8U
@@ -424,10 +435,22 @@ static inline unsigned long long mc_sf_node_block_size(unsigned long long page_s
 	return (mc_sf_page_counters_offset(page_size, page_count) + mc_align((MC_SF_PAGE_COUNTER_SIZE * page_count), page_size));
 }
 
-/* DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page */
-static inline unsigned long long mc_sf_data_offset(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+/* offset of counter stripe 0: after the header and the node blocks, rounded up to a page */
+static inline unsigned long long mc_sf_stripes_offset(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
 {
 	return mc_align((MC_SF_HEADER_SIZE + (max_nodes * mc_sf_node_block_size(page_size, page_count))), page_size);
+}
+
+/* size of one counter stripe: PAGE_COUNT x STRIPE_ENTRY_SIZE, padded to a page */
+static inline unsigned long long mc_sf_stripe_size(unsigned long long page_size, unsigned long long page_count)
+{
+	return mc_align((MC_SF_STRIPE_ENTRY_SIZE * page_count), page_size);
+}
+
+/* DATA_OFFSET: network page 0, after the counter stripes */
+static inline unsigned long long mc_sf_data_offset(unsigned long long page_size, unsigned long long page_count, unsigned long long max_nodes)
+{
+	return (mc_sf_stripes_offset(page_size, page_count, max_nodes) + (MC_SF_COUNTER_STRIPES * mc_sf_stripe_size(page_size, page_count)));
 }
 
 /* end of the last network page */

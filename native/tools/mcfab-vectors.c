@@ -117,16 +117,18 @@ int main(int argc, char **argv)
 		snprintf(want, sizeof(want), "%s", line + n);
 		problem = mc_sf_geometry_problem(size, ps, nodes);
 		if (problem) {
-			snprintf(got, sizeof(got), "%s,,,,,,", problem);
+			snprintf(got, sizeof(got), "%s,,,,,,,,", problem);
 			if (!mcfab_geometry(&g, size, ps, nodes))
 				snprintf(got, sizeof(got), "mcfab_geometry accepted a request refused on %s", problem);
 		} else if (mcfab_geometry(&g, size, ps, nodes)) {
 			snprintf(got, sizeof(got), "mcfab_geometry refused a valid request");
 		} else {
-			snprintf(got, sizeof(got), ",%u,%llu,%llu,%llu,%llu,%llu", g.page_count,
+			snprintf(got, sizeof(got), ",%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu", g.page_count,
 				 mc_sf_rx_pct_offset(g.page_size, g.page_count),
 				 mc_sf_page_counters_offset(g.page_size, g.page_count),
-				 (unsigned long long)g.node_block_size, (unsigned long long)g.data_offset,
+				 (unsigned long long)g.node_block_size,
+				 mc_sf_stripes_offset(g.page_size, g.page_count, g.max_nodes),
+				 mc_sf_stripe_size(g.page_size, g.page_count), (unsigned long long)g.data_offset,
 				 mc_sf_data_end(g.page_size, g.page_count, g.max_nodes));
 		}
 		rows++;

@@ -390,7 +390,7 @@ public final class Regs {
 
     // Soft fabric file
     public static final long SF_MAGIC = 0x4349524241464D43L;
-    public static final int SF_VERSION = 0x2;
+    public static final int SF_VERSION = 0x3;
     public static final int SF_HEADER_SIZE = 0x1000;
     public static final int SF_NODE_REGS_SIZE = 0x1000;
     public static final int SF_STATE_INITIALIZING = 0x0;
@@ -401,7 +401,9 @@ public final class Regs {
     public static final int SF_DEFAULT_MAX_NODES = 0x10;
     public static final int SF_MIN_NODES = 0x2;
     public static final long SF_MAX_FILE_SIZE = 0x400000000L;
-    public static final int SF_PAGE_COUNTER_SIZE = 0x8;
+    public static final int SF_PAGE_COUNTER_SIZE = 0x10;
+    public static final int SF_COUNTER_STRIPES = 0x10;
+    public static final int SF_STRIPE_ENTRY_SIZE = 0x8;
     /** CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
     public static final long SF_INIT_CAPS = 0x800000E8L;
     /** CTRL of every node block at creation: ENABLE | RETRY_EN */
@@ -438,6 +440,8 @@ public final class Regs {
     public static final int SF_HDR_FLAGS = 0x4C;
     /** creation time, ns since the epoch */
     public static final int SF_HDR_CREATED_NS = 0x50;
+    /** u64 x COUNTER_STRIPES: the writer of each counter stripe, 0 free (fields soft_fabric.stripe_owner; compare-and-set) */
+    public static final int SF_HDR_STRIPE_OWNERS = 0x800;
     /** adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
     public static final int SF_NODE_OWNER = 0x800;
     /** hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
@@ -446,16 +450,29 @@ public final class Regs {
     public static final int SF_NODE_INCARNATION = 0x810;
     /** transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
     public static final int SF_NODE_TX_PCT = 0x1000;
-    /** remote reads of the page served (a load, or a fetch of a range touching the page); wraps */
+    /** remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps */
     public static final int SF_PAGE_COUNTER_READS = 0x0;
-    /** remote atomics on the page served (fetch-and-add, compare-and-swap, swap); wraps */
+    /** remote atomics on the page served (fetch-and-add, compare-and-swap, swap) by requesters without a stripe; in a stripe, that writer's; wraps */
     public static final int SF_PAGE_COUNTER_ATOMICS = 0x4;
+    /** the stripes' sum of READS of the page when the home last cleared its counters (written by the home only) */
+    public static final int SF_PAGE_COUNTER_READS_BASE = 0x8;
+    /** the stripes' sum of ATOMICS of the page when the home last cleared its counters (written by the home only) */
+    public static final int SF_PAGE_COUNTER_ATOMICS_BASE = 0xC;
     public static final int SF_OWNER_PID_SHIFT = 0x0;
     /** pid of the owning process (in the owner's PID namespace) */
     public static final long SF_OWNER_PID_MASK = 0xFFFFFFFFL;
     public static final int SF_OWNER_INCARNATION_SHIFT = 0x20;
     /** the node's INCARNATION at the claim (never 0: 0 is skipped when it wraps) */
     public static final long SF_OWNER_INCARNATION_MASK = 0xFFFFFFFF00000000L;
+    public static final int SF_STRIPE_OWNER_PID_SHIFT = 0x0;
+    /** pid of the writing process */
+    public static final long SF_STRIPE_OWNER_PID_MASK = 0xFFFFFFFFL;
+    public static final int SF_STRIPE_OWNER_NODE_SHIFT = 0x20;
+    /** the writer's node ID + 1 (its node block's HOST_ID says whether kill(pid, 0) can judge the pid) */
+    public static final long SF_STRIPE_OWNER_NODE_MASK = 0xFF00000000L;
+    public static final int SF_STRIPE_OWNER_THREAD_SHIFT = 0x28;
+    /** the writing thread's serial in its process, never 0 */
+    public static final long SF_STRIPE_OWNER_THREAD_MASK = 0xFFFFFF0000000000L;
 
     // System pages (cluster service state in reserved network pages)
     public static final int SYS_PAGES = 0x8;

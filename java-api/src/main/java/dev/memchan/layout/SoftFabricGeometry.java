@@ -48,9 +48,19 @@ public final class SoftFabricGeometry {
         return (pageCountersOffset(pageSize, pageCount) + align((Regs.SF_PAGE_COUNTER_SIZE * pageCount), pageSize));
     }
 
-    /** DATA_OFFSET: network page 0, after the header and the node blocks, rounded up to a page: {@code align(SF_HEADER_SIZE + max_nodes * node_block_size, page_size)} */
-    public static long dataOffset(long pageSize, long pageCount, long maxNodes) {
+    /** offset of counter stripe 0: after the header and the node blocks, rounded up to a page: {@code align(SF_HEADER_SIZE + max_nodes * node_block_size, page_size)} */
+    public static long stripesOffset(long pageSize, long pageCount, long maxNodes) {
         return align((Regs.SF_HEADER_SIZE + (maxNodes * nodeBlockSize(pageSize, pageCount))), pageSize);
+    }
+
+    /** size of one counter stripe: PAGE_COUNT x STRIPE_ENTRY_SIZE, padded to a page: {@code align(SF_STRIPE_ENTRY_SIZE * page_count, page_size)} */
+    public static long stripeSize(long pageSize, long pageCount) {
+        return align((Regs.SF_STRIPE_ENTRY_SIZE * pageCount), pageSize);
+    }
+
+    /** DATA_OFFSET: network page 0, after the counter stripes: {@code stripes_offset + SF_COUNTER_STRIPES * stripe_size} */
+    public static long dataOffset(long pageSize, long pageCount, long maxNodes) {
+        return (stripesOffset(pageSize, pageCount, maxNodes) + (Regs.SF_COUNTER_STRIPES * stripeSize(pageSize, pageCount)));
     }
 
     /** end of the last network page: {@code data_offset + page_count * page_size} */

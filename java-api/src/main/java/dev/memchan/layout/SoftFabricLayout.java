@@ -10,10 +10,11 @@ import static dev.memchan.layout.Regs.*;
  * <pre>
  *  0             HEADER_SIZE                                DATA_OFFSET                   FILE_SIZE
  * +-------------+------------+------------+-----+------------+-----------+-----+-----------+
- * | header 4 KiB| node blk 0 | node blk 1 | ... | node blk N | page 0    | ... | page P-1  |
- * +-------------+------------+------------+-----+------------+-----------+-----+-----------+
+ * | header 4 KiB| node blk 0 | ... | node blk N | stripe 0 | ... | stripe S-1 | page 0 | ... | page P-1 |
+ * +-------------+------------+-----+------------+----------+-----+------------+--------+-----+----------+
  *
- *  node block:  +0 registers (BAR0 offsets, 4 KiB) | +0x1000 TX PCT u32[P] | RX PCT u64[P]
+ *  node block:  +0 registers (BAR0 offsets, 4 KiB) | +0x1000 TX PCT u32[P] | RX PCT u64[P] | page counters
+ *  counter stripe (one writer, owner in the header's STRIPE_OWNERS): READS, ATOMICS of every page
  * </pre>
  *
  * Every section is page aligned so it can be mapped on its own. Header field offsets are the
@@ -30,6 +31,8 @@ public final class SoftFabricLayout {
     private final long dataOffset;
     private final long rxPctOffset;
     private final long pageCountersOffset;
+    private final long stripesOffset;
+    private final long stripeSize;
 
     private SoftFabricLayout(long fileSize, int pageSize, int maxNodes, int pageCount) {
         this.fileSize = fileSize;
@@ -39,6 +42,8 @@ public final class SoftFabricLayout {
         this.rxPctOffset = SoftFabricGeometry.rxPctOffset(pageSize, pageCount);
         this.pageCountersOffset = SoftFabricGeometry.pageCountersOffset(pageSize, pageCount);
         this.nodeBlockSize = SoftFabricGeometry.nodeBlockSize(pageSize, pageCount);
+        this.stripesOffset = SoftFabricGeometry.stripesOffset(pageSize, pageCount, maxNodes);
+        this.stripeSize = SoftFabricGeometry.stripeSize(pageSize, pageCount);
         this.dataOffset = SoftFabricGeometry.dataOffset(pageSize, pageCount, maxNodes);
     }
 
@@ -122,6 +127,26 @@ public final class SoftFabricLayout {
     /** File offset of the counters of {@code page} in its home {@code node}'s block (fields {@code SF_PAGE_COUNTER_*}). */
     public long pageCounters(int node, int page) {
         return nodeBlock(node) + pageCountersOffset + (long) SF_PAGE_COUNTER_SIZE * page;
+    }
+
+    /** Offset of counter stripe 0. */
+    public long stripesOffset() {
+        return stripesOffset;
+    }
+
+    /** Size of one counter stripe. */
+    public long stripeSize() {
+        return stripeSize;
+    }
+
+    /** File offset of the counts of {@code page} in counter stripe {@code stripe} (fields {@code SF_PAGE_COUNTER_READS, _ATOMICS}). */
+    public long stripeEntry(int stripe, int page) {
+        return stripesOffset + stripe * stripeSize + (long) SF_STRIPE_ENTRY_SIZE * page;
+    }
+
+    /** File offset of counter stripe {@code stripe}'s owner word in the header (fields {@code SF_STRIPE_OWNER_*}). */
+    public static long stripeOwner(int stripe) {
+        return SF_HDR_STRIPE_OWNERS + (long) Long.BYTES * stripe;
     }
 
     /** File offset of network page {@code page}. */

@@ -9,6 +9,7 @@ import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.layout.Regs;
 import dev.memchan.internal.nativeio.Posix;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -81,16 +82,19 @@ class BadInputConformanceTest {
         } finally {
             Files.deleteIfExists(garbage);
         }
-        // A fabric from another version.
-        String location = TestBackend.newFabric("version");
-        Path p = softPath(location);
-        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
-            f.seek(8);
-            f.write(new byte[]{99, 0, 0, 0});
+        // A fabric from another version: the one before (layout 2 counted without stripes), and a future one.
+        for (int version : new int[] {Regs.SF_VERSION - 1, 99}) {
+            String location = TestBackend.newFabric("version" + version);
+            Path p = softPath(location);
+            try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+                f.seek(Regs.SF_HDR_VERSION);
+                f.write(new byte[]{(byte) version, 0, 0, 0});
+            }
+            String before = sha256(p);
+            refused(Kind.BAD_FORMAT, "version " + version + "; this library reads version " + Regs.SF_VERSION,
+                    () -> Fabric.open(location, TestBackend.joinOptions()));
+            assertEquals(before, sha256(p), "a refused file must not be written");
         }
-        String before = sha256(p);
-        refused(Kind.BAD_FORMAT, "version 99", () -> Fabric.open(location, TestBackend.joinOptions()));
-        assertEquals(before, sha256(p));
         // A fabric whose size changed under it.
         String grown = TestBackend.newFabric("size");
         Path g = softPath(grown);

@@ -66,6 +66,60 @@ class RemoteConformanceTest {
         }
     }
 
+    /**
+     * Requesters SIGKILLed in the middle of their fetch-and-adds, then one more that runs to its end: the
+     * home's atomic counter is never above the word (nothing double-counted, nothing of a dead requester's
+     * counts dropped), and below it by at most one per killed requester: the one access a requester may
+     * have been served between its atomic and its count store when the signal came.
+     */
+    @Test
+    void pageCountersStayExactWhenRequestersAreKilled() throws Exception {
+        String fabric = TestBackend.newFabric("faakill");
+        long key = TestBackend.key();
+        int victims = Math.min(2, TestBackend.nodes() - 2);
+        assumeTrue(victims > 0, "needs a home, a victim and a last requester");
+        int last = TestBackend.count(10_000, 200);
+        List<NodeProcess> nodes = new ArrayList<>();
+        try (NodeProcess home = NodeProcess.start("faakill-home", "faa-home", fabric, "" + key, "0")) {
+            int homeNode = nodeOf(home.expect("READY", T));
+            // every JVM starts at once (under TCG a start costs tens of seconds); the victims spin only once told GO
+            for (int i = 0; i < victims; i++) {
+                nodes.add(NodeProcess.start("faakill" + i, "faa-until-killed", fabric, "" + key, "" + homeNode));
+            }
+            NodeProcess after = NodeProcess.start("faakill-after", "faa", fabric, "" + key, "" + last, "" + homeNode);
+            nodes.add(after);
+            for (NodeProcess p : nodes) {
+                p.expect("READY", T);
+            }
+            home.send("GO");
+            List<NodeProcess> killed = nodes.subList(0, victims);
+            for (NodeProcess v : killed) {
+                v.send("GO");
+            }
+            for (NodeProcess v : killed) {
+                v.expect("RUNNING", T);
+            }
+            for (NodeProcess v : killed) {
+                v.kill();
+            }
+            after.send("GO");
+            after.expect("DONE", T);
+            home.expect("DONE", T);
+            home.send("REPORT");
+            String count = home.expect("COUNT", T);
+            long word = Long.parseLong(count.replaceAll("COUNT (\\d+) .*", "$1"));
+            long atomics = Long.parseLong(count.replaceAll(".*atomics=(\\d+).*", "$1"));
+            System.out.println("SIGKILL of " + victims + " requesters: word " + word + ", atomics counted " + atomics);
+            assertTrue(word >= last + 1000L * victims, "every victim ran 1000 adds before the kill: " + count);
+            assertTrue(atomics <= word, "an atomic counted twice: " + count);
+            assertTrue(word - atomics <= victims, "counts of killed requesters lost: " + count);
+            home.send("QUIT");
+            after.send("QUIT");
+        } finally {
+            closeAll(nodes);
+        }
+    }
+
     @Test
     void remoteReadIsNeverTornNorOlderThanTheSignal() throws Exception {
         String fabric = TestBackend.newFabric("rread");

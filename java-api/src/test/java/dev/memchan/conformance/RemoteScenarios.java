@@ -33,6 +33,7 @@ final class RemoteScenarios {
         switch (a[0]) {
             case "faa-home" -> faa(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), -1);
             case "faa" -> faa(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
+            case "faa-until-killed" -> faaUntilKilled(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
             case "read-home" -> readHome(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
             case "read-remote" -> readRemote(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
             case "grant-home" -> grantHome(f, Long.parseLong(a[2]));
@@ -69,6 +70,20 @@ final class RemoteScenarios {
         await("REPORT");
         say("COUNT " + m.getLongAcquire(0) + " atomics=" + (home < 0 ? f.remoteAtomicsServed(r.firstPage()) : -1));
         await("QUIT");
+    }
+
+    /** Fetch-and-add on word 0 of the region homed at {@code home} until SIGKILL ends this process. */
+    private static void faaUntilKilled(Fabric f, long key, int home) throws IOException {
+        Region r = f.allocate(key, f.pageSize(), 0660);
+        RemoteMapping m = r.attachRemote(home);
+        say("READY node=" + f.nodeId());
+        await("GO");
+        for (long i = 1; ; i++) {
+            m.getAndAddLong(0, 1);
+            if (i == 1000) {
+                say("RUNNING");
+            }
+        }
     }
 
     /** Two halves equal: a torn word would show different ones. */

@@ -168,7 +168,7 @@ public final class SoftFabricAdmin implements SoftFabricView {
         if (counter != SF_PAGE_COUNTER_READS && counter != SF_PAGE_COUNTER_ATOMICS) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "no page counter at offset " + counter);
         }
-        return Integer.toUnsignedLong((int) INT.getVolatile(control, layout.pageCounters(node, page) + counter));
+        return Integer.toUnsignedLong(CounterStripes.read(control, layout, node, page, counter));
     }
 
     // ---- system pages (read-only) --------------------------------------------------------------

@@ -58,6 +58,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
     private final List<SoftRemoteWindow> remotes = new ArrayList<>();
+    private final CounterStripes stripes;
     private boolean closed;
 
     private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, Liveness liveness) {
@@ -93,6 +94,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         this.node = claimed.node();
         this.incarnation = SoftFabricGeometry.ownerIncarnation(claimed.owner());
         this.regs = layout.nodeBlock(node);
+        this.stripes = new CounterStripes(control, layout, node);
         this.local = claimed.local();
         this.slot = claimed.slot();
         if (!claimed.shared()) {
@@ -224,7 +226,9 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             INT.setVolatile(control, layout.txPct(n, p), 0);
             LONG.setVolatile(control, layout.rxPct(n, p), 0L);
         }
-        control.asSlice(layout.pageCounters(n, 0), (long) SF_PAGE_COUNTER_SIZE * layout.pageCount()).fill((byte) 0);
+        for (int p = 0; p < layout.pageCount(); p++) {
+            CounterStripes.clear(control, layout, n, p);
+        }
         INT.setVolatile(control, layout.nodeBlock(n) + REG_PAGE_CNT_THRESHOLD, 0);
     }
 
@@ -451,7 +455,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         Arena arena = Arena.ofShared();
         try {
             MemorySegment seg = Posix.mmap(fd, layout.dataPage(firstPage), (long) count * layout.pageSize(), true, arena);
-            SoftRemoteWindow w = new SoftRemoteWindow(control, layout, home, firstPage, count, arena, seg, this::releaseRemote);
+            SoftRemoteWindow w = new SoftRemoteWindow(control, layout, stripes, home, firstPage, count, arena, seg, this::releaseRemote);
             remotes.add(w);
             return w;
         } catch (ErrnoException e) {
@@ -477,7 +481,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         if (counter != SF_PAGE_COUNTER_READS && counter != SF_PAGE_COUNTER_ATOMICS) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "no page counter at offset " + counter);
         }
-        return Integer.toUnsignedLong((int) INT.getVolatile(control, layout.pageCounters(otherNode, page) + counter));
+        return Integer.toUnsignedLong(CounterStripes.read(control, layout, otherNode, page, counter));
     }
 
     @Override
@@ -674,6 +678,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             return null;
         });
         closed = true;
+        stripes.close();
         local.close();
         controlArena.close();
         Posix.close(fd);

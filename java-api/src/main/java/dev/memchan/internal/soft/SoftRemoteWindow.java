@@ -21,8 +21,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * so a remote read is a load of it and an atomic is a CPU atomic on it, serialized by the CPU against
  * every other atomic on the word (the home's own CPU included, when it uses this same path). What
  * the home's adapter would do around the access, the requester does in the home's node block: check
- * the home's receive PCT (READ_EN, ATOMIC_EN), count the access in the page's counters (raising
- * PAGE_HOT at PAGE_CNT_THRESHOLD when COUNT_IRQ is set), count a refusal in REMOTE_REFUSED.
+ * the home's receive PCT (READ_EN, ATOMIC_EN), count the access (in the calling thread's counter stripe, or
+ * with an atomic add in the home's word on a page with COUNT_IRQ, raising PAGE_HOT when the count reaches
+ * PAGE_CNT_THRESHOLD: see {@link CounterStripes}), count a refusal in REMOTE_REFUSED.
  */
 final class SoftRemoteWindow implements RemoteWindow {
     private static final VarHandle INT = JAVA_INT.varHandle();
@@ -35,6 +36,7 @@ final class SoftRemoteWindow implements RemoteWindow {
     /** The home's receive PCT entry and page counters of network page 0: per-access offsets are one multiply-add. */
     private final long rxPctBase;
     private final long countersBase;
+    private final CounterStripes stripes;
     private final int firstPage;
     private final int count;
     private final int pageShift;
@@ -42,8 +44,9 @@ final class SoftRemoteWindow implements RemoteWindow {
     private final MemorySegment data;
     private final Consumer<SoftRemoteWindow> release;
 
-    SoftRemoteWindow(MemorySegment control, SoftFabricLayout layout, int home, int firstPage, int count, Arena arena,
-                     MemorySegment data, Consumer<SoftRemoteWindow> release) {
+    SoftRemoteWindow(MemorySegment control, SoftFabricLayout layout, CounterStripes stripes, int home, int firstPage, int count,
+                     Arena arena, MemorySegment data, Consumer<SoftRemoteWindow> release) {
+        this.stripes = stripes;
         this.control = control;
         this.layout = layout;
         this.home = home;
@@ -92,17 +95,23 @@ final class SoftRemoteWindow implements RemoteWindow {
         return count;
     }
 
-    /** Network page of an aligned word at {@code offset}: bounds are the requester's own check, alignment the home's. */
+    /**
+     * Network page of an aligned word at {@code offset}: bounds are the requester's own check, alignment the home's.
+     * The hot paths (this, {@link #granted}, {@link #served}) keep their refusals out of line, small enough to inline.
+     */
     private int wordPage(long offset, String op) {
+        if (offset < 0 || offset > data.byteSize() - Long.BYTES || (offset & (Long.BYTES - 1)) != 0) {
+            badWord(offset, op);
+        }
+        return firstPage + (int) (offset >>> pageShift);
+    }
+
+    private void badWord(long offset, String op) {
         if (offset < 0 || offset > data.byteSize() - Long.BYTES) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, op + " at offset " + offset + ": outside the remote mapping of "
                     + data.byteSize() + " bytes");
         }
-        int page = firstPage + (int) (offset >>> pageShift);
-        if ((offset & (Long.BYTES - 1)) != 0) {
-            refuse(op + " at offset " + offset + " (page " + page + "): the word is not 8-byte aligned");
-        }
-        return page;
+        refuse(op + " at offset " + offset + " (page " + (firstPage + (int) (offset >>> pageShift)) + "): the word is not 8-byte aligned");
     }
 
     private void refuse(String why) {
@@ -118,20 +127,40 @@ final class SoftRemoteWindow implements RemoteWindow {
         return (rxPct(page) & grant) != 0;
     }
 
-    private void granted(int page, long grant, String op) {
+    /** The page's receive PCT entry at the home, once it grants {@code grant}. */
+    private long granted(int page, long grant, String op) {
         long entry = rxPct(page);
         if ((entry & grant) == 0) {
-            refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
-                    + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
+            notGranted(page, grant, op, entry);
+        }
+        return entry;
+    }
+
+    private void notGranted(int page, long grant, String op, long entry) {
+        refuse(op + " on page " + page + ": its receive PCT there is " + RxPct.describe(entry) + ", without "
+                + (grant == RX_PCT_READ_EN_MASK ? "READ_EN" : "ATOMIC_EN"));
+    }
+
+    /**
+     * The home counts an access it served, under the receive PCT {@code entry} of the page: in the calling
+     * thread's stripe, with plain stores, unless the page has COUNT_IRQ.
+     */
+    private void served(int page, int counter, long entry) {
+        if (RxPct.countInterrupt(entry)) {
+            servedCountingAtTheHome(page, counter);
+        } else {
+            stripes.count(home, page, counter);
         }
     }
 
-    /** The home counts an access it served; reaching the threshold raises PAGE_HOT when the page asks for it. */
-    private void served(int page, long counter) {
-        int before = (int) INT.getAndAdd(control, countersBase + (long) SF_PAGE_COUNTER_SIZE * page + counter, 1);
+    /**
+     * A COUNT_IRQ page is counted with an atomic add in the home's word by every requester, so that exactly one
+     * sees the count reach the threshold: it raises PAGE_HOT.
+     */
+    private void servedCountingAtTheHome(int page, int counter) {
+        int word = (int) INT.getAndAdd(control, countersBase + (long) SF_PAGE_COUNTER_SIZE * page + counter, 1) + 1;
         int threshold = (int) INT.getVolatile(control, homeRegs + REG_PAGE_CNT_THRESHOLD);
-        if (threshold != 0 && before + 1 == threshold
-                && RxPct.countInterrupt(rxPct(page))) {
+        if (threshold != 0 && CounterStripes.countAfterAtomicIncrement(control, layout, home, page, counter, word) == threshold) {
             INT.setVolatile(control, homeRegs + REG_PAGE_HOT, page);
             INT.getAndBitwiseOr(control, homeRegs + REG_IRQ_STATUS, IRQ_STATUS_PAGE_HOT_MASK);
             INT.getAndAdd(control, homeRegs + REG_NOTIFY_COUNT, 1);
@@ -142,9 +171,9 @@ final class SoftRemoteWindow implements RemoteWindow {
     @Override
     public long getLongAcquire(long offset) {
         int page = wordPage(offset, "read");
-        granted(page, RX_PCT_READ_EN_MASK, "read");
+        long entry = granted(page, RX_PCT_READ_EN_MASK, "read");
         long v = (long) LONG.getAcquire(data, offset);
-        served(page, SF_PAGE_COUNTER_READS);
+        served(page, SF_PAGE_COUNTER_READS, entry);
         return v;
     }
 
@@ -169,38 +198,34 @@ final class SoftRemoteWindow implements RemoteWindow {
         MemorySegment.copy(data, offset, dst, dstOffset, length);
         VarHandle.acquireFence();
         for (int p = first; p <= last; p++) {
-            served(p, SF_PAGE_COUNTER_READS);
+            served(p, SF_PAGE_COUNTER_READS, rxPct(p));
         }
-    }
-
-    /** The page of an atomic's word, once the home has checked alignment and ATOMIC_EN. */
-    private int atomicPage(long offset, String op) {
-        int page = wordPage(offset, op);
-        granted(page, RX_PCT_ATOMIC_EN_MASK, op);
-        return page;
     }
 
     @Override
     public long getAndAdd(long offset, long delta) {
-        int page = atomicPage(offset, "fetch-and-add");
+        int page = wordPage(offset, "fetch-and-add");
+        long entry = granted(page, RX_PCT_ATOMIC_EN_MASK, "fetch-and-add");
         long old = (long) LONG.getAndAdd(data, offset, delta);
-        served(page, SF_PAGE_COUNTER_ATOMICS);
+        served(page, SF_PAGE_COUNTER_ATOMICS, entry);
         return old;
     }
 
     @Override
     public long compareAndExchange(long offset, long expected, long value) {
-        int page = atomicPage(offset, "compare-and-swap");
+        int page = wordPage(offset, "compare-and-swap");
+        long entry = granted(page, RX_PCT_ATOMIC_EN_MASK, "compare-and-swap");
         long old = (long) LONG.compareAndExchange(data, offset, expected, value);
-        served(page, SF_PAGE_COUNTER_ATOMICS);
+        served(page, SF_PAGE_COUNTER_ATOMICS, entry);
         return old;
     }
 
     @Override
     public long getAndSet(long offset, long value) {
-        int page = atomicPage(offset, "swap");
+        int page = wordPage(offset, "swap");
+        long entry = granted(page, RX_PCT_ATOMIC_EN_MASK, "swap");
         long old = (long) LONG.getAndSet(data, offset, value);
-        served(page, SF_PAGE_COUNTER_ATOMICS);
+        served(page, SF_PAGE_COUNTER_ATOMICS, entry);
         return old;
     }
 

@@ -56,13 +56,13 @@ class SoftFabricCrossCheckTest {
             String refused = SoftFabricGeometry.problemField(size, pageSize, nodes);
             String got;
             if (refused != null) {
-                got = refused + ",,,,,,";
+                got = refused + ",,,,,,,,";
                 assertThrows(IllegalArgumentException.class, () -> SoftFabricLayout.forCreation(size, pageSize, nodes), line);
             } else {
                 assertNull(SoftFabricLayout.problem(size, pageSize, nodes), line);
                 SoftFabricLayout l = SoftFabricLayout.forCreation(size, pageSize, nodes);
                 assertTrue(l.fits(), line);
-                got = "," + l.pageCount() + "," + l.rxPctOffset() + "," + l.pageCountersOffset() + "," + l.nodeBlockSize() + "," + l.dataOffset() + ","
+                got = "," + l.pageCount() + "," + l.rxPctOffset() + "," + l.pageCountersOffset() + "," + l.nodeBlockSize() + "," + l.stripesOffset() + "," + l.stripeSize() + "," + l.dataOffset() + ","
                         + l.dataPage(l.pageCount());
             }
             assertEquals(line, f[0] + "," + f[1] + "," + f[2] + "," + got);

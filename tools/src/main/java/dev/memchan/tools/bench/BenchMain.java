@@ -148,7 +148,20 @@ public final class BenchMain {
                 + String.format(Locale.ROOT, "%n**bid lock / CAS spinlock = %.2f, CAS lock / CAS spinlock = %.2f; floors / CAS spinlock: "
                         + "%.2f uncounted, %.2f counted, %.2f single-writer counted; CAS lock / counted floor = %.2f**%n%n",
                         bs.median() / ss.median(), cs.median() / ss.median(), ps.median() / ss.median(), qs.median() / ss.median(),
-                        ws.median() / ss.median(), cs.median() / qs.median());
+                        ws.median() / ss.median(), cs.median() / qs.median())
+                + String.format(Locale.ROOT, "Median of the per-round ratios to the spinlock (each round times all six back to back, "
+                        + "so a load burst weighs on a round's ratios less than on the medians above): bid lock %.2f, CAS lock %.2f, "
+                        + "uncounted floor %.2f, counted floor %.2f, single-writer floor %.2f.%n%n",
+                        perRound(bid, spin), perRound(cas, spin), perRound(pair, spin), perRound(counted, spin), perRound(striped, spin));
+    }
+
+    /** Median over the rounds of {@code of[i] / to[i]}. */
+    private static double perRound(List<Double> of, List<Double> to) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < of.size(); i++) {
+            ratios.add(of.get(i) / to.get(i));
+        }
+        return Stats.of(ratios).median();
     }
 
     /** Remote read and atomics from a second node of this process to node 0, beside the one-way remote write. */
