@@ -15,6 +15,9 @@
 #                suite, mcctl, ordering under bit flips with and without retry (opt-in: slow)
 #   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
+#   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
+#                point to point, multicast, the global clock (board-hub-java, opt-in: and the
+#                Java conformance tests that need three or more nodes)
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
@@ -471,6 +474,19 @@ if [[ " $ONLY " == *" board-duo "* ]]; then
 fi
 if [[ " $ONLY " == *" board-pair "* ]]; then
 	BOOT_TIMEOUT=600 board board-pair "board-pair-a:board-pair-a:0 board-pair-b:board-pair-b:1" --cable 0:1
+fi
+
+# ---- board-hub: one guest, four RTL adapters on the RTL hub (native/tests/board_hub.sh) ----
+if [[ " $ONLY " == *" board-hub "* ]]; then
+	BOOT_TIMEOUT=600 board board-hub "board-hub:board-hub:0,1,2,3" --hub
+fi
+if [[ " $ONLY " == *" board-hub-java "* ]]; then
+	# opt-in: board-hub, then the Java conformance tests that need three or more nodes
+	if console_jar; then
+		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
+	else
+		notok "JUnit console launcher for the board-hub-java guest"
+	fi
 fi
 
 finish
