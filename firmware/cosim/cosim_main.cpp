@@ -793,14 +793,15 @@ std::string clock_text() {
   s += buf;
   for (int k = 0; k < nadapters; k++) {
     uint32_t d = link_delay_for(k);
-    int64_t err = int64_t(top->ad_time_o[k]) - int64_t(top->master_time_o);
+    std::string err = "n/a", up = "n/a";
+    if (kHub) {
+      err = std::to_string(int64_t(top->ad_time_o[k]) - int64_t(top->master_time_o));
+      up = std::to_string((top->hub_port_up_o >> k) & 1);
+    }
     snprintf(buf, sizeof(buf),
-             "adapter %d time %" PRIu64 " valid %d error %s%" PRId64 " min %u spread %u "
-             "port_up %d\n",
-             k, uint64_t(top->ad_time_o[k]), int(top->ad_time_valid_o[k]), kHub ? "" : "n/a ",
-             kHub ? err : int64_t(0), d & MC_CLOCK_LINK_DELAY_MIN_MASK,
-             d >> MC_CLOCK_LINK_DELAY_SPREAD_SHIFT,
-             kHub ? int((top->hub_port_up_o >> k) & 1) : -1);
+             "adapter %d time %" PRIu64 " valid %d error %s min %u spread %u port_up %s\n", k,
+             uint64_t(top->ad_time_o[k]), int(top->ad_time_valid_o[k]), err.c_str(),
+             d & MC_CLOCK_LINK_DELAY_MIN_MASK, d >> MC_CLOCK_LINK_DELAY_SPREAD_SHIFT, up.c_str());
     s += buf;
   }
   return s;
