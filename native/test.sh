@@ -16,14 +16,14 @@
 #   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
-#                point to point, multicast, the global clock (board-hub-java, opt-in: and the
-#                Java conformance tests that need three or more nodes)
+#                point to point, multicast, the global clock (opt-in: its build); board-hub-java
+#                (opt-in) also the Java conformance tests that need three or more nodes
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
 # Environment: MEMCHAN_KVER (kernel version to use), MEMCHAN_KEEP=1 (keep the
 # work directory), MEMCHAN_ONLY="abi cluster host java conformance board-loop board-bad board-java
-# board-duo board-pair" (subset of the boots;
+# board-duo board-pair board-hub board-hub-java" (subset of the boots;
 # default: all), MEMCHAN_BOARD_JAVA_SELECT (JUnit launcher selectors for board-java's conformance
 # step; default the whole suite).
 set -u
