@@ -24,8 +24,8 @@ out="$here/build/a$adapters"
 bin="$out/memchan-cosim"
 "$root/scripts/need-packages" verilator g++ make || exit 3
 
-rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f")
-[ $hub = 1 ] && rtl="$rtl $(sed "s|^|$fw/|" "$fw/rtl/hub_files.f")"
+# the hub's sources in every build: cosim_top names the hub even where HUB = 0 leaves it out
+rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
 cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
 vflags="--cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH
