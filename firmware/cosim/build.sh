@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # firmware/cosim/build.sh: build the co-simulated board (memchan-cosim) from the checked-in
 # RTL, the benches' cable model and the harness, under firmware/cosim/build/ (git-ignored).
-#   build.sh [--adapters N]      (default 2) prints the path of the binary
+#   build.sh [--adapters N] [--hub]   (default 2, no hub) prints the path of the binary
+# --hub: the adapters' links go to an RTL memchan_hub in the same model (cosim_top HUB = 1)
 # Incremental: a stamp of every input (sources, the generated register header, flags,
 # Verilator version) decides whether to rebuild, so the binary is never a stale copy.
 set -eu
@@ -9,22 +10,26 @@ here="$(cd "$(dirname "$0")" && pwd)"
 fw="$(cd "$here/.." && pwd)"
 root="$(cd "$fw/.." && pwd)"
 adapters=2
+hub=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --adapters) adapters="$2"; shift 2 ;;
-    *) echo "usage: build.sh [--adapters N]" >&2; exit 2 ;;
+    --hub) hub=1; shift ;;
+    *) echo "usage: build.sh [--adapters N] [--hub]" >&2; exit 2 ;;
   esac
 done
 pages=1024   # memchan_top's default PCT size
 out="$here/build/a$adapters"
+[ $hub = 1 ] && out="$out-hub"
 bin="$out/memchan-cosim"
 "$root/scripts/need-packages" verilator g++ make || exit 3
 
-rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f")
+# the hub's sources in every build: cosim_top names the hub even where HUB = 0 leaves it out
+rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
-cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages"
+cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
 vflags="--cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH
-  -Wno-UNUSED  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -MAKEFLAGS OPT_FAST=-O2"
+  -Wno-UNUSED  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -GHUB=$hub -MAKEFLAGS OPT_FAST=-O2"
 stamp=$( (verilator --version; echo "$vflags $cflags";
           cat $srcs "$here/cosim_main.cpp" "$root/native/include/memchan_regs.h") |
         sha256sum | cut -c1-16)
@@ -32,8 +37,12 @@ if [ -x "$bin" ] && [ "$(cat "$out/stamp" 2> /dev/null)" = "$stamp" ]; then
   echo "$bin"
   exit 0
 fi
-rm -rf "$out"
+# make tracks the sources, not the flags: a change of flags or Verilator starts from scratch
+flags=$( (verilator --version; echo "$vflags $cflags") | sha256sum | cut -c1-16)
+[ "$(cat "$out/flags" 2> /dev/null)" = "$flags" ] || rm -rf "$out"
+rm -f "$out/stamp"
 mkdir -p "$out"
+echo "$flags" > "$out/flags"
 # shellcheck disable=SC2086
 verilator $vflags --Mdir "$out/obj" -o "$bin" -CFLAGS "$cflags" $srcs "$here/cosim_main.cpp" \
   > "$out/build.log" 2>&1 || { tail -n 40 "$out/build.log" >&2; exit 1; }

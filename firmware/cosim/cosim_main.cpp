@@ -12,6 +12,8 @@
 // Usage: memchan-cosim --fd N [--fd N ...] [options]   (one --fd per adapter, in order)
 //   --cable A:B        cable adapter A's transmitter to B's receiver and B's to A's
 //                      (A:A: a loopback plug, A's transmitter into its own receiver)
+//                      Built with the hub (build.sh --hub), adapter k is cabled to hub port k
+//                      and --cable is refused.
 //   --bad-id A         adapter A answers reads of the ID register with a wrong identity
 //   --bad-version A    adapter A answers reads of VERSION with the next major version
 //   --ctl DIR          control directory (request/ack files, see README.md)
@@ -23,6 +25,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <csignal>
 #include <cstdarg>
 #include <cstdint>
@@ -92,6 +95,9 @@ struct BarMsg {
 };
 
 constexpr int kAdapters = COSIM_ADAPTERS;
+constexpr bool kHub = COSIM_HUB;
+// cable k leaves adapter k; with the hub, cable kAdapters + k leaves hub port k for adapter k
+constexpr int kCables = kHub ? 2 * kAdapters : kAdapters;
 constexpr uint32_t kPages = COSIM_PAGES;
 constexpr uint32_t kPageSize = 4096;           // memchan_top's default PAGE_SIZE
 constexpr uint64_t kWindowSize = uint64_t(kPages) * kPageSize;
@@ -125,6 +131,8 @@ struct Adapter {
   uint64_t reg_off = 0;          // BAR0 offset of the 32-bit transaction in progress
   uint64_t acc_off = 0;          // BAR0 offset of the guest's access
   uint32_t reset_cycles = 0;
+  bool internal = false;        // the register write in progress is the harness's own
+  bool link_delay_due = false;  // CLOCK_LINK_DELAY to be (re)written for the cable into us
   // DMA slave: AW addresses waiting for their beats
   struct Burst {
     uint64_t addr;
@@ -566,6 +574,7 @@ void tick() {
       if (--a.reset_cycles == 0) {
         top->rst_ni[k] = 1;
         a.op = Op::kNone;
+        a.link_delay_due = true;   // the reset put CLOCK_LINK_DELAY back to its reset value
         reply(a, 0);
       }
       break;
@@ -595,6 +604,11 @@ void tick() {
       if (f[k].axil_b) {
         if (top->axil_bresp[k] != 0)
           note("adapter %d: BAR0 write at %#" PRIx64 " error response", k, a.reg_off);
+        if (a.internal) {     // no guest waits for it
+          a.internal = false;
+          a.op = Op::kNone;
+          break;
+        }
         if (a.want_hi) {
           a.want_hi = false;
           start_reg_write(a, a.reg_off + 4, uint32_t(a.bar.val >> 32), 0xf);
@@ -727,7 +741,76 @@ void handle_message(Adapter &a) {
   }
 }
 
+// ---- the global clock's cable: CLOCK_LINK_DELAY (docs/firmware.md, "Global clock") ----
+// A sync frame's latency is timed from the sender's link port handshake to the receiver's. The
+// cable (tb/common/tb_link_chan.sv) queues a word at the sender's handshake and, at that same
+// edge, presents the queue's head unless the cycle is a stall (probability stall_pct %); the
+// receiver takes it at the next edge. A sync header that finds the cable's queue empty and the
+// receiver ready therefore crosses in MIN = 1 cycle, plus one cycle per stalled presentation:
+// P(latency > MIN + j) = s^j. SPREAD is the least j with s^j <= kSpreadTail (at 30 %: 12
+// cycles, at 60 %: 28); without stalls every such frame takes exactly MIN, so SPREAD = 0. A
+// frame that queued behind data words is later still; the adapter's least-latency filter
+// takes a worse sample only after 4 of them in a row, so those are not in the bound.
+constexpr uint32_t kCableMinLatency = 1;
+constexpr double kSpreadTail = 1e-6;
+
+uint32_t cable_spread(uint32_t stall_pct) {
+  if (stall_pct == 0) return 0;
+  return uint32_t(std::ceil(std::log(kSpreadTail) / std::log(stall_pct / 100.0)));
+}
+
+// the cable whose far end is adapter k's receiver, -1 if none
+int cable_into(int k) {
+  if (kHub) return kAdapters + k;
+  for (int j = 0; j < nadapters; j++)
+    if (top->peer_i[j] == k) return j;
+  return -1;
+}
+
+uint32_t link_delay_for(int k) {
+  int c = cable_into(k);
+  uint32_t spread = c < 0 ? 0 : cable_spread(top->stall_pct_i[c]);
+  return spread << MC_CLOCK_LINK_DELAY_SPREAD_SHIFT | kCableMinLatency;
+}
+
+// after a reset, or when its cable's stalls change: the adapter's CLOCK_LINK_DELAY for its cable
+void write_link_delay(Adapter &a) {
+  a.link_delay_due = false;
+  a.internal = true;
+  a.want_hi = false;
+  start_reg_write(a, MC_REG_CLOCK_LINK_DELAY, link_delay_for(a.index), 0xf);
+}
+
+// the global clock as the design holds it in this cycle: the hub's master time and every
+// adapter's time, VALID, error against the master (hub only) and the link delay we set
+std::string clock_text() {
+  char buf[256];
+  std::string s;
+  if (kHub)
+    snprintf(buf, sizeof(buf), "master hub time %" PRIu64 "\n", uint64_t(top->master_time_o));
+  else
+    snprintf(buf, sizeof(buf), "master adapter (back to back: the lower node ID)\n");
+  s += buf;
+  for (int k = 0; k < nadapters; k++) {
+    uint32_t d = link_delay_for(k);
+    std::string err = "n/a", up = "n/a";
+    if (kHub) {
+      err = std::to_string(int64_t(top->ad_time_o[k]) - int64_t(top->master_time_o));
+      up = std::to_string((top->hub_port_up_o >> k) & 1);
+    }
+    snprintf(buf, sizeof(buf),
+             "adapter %d time %" PRIu64 " valid %d error %s min %u spread %u port_up %s\n", k,
+             uint64_t(top->ad_time_o[k]), int(top->ad_time_valid_o[k]), err.c_str(),
+             d & MC_CLOCK_LINK_DELAY_MIN_MASK, d >> MC_CLOCK_LINK_DELAY_SPREAD_SHIFT, up.c_str());
+    s += buf;
+  }
+  return s;
+}
+
 // ---- control directory: DIR/request -> DIR/ack (README.md) ----
+// cables in use: one per adapter, and with the hub one back from each hub port as well
+int ncables() { return kHub ? kAdapters + nadapters : nadapters; }
+
 std::string stats_text() {
   char buf[512];
   std::string s;
@@ -754,13 +837,19 @@ std::string stats_text() {
            "latency window_write_to_dma n %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64
            " cycles\n", lat.n, lat.min, lat.n ? double(lat.sum) / lat.n : 0.0, lat.max);
   s += buf;
-  for (int k = 0; k < nadapters; k++) {
+  for (int k = 0; k < ncables(); k++) {
+    std::string ends;
+    if (kHub && k < kAdapters)
+      ends = "from adapter " + std::to_string(k) + " to hub port " + std::to_string(k);
+    else if (kHub)
+      ends = "from hub port " + std::to_string(k - kAdapters) + " to adapter " +
+             std::to_string(k - kAdapters);
+    else
+      ends = "peer " + std::to_string(top->peer_i[k] == kNoPeer ? -1 : int(top->peer_i[k]));
     snprintf(buf, sizeof(buf),
-             "cable %d peer %d words %" PRIu64 " flips %" PRIu64
-             " flip_ppm %u stall_pct %u cut %d\n",
-             k, top->peer_i[k] == kNoPeer ? -1 : int(top->peer_i[k]), uint64_t(top->words_o[k]),
-             uint64_t(top->flips_o[k]), top->flip_ppm_i[k], top->stall_pct_i[k],
-             int(top->cut_i[k]));
+             "cable %d %s words %" PRIu64 " flips %" PRIu64 " flip_ppm %u stall_pct %u cut %d\n",
+             k, ends.c_str(), uint64_t(top->words_o[k]), uint64_t(top->flips_o[k]),
+             top->flip_ppm_i[k], top->stall_pct_i[k], int(top->cut_i[k]));
     s += buf;
   }
   return s;
@@ -772,6 +861,7 @@ std::string control(const std::string &req) {
   int n = sscanf(req.c_str(), "%31s %u %u %u", cmd, &cable, &value, &count);
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
+  if (c == "clock" && n == 1) return "ok\n" + clock_text();
   if (c == "latency-reset" && n == 1) {
     lat = Latency();
     return "ok\n";
@@ -789,13 +879,17 @@ std::string control(const std::string &req) {
     return "ok\n";
   }
   if ((c == "flip" || c == "stall" || c == "cut") && n == 3) {
-    if (cable >= unsigned(nadapters)) return "error: no cable " + std::to_string(cable) + "\n";
+    if (cable >= unsigned(ncables()) || (kHub && cable < kAdapters && cable >= unsigned(nadapters)))
+      return "error: no cable " + std::to_string(cable) + "\n";
     if (c == "flip") {
       if (value > 1000000) return "error: ppm out of range\n";
       top->flip_ppm_i[cable] = value;
     } else if (c == "stall") {
       if (value > 99) return "error: percent out of range\n";
       top->stall_pct_i[cable] = value;
+      // the receiving adapter's CLOCK_LINK_DELAY follows its cable (the hub is the master)
+      for (int k = 0; k < nadapters; k++)
+        if (cable_into(k) == int(cable)) adapters[k].link_delay_due = true;
     } else {
       if (value > 1) return "error: cut is 0 or 1\n";
       top->cut_i[cable] = value;
@@ -843,12 +937,15 @@ int speed(uint64_t cycles) {
       start_reg_write(adapters[k], r[0], r[1], 0xf);
       while (adapters[k].op != Op::kNone) tick();
     }
+    write_link_delay(adapters[k]);
+    while (adapters[k].op != Op::kNone) tick();
   }
   double t0 = now_s();
   for (uint64_t i = 0; i < cycles; i++) tick();
   double t = now_s() - t0;
-  printf("%d adapters: %" PRIu64 " cycles in %.2f s: %.0f cycles/s\n", nadapters, cycles, t,
-         cycles / t);
+  printf("%d adapters%s: %" PRIu64 " cycles in %.2f s: %.0f cycles/s\n", nadapters,
+         kHub ? " on a hub" : "", cycles, t, cycles / t);
+  fputs(clock_text().c_str(), stdout);
   return 0;
 }
 
@@ -905,11 +1002,15 @@ int main(int argc, char **argv) {
   signal(SIGINT, on_signal);
   signal(SIGPIPE, SIG_IGN);
 
-  for (int k = 0; k < kAdapters; k++) {
-    top->peer_i[k] = kNoPeer;
+  for (int k = 0; k < kCables; k++) {
     top->flip_ppm_i[k] = 0;
     top->stall_pct_i[k] = 0;
     top->cut_i[k] = 0;
+  }
+  if (kHub && !cables.empty()) die("built with the hub: every adapter is cabled to its port");
+  top->hub_rst_ni = 0;
+  for (int k = 0; k < kAdapters; k++) {
+    top->peer_i[k] = kNoPeer;
     top->serial_i[k] = 0x1000 + k;
     top->rst_ni[k] = 0;
     drive_idle(k);
@@ -940,8 +1041,11 @@ int main(int argc, char **argv) {
   // power-on reset of every adapter
   for (int i = 0; i < 16; i++) tick();
   for (int k = 0; k < kAdapters; k++) top->rst_ni[k] = 1;
+  top->hub_rst_ni = 1;
   if (speed_cycles) return speed(speed_cycles);
-  note("%d adapters (%u pages of %u bytes), serving", nadapters, kPages, kPageSize);
+  for (int k = 0; k < nadapters; k++) adapters[k].link_delay_due = true;
+  note("%d adapters (%u pages of %u bytes)%s, serving", nadapters, kPages, kPageSize,
+       kHub ? " on the ports of a hub" : "");
 
   t_start = now_s();
   double t_ctl = 0, busy_s = 0;
@@ -957,6 +1061,14 @@ int main(int argc, char **argv) {
       pending |= adapters[k].op != Op::kNone;
     }
     if (!open) break;
+    for (int k = 0; k < nadapters; k++) {
+      Adapter &a = adapters[k];
+      if (a.link_delay_due && a.op == Op::kNone) {
+        write_link_delay(a);
+        pfd[k].fd = -1;      // the guest's next request waits for it
+        pending = true;
+      }
+    }
     bool running = pending || cycle < run_until;
     double t0 = now_s();
     if (t0 - t_ctl > 0.02) {

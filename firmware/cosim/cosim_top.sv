@@ -3,15 +3,21 @@
 // The C++ harness (cosim_main.cpp) drives the host side of every adapter (BAR0 AXI4-Lite,
 // BAR2 AXI4 writes, the host-memory AXI4 slave, writes and reads) and chooses at run time where each cable
 // ends (peer_i), so that adapters can be cabled in pairs or left unplugged.
+// HUB = 1: adapter k is cabled to port k of a memchan_hub (PORTS = ADAPTERS) instead: cable k
+// runs from adapter k to the hub, cable ADAPTERS + k from the hub back to adapter k, both
+// with the same fault knobs; peer_i is not used.
 `default_nettype none
 
 module cosim_top #(
   parameter int unsigned ADAPTERS = 2,
   parameter int unsigned PAGES    = 1024,
-  localparam int unsigned WIN_AW  = $clog2(PAGES) + 12
+  parameter bit          HUB      = 1'b0,
+  localparam int unsigned WIN_AW  = $clog2(PAGES) + 12,
+  localparam int unsigned CABLES  = HUB ? 2 * ADAPTERS : ADAPTERS
 ) (
   input  wire logic              clk_i,
   input  wire logic              rst_ni        [ADAPTERS],
+  input  wire logic              hub_rst_ni,                 // the hub's own reset (HUB = 1)
   input  wire logic [31:0]       serial_i      [ADAPTERS],
   // BAR0: AXI4-Lite
   input  wire logic [17:0]       axil_awaddr   [ADAPTERS],
@@ -72,13 +78,20 @@ module cosim_top #(
   input  wire logic              dma_rvalid    [ADAPTERS],
   output logic                   dma_rready    [ADAPTERS],
   output logic [4:0]             irq_o         [ADAPTERS],
-  // cabling and the cable fault knobs, per transmitting adapter (cable k starts at adapter k)
+  // cabling and the cable fault knobs, per cable (cable k starts at adapter k; with the hub,
+  // cable ADAPTERS + k starts at hub port k)
   input  wire logic [7:0]        peer_i        [ADAPTERS],   // ADAPTERS or more: unplugged
-  input  wire logic [31:0]       flip_ppm_i    [ADAPTERS],
-  input  wire logic [31:0]       stall_pct_i   [ADAPTERS],
-  input  wire logic              cut_i         [ADAPTERS],
-  output logic [63:0]            flips_o       [ADAPTERS],
-  output logic [63:0]            words_o       [ADAPTERS]
+  input  wire logic [31:0]       flip_ppm_i    [CABLES],
+  input  wire logic [31:0]       stall_pct_i   [CABLES],
+  input  wire logic              cut_i         [CABLES],
+  output logic [63:0]            flips_o       [CABLES],
+  output logic [63:0]            words_o       [CABLES],
+  // the global clock as the design holds it, all in one cycle (the harness's "clock" request):
+  // the hub's master time (0 without the hub), each adapter's global time and VALID
+  output logic [63:0]            master_time_o,
+  output logic [63:0]            ad_time_o     [ADAPTERS],
+  output logic                   ad_time_valid_o [ADAPTERS],
+  output logic [ADAPTERS-1:0]    hub_port_up_o
 );
   // cable k: adapter k's transmitter -> c_o* -> the receiver of adapter peer_i[k]
   logic        tx_tvalid [ADAPTERS], tx_tlast [ADAPTERS], tx_tready [ADAPTERS];
@@ -140,31 +153,73 @@ module cosim_top #(
     end
     assign flips_o[k] = 64'(u_cable.flips);
     assign words_o[k] = 64'(u_cable.words);
+    assign ad_time_o[k] = 64'(u_adapter.u_clock.gt_q);
+    assign ad_time_valid_o[k] = u_adapter.u_clock.valid_q;
 
   end
 
-  // an unplugged cable end drops what arrives (a transceiver without a partner)
-  always_comb begin
-    for (int k = 0; k < ADAPTERS; k++) begin
-      c_tready[k] = 1'b1;
-      for (int j = 0; j < ADAPTERS; j++) begin
-        if (32'(peer_i[k]) == j) c_tready[k] = rx_tready[j];
+  if (HUB) begin : g_hub
+    logic [ADAPTERS-1:0]    h_tv, h_tl, h_tr, h_rv, h_rl, h_rr;
+    logic [ADAPTERS*64-1:0] h_td, h_rd;      // port p: [64*p +: 64]
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [ADAPTERS-1:0]    port_disc;       // the hub's own view; the adapters report theirs
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    memchan_hub #(.PORTS(ADAPTERS)) u_hub (
+      .clk_i, .rst_ni(hub_rst_ni), .serial_i(32'h4855_4230),
+      .m_link_tvalid(h_tv), .m_link_tdata(h_td), .m_link_tlast(h_tl), .m_link_tready(h_tr),
+      .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),
+      .port_up_o(hub_port_up_o), .port_discarding_o(port_disc));
+    assign master_time_o = 64'(u_hub.u_clock.time_q);
+
+    for (genvar k = 0; k < ADAPTERS; k++) begin : g_port
+      // cable k (from adapter k) into hub port k
+      assign h_rv[k] = c_tvalid[k];
+      assign h_rd[64*k +: 64] = c_tdata[k];
+      assign h_rl[k] = c_tlast[k];
+      assign c_tready[k] = h_rr[k];
+
+      // cable ADAPTERS + k: hub port k back to adapter k
+      tb_link_chan #(.STALL(0)) u_down (
+        .clk(clk_i), .rst_n(rst_ni[k]),
+        .i_tvalid(h_tv[k]), .i_tdata(h_td[64*k +: 64]), .i_tlast(h_tl[k]), .i_tready(h_tr[k]),
+        .o_tvalid(rx_tvalid[k]), .o_tdata(rx_tdata[k]), .o_tlast(rx_tlast[k]),
+        .o_tready(rx_tready[k]));
+      always @(posedge clk_i) begin
+        u_down.flip_ppm  <= int'(flip_ppm_i[ADAPTERS + k]);
+        u_down.stall_pct <= int'(stall_pct_i[ADAPTERS + k]);
+        u_down.cut       <= cut_i[ADAPTERS + k];
+      end
+      assign flips_o[ADAPTERS + k] = 64'(u_down.flips);
+      assign words_o[ADAPTERS + k] = 64'(u_down.words);
+    end
+  end else begin : g_cables
+    assign master_time_o = '0;
+    assign hub_port_up_o = '0;
+
+    // an unplugged cable end drops what arrives (a transceiver without a partner)
+    always_comb begin
+      for (int k = 0; k < ADAPTERS; k++) begin
+        c_tready[k] = 1'b1;
+        for (int j = 0; j < ADAPTERS; j++) begin
+          if (32'(peer_i[k]) == j) c_tready[k] = rx_tready[j];
+        end
       end
     end
-  end
 
-  // each receiver takes the cable whose far end is plugged into it (at most one: the
-  // harness never plugs two cables into one receiver)
-  always_comb begin
-    for (int j = 0; j < ADAPTERS; j++) begin
-      rx_tvalid[j] = 1'b0;
-      rx_tdata[j]  = '0;
-      rx_tlast[j]  = 1'b0;
-      for (int k = 0; k < ADAPTERS; k++) begin
-        if (32'(peer_i[k]) == j) begin
-          rx_tvalid[j] = c_tvalid[k];
-          rx_tdata[j]  = c_tdata[k];
-          rx_tlast[j]  = c_tlast[k];
+    // each receiver takes the cable whose far end is plugged into it (at most one: the
+    // harness never plugs two cables into one receiver)
+    always_comb begin
+      for (int j = 0; j < ADAPTERS; j++) begin
+        rx_tvalid[j] = 1'b0;
+        rx_tdata[j]  = '0;
+        rx_tlast[j]  = 1'b0;
+        for (int k = 0; k < ADAPTERS; k++) begin
+          if (32'(peer_i[k]) == j) begin
+            rx_tvalid[j] = c_tvalid[k];
+            rx_tdata[j]  = c_tdata[k];
+            rx_tlast[j]  = c_tlast[k];
+          end
         end
       end
     end

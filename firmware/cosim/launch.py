@@ -15,6 +15,8 @@ power off, stops the device process (it prints its statistics) and exits:
 
 Options:
   --cable A:B        cable adapters A and B (repeatable); A:A is a loopback plug
+  --hub              cable every adapter k to port k of an RTL hub in the device process
+                     (build.sh --hub; the hub has as many ports as there are adapters)
   --bad-id A         adapter A reads a wrong ID register (harness option)
   --bad-version A    adapter A reads the next VERSION major (harness option)
   --ctl DIR          control directory of the device process (README.md), created if missing
@@ -41,11 +43,16 @@ def usage(msg):
 
 def parse(argv):
     opts = {"cable": [], "bad-id": [], "bad-version": [], "ctl": None, "seed": None,
-            "idle-cycles": None, "timeout": 600.0, "cosim-log": None, "pin": None}
+            "idle-cycles": None, "timeout": 600.0, "cosim-log": None, "pin": None,
+            "hub": False}
     guests = []
     i = 0
     while i < len(argv) and argv[i] != "--guest":
         o = argv[i]
+        if o == "--hub":
+            opts["hub"] = True
+            i += 1
+            continue
         if not o.startswith("--") or o[2:] not in opts or i + 1 >= len(argv):
             usage("bad option %s" % o)
         v = argv[i + 1]
@@ -72,6 +79,8 @@ def parse(argv):
         guests.append((ads, qargs))
     if not guests:
         usage("no --guest")
+    if opts["hub"] and opts["cable"]:
+        usage("--hub cables every adapter to the hub: no --cable")
     opts["timeout"] = float(opts["timeout"])
     return opts, guests
 
@@ -123,7 +132,8 @@ def main():
     nad = max(used) + 1 if used else 1
     if sorted(used) != list(range(nad)):
         usage("adapters must be numbered 0..N-1 without gaps")
-    build = subprocess.run([os.path.join(HERE, "build.sh"), "--adapters", str(max(nad, 2))],
+    build = subprocess.run([os.path.join(HERE, "build.sh"), "--adapters", str(max(nad, 2))] +
+                           (["--hub"] if opts["hub"] else []),
                            stdout=subprocess.PIPE, universal_newlines=True)
     if build.returncode != 0:
         sys.stderr.write("launch.py: build.sh failed\n")

@@ -19,9 +19,6 @@ export HOME=/tmp
 rc=0
 cd /tmp || exit 1
 . "$R/native/tests/guest_lib.sh"
-field() {	# field DEVICE NAME: one value of memchan_test info
-	MEMCHAN_DEV=$1 "$N/tests/memchan_test" info | sed -n "s/^$2=//p"
-}
 i=0
 while [ ! -e /dev/memchan1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 

@@ -166,6 +166,16 @@ board-java | board-duo-a | board-duo-b)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+board-hub | board-hub-java)
+	# four RTL adapters on the RTL hub of the co-simulated board (native/tests/board_hub.sh);
+	# board-hub-java adds the Java conformance tests that need three or more nodes
+	load || exit 1
+	if [ "$T" = board-hub-java ]; then sh "$N/tests/board_hub.sh" "$R" java
+	else sh "$N/tests/board_hub.sh" "$R"; fi
+	rc=$?
+	rmmod memchan || rc=1
+	exit $rc
+	;;
 board-bad)
 	# adapters whose ID register / VERSION major differ (launch.py --bad-id / --bad-version)
 	insmod "$N/memchan.ko" || { echo "not ok 1 insmod memchan.ko"; exit 1; }

@@ -24,3 +24,7 @@ mcctl_within() {
 	# shellcheck disable=SC2086
 	timeout "$secs" env $MCCTL_ENV "$R/scripts/mcctl" "$@"
 }
+# field DEVICE NAME: one value of memchan_test info
+field() {
+	MEMCHAN_DEV=$1 "$R/native/tests/memchan_test" info | sed -n "s/^$2=//p"
+}

@@ -13,6 +13,11 @@
  *                          notification on arrival, receive mappings of the
  *                          DMA-coherent area, BAR round-trip cost
  *   memchan_test info      the adapter's state as shell-readable lines
+ *   memchan_test hub [TEST]  four adapters of one guest on a hub (the co-simulated
+ *                          board-hub): node IDs by port, broadcast to every other
+ *                          node, point to point and multicast only to their targets
+ *   memchan_test clock     every adapter's global clock registers, and the read
+ *                          order check of their times against their bounds
  *
  * Environment: MEMCHAN_DEV (default /dev/memchan0), MEMCHAN_FUZZ (ioctl fuzz
  * iterations, default 20000).
@@ -1919,6 +1924,274 @@ static const struct test hw_tests[] = {
 	T(errcnt),
 };
 
+/* ---- four adapters of one guest on a hub (native/tests/board_hub.sh) ---- */
+
+#define HUB_NODES 4
+#define HUB_WORDS 512		/* 4 KiB: one page of 8-byte stores */
+
+static int hub_fd[HUB_NODES];
+
+static void hub_open(void)
+{
+	char path[32];
+	int k;
+
+	for (k = 0; k < HUB_NODES; k++) {
+		snprintf(path, sizeof(path), "/dev/memchan%d", k);
+		hub_fd[k] = open(path, O_RDWR);
+		if (hub_fd[k] < 0)
+			FAIL("open %s: %s", path, strerror(errno));
+	}
+}
+
+static volatile uint64_t *hub_tx(int k, uint32_t page, uint32_t entry)
+{
+	volatile uint64_t *p;
+
+	EXPECT_OK(grant(hub_fd[k], MEMCHAN_GRANT_TX, page, 1, entry, 0, NULL));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, hub_fd[k], (off_t)page * 4096);
+	CHECK(p != MAP_FAILED);
+	return p;
+}
+
+static volatile uint64_t *hub_rx(int k, uint32_t page)
+{
+	volatile uint64_t *p;
+
+	EXPECT_OK(grant(hub_fd[k], MEMCHAN_GRANT_RX, page, 1, 0, 0, NULL));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, hub_fd[k],
+		 MEMCHAN_MMAP_RX_BASE + (off_t)page * 4096);
+	CHECK(p != MAP_FAILED);
+	return p;
+}
+
+static uint64_t hub_word(uint32_t page, uint32_t i)
+{
+	return 0x4855420000000000ULL | (uint64_t)page << 16 | i;
+}
+
+/* every adapter open, page granted for receive on each of them */
+static void hub_open_rx_all(volatile uint64_t **rx, uint32_t page)
+{
+	int k;
+
+	hub_open();
+	for (k = 0; k < HUB_NODES; k++)
+		rx[k] = hub_rx(k, page);
+}
+
+static void hub_store(volatile uint64_t *tx, uint32_t page)
+{
+	uint32_t i;
+
+	for (i = 0; i < HUB_WORDS; i++)
+		tx[i] = hub_word(page, i);
+}
+
+/* wait (bounded) for the last word of page on rx, then check every word */
+static void hub_expect_page(int k, volatile uint64_t *rx, uint32_t page)
+{
+	double t0 = now_s();
+	uint32_t i, bad = 0;
+
+	while (rx[HUB_WORDS - 1] != hub_word(page, HUB_WORDS - 1) && now_s() - t0 < 60)
+		usleep(1000);
+	for (i = 0; i < HUB_WORDS; i++)
+		bad += rx[i] != hub_word(page, i);
+	EXPECT(bad == 0, "node %d, page %u: %u of %u words differ (last %#llx)", k, page, bad,
+	       HUB_WORDS, (unsigned long long)rx[HUB_WORDS - 1]);
+	printf("# node %d has page %u after %.3f s\n", k, page, now_s() - t0);
+}
+
+static void hub_expect_nothing(int k, volatile uint64_t *rx, uint32_t page)
+{
+	uint32_t i, seen = 0;
+
+	for (i = 0; i < HUB_WORDS; i++)
+		seen += rx[i] != 0;
+	EXPECT(seen == 0, "node %d got %u words of page %u that were not sent to it", k, seen,
+	       page);
+}
+
+/*
+ * A broadcast from sender on marker_page, received by every node in mask: rule 1 (one sender's
+ * stores arrive in order at each receiver, through the hub as well) makes its arrival proof
+ * that anything the sender stored before it, to that receiver, has arrived too.
+ */
+static void hub_marker(int sender, uint32_t marker_page, uint32_t mask)
+{
+	volatile uint64_t *rx[HUB_NODES], *tx;
+	int k;
+
+	for (k = 0; k < HUB_NODES; k++)
+		rx[k] = (mask >> k) & 1 ? hub_rx(k, marker_page) : NULL;
+	tx = hub_tx(sender, marker_page,
+		    MC_TX_PCT_TX_EN_MASK | MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT);
+	hub_store(tx, marker_page);
+	for (k = 0; k < HUB_NODES; k++)
+		if (rx[k])
+			hub_expect_page(k, rx[k], marker_page);
+}
+
+/* the hub assigned node IDs (MEMCHAN_NODE_AUTO, board_hub.sh): adapter k, on port k, is node k */
+static void hub_node_ids_by_port(void)
+{
+	struct memchan_info in;
+	int k;
+
+	hub_open();
+	for (k = 0; k < HUB_NODES; k++) {
+		in = info(hub_fd[k]);
+		printf("# /dev/memchan%d: node %u, link status %#x\n", k, in.node_id, in.link_status);
+		EXPECT(in.node_id == (uint32_t)k, "/dev/memchan%d is node %u", k, in.node_id);
+		CHECK(in.link_status & MC_LINK_STATUS_UP_MASK);
+	}
+}
+
+/* node 0 broadcasts a page: nodes 1..3 get every word, node 0 (no local copy) none */
+static void hub_broadcast_reaches_all_others(void)
+{
+	volatile uint64_t *rx[HUB_NODES], *tx;
+	const uint32_t page = 300;
+	int k;
+
+	hub_open_rx_all(rx, page);
+	tx = hub_tx(0, page, MC_TX_PCT_TX_EN_MASK |
+		    MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT);
+	hub_store(tx, page);
+	for (k = 1; k < HUB_NODES; k++)
+		hub_expect_page(k, rx[k], page);
+	hub_expect_nothing(0, rx[0], page);
+}
+
+/* node 1 stores to node 3: node 3 gets the page, nodes 0 and 2 nothing (proved by a marker) */
+static void hub_point_to_point_only_its_target(void)
+{
+	volatile uint64_t *rx[HUB_NODES], *tx;
+	const uint32_t page = 301;
+
+	hub_open_rx_all(rx, page);
+	tx = hub_tx(1, page, tx_to(3));
+	hub_store(tx, page);
+	hub_expect_page(3, rx[3], page);
+	hub_marker(1, 302, 1u << 0 | 1u << 2);
+	hub_expect_nothing(0, rx[0], page);
+	hub_expect_nothing(2, rx[2], page);
+	hub_expect_nothing(1, rx[1], page);
+}
+
+/* every adapter's MCAST_GROUP register for group g (the cluster's membership) through BAR0 */
+static void hub_set_group(uint32_t g, uint32_t mask)
+{
+	char path[40];
+	volatile uint32_t *regs;
+	int k, fd;
+
+	for (k = 0; k < HUB_NODES; k++) {
+		snprintf(path, sizeof(path), "/dev/memchan%d-ctl", k);
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			FAIL("open %s: %s", path, strerror(errno));
+		regs = mmap(NULL, MC_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		CHECK(regs != MAP_FAILED);
+		regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] = mask;
+		EXPECT(regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] == mask,
+		       "node %d: MCAST_GROUP %u does not read back %#x", k, g, mask);
+		munmap((void *)regs, MC_BAR0_SIZE);
+	}
+}
+
+/* node 2 stores to multicast group 5 = {0, 3}: nodes 0 and 3 get the page, node 1 nothing */
+static void hub_multicast_only_its_members(void)
+{
+	volatile uint64_t *rx[HUB_NODES], *tx;
+	const uint32_t page = 303, group = 5;
+
+	hub_set_group(group, 1u << 0 | 1u << 3);
+	hub_open_rx_all(rx, page);
+	tx = hub_tx(2, page, MC_TX_PCT_TX_EN_MASK |
+		    MC_DEST_KIND_MULTICAST << MC_TX_PCT_DEST_KIND_SHIFT |
+		    group << MC_TX_PCT_DEST_SHIFT);
+	hub_store(tx, page);
+	hub_expect_page(0, rx[0], page);
+	hub_expect_page(3, rx[3], page);
+	hub_marker(2, 304, 1u << 1);
+	hub_expect_nothing(1, rx[1], page);
+	hub_expect_nothing(2, rx[2], page);
+	hub_set_group(group, 0);
+}
+
+static const struct test hub_tests[] = {
+	T(hub_node_ids_by_port),
+	T(hub_broadcast_reaches_all_others),
+	T(hub_point_to_point_only_its_target),
+	T(hub_multicast_only_its_members),
+};
+
+/*
+ * The global clock of every adapter (CLOCK_* registers through MEMCHAN_REG_READ), printed as
+ * "adapter K time T valid V master M bound B offset O syncs S" lines for board_hub.sh, then the
+ * check that one guest can make across adapters: their times, read one after another from
+ * adapter 0 to the last and adapter 0 again, lie within their bounds of one clock: a time
+ * read later is never more than its bound behind one read before it, and none is ahead of
+ * adapter 0's second read by more than adapter 0's bound (every adapter's time lies in
+ * master - bound .. master, the master's time only grows).
+ */
+static int clock_cmd(void)
+{
+	uint64_t t[HUB_NODES + 1], bound[HUB_NODES];
+	uint32_t st;
+	int k, n, fails = 0;
+	char path[32];
+
+	for (n = 0; n < HUB_NODES; n++) {
+		snprintf(path, sizeof(path), "/dev/memchan%d", n);
+		hub_fd[n] = open(path, O_RDWR);
+		if (hub_fd[n] < 0)
+			break;
+	}
+	if (n == 0) {
+		fprintf(stderr, "clock: no /dev/memchan0: %s\n", strerror(errno));
+		return 2;
+	}
+	for (k = 0; k < n; k++) {
+		st = reg(hub_fd[k], MC_REG_CLOCK_STATUS);
+		bound[k] = reg(hub_fd[k], MC_REG_CLOCK_BOUND);
+		printf("adapter %d time %llu valid %u master %u bound %llu offset %d syncs %u\n", k,
+		       (unsigned long long)reg_pair(hub_fd[k], MC_REG_GLOBAL_TIME_LO,
+						    MC_REG_GLOBAL_TIME_HI),
+		       st & MC_CLOCK_STATUS_VALID_MASK ? 1 : 0,
+		       st & MC_CLOCK_STATUS_MASTER_MASK ? 1 : 0, (unsigned long long)bound[k],
+		       (int32_t)reg(hub_fd[k], MC_REG_CLOCK_OFFSET),
+		       (st & MC_CLOCK_STATUS_SYNCS_MASK) >> MC_CLOCK_STATUS_SYNCS_SHIFT);
+		if (!(st & MC_CLOCK_STATUS_VALID_MASK))
+			fails++;
+	}
+	for (k = 0; k < n; k++)
+		t[k] = reg_pair(hub_fd[k], MC_REG_GLOBAL_TIME_LO, MC_REG_GLOBAL_TIME_HI);
+	t[n] = reg_pair(hub_fd[0], MC_REG_GLOBAL_TIME_LO, MC_REG_GLOBAL_TIME_HI);
+	for (k = 1; k <= n; k++) {
+		uint64_t b = bound[k % n];
+
+		printf("read %d: adapter %d time %llu\n", k, k % n, (unsigned long long)t[k]);
+		if (t[k] + b < t[k - 1]) {
+			printf("# adapter %d's time %llu is more than its bound %llu behind %llu read before it\n",
+			       k % n, (unsigned long long)t[k], (unsigned long long)b,
+			       (unsigned long long)t[k - 1]);
+			fails++;
+		}
+		if (t[k] > t[n] + bound[0]) {
+			printf("# adapter %d's time %llu is ahead of adapter 0's later %llu + bound %llu\n",
+			       k % n, (unsigned long long)t[k], (unsigned long long)t[n],
+			       (unsigned long long)bound[0]);
+			fails++;
+		}
+	}
+	printf("clock_check %s\n", fails ? "failed" : "passed");
+	return fails ? 1 : 0;
+}
+
 /* ---- device removal with live mappings ---- */
 
 /*
@@ -2081,6 +2354,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "ctrl") && argc == 3)
 		return ctrl_cmd(argv[2]);
-	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset]\n");
+	if (!strcmp(mode, "hub")) {
+		size_t i;
+
+		for (i = 0; argc == 3 && i < ARRAY_SIZE(hub_tests); i++)
+			if (!strcmp(argv[2], hub_tests[i].name))
+				return run(&hub_tests[i], 1);
+		if (argc == 2)
+			return run(hub_tests, ARRAY_SIZE(hub_tests));
+	}
+	if (!strcmp(mode, "clock"))
+		return clock_cmd();
+	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset|hub [TEST]|clock]\n");
 	return 2;
 }

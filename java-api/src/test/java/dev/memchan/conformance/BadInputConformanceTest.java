@@ -221,7 +221,7 @@ class BadInputConformanceTest {
             assertEquals(before, snapshot(c, rc));
             refused(Kind.INVALID_ARGUMENT, "without local copy", () -> ra.attachReceive(false));
             assertEquals(before, snapshot(c, rc));
-            refused(Kind.INVALID_ARGUMENT, "out of range", () -> rc.attachTransmit(Route.node(9), false));
+            refused(Kind.INVALID_ARGUMENT, "out of range", () -> rc.attachTransmit(Route.node(c.maxNodes()), false));
             refused(Kind.INVALID_ARGUMENT, "out of range", () -> Route.multicast(16));
             assertEquals(before, snapshot(c, rc));
             // The raw PCT path (mcctl pct set) enforces the same rule.

@@ -41,8 +41,10 @@ class MulticastConformanceTest {
             MemchanException inUse = assertThrows(MemchanException.class, () -> c.setMulticastGroup(5, 1 << 3));
             assertEquals(MemchanException.Kind.IN_USE, inUse.kind());
             assertEquals((1 << 2) | (1 << 4), c.multicastGroup(5), "a refused change changes nothing");
-            MemchanException outOfRange = assertThrows(MemchanException.class, () -> c.setMulticastGroup(6, 1 << 9));
-            assertEquals(MemchanException.Kind.INVALID_ARGUMENT, outOfRange.kind());
+            if (c.maxNodes() < Integer.SIZE) { // a mask bit past the node IDs exists below 32 of them
+                MemchanException outOfRange = assertThrows(MemchanException.class, () -> c.setMulticastGroup(6, 1 << c.maxNodes()));
+                assertEquals(MemchanException.Kind.INVALID_ARGUMENT, outOfRange.kind());
+            }
             out.putLongRelease(0, 77);
             assertEquals(77, in.getLongAcquire(0));
             // a device fabric outlives the test: leave the group as found

@@ -1,0 +1,143 @@
+#!/bin/sh
+# Four RTL adapters of one guest on the RTL hub of the co-simulated board (launch.py --hub:
+# adapter k on hub port k; cable k from adapter k to the hub, cable 4 + k back). Called by
+# guest.sh board-hub and board-hub-java.
+#   1. node IDs assigned by the hub (MEMCHAN_NODE_AUTO): refused while adapter 0's cable from the
+#      hub is cut (the ID stays), then 0..3 by port
+#   2. a broadcast reaches the 3 other nodes and is sent once: the sender's cable to the hub
+#      carries it once, the hub's cables to the receivers each carry it
+#   3. point to point reaches only its target, multicast only the group's members; with bit
+#      flips on the sender's and the target's cables, link retry hides them
+#   4. the global clock: each adapter's registers against the device process's view of the RTL
+#      in the same cycle (the hub's master time); CLOCK_LINK_DELAY as the device process derived
+#      it from the cable's stalls, again with 30 % stalls on one cable
+#   5. (board-hub-java) the Java conformance tests that need three or more nodes, and
+#      Fabric.clusterTime() through the library, via dev:/dev/memchan*
+# Usage: board_hub.sh ROOT [java]. TAP lines; exit 0 only if all pass.
+R=$1
+N=$R/native
+CTL="sh $R/firmware/cosim/cosimctl.sh"
+export HOME=/tmp
+rc=0
+cd /tmp || exit 1
+. "$R/native/tests/guest_lib.sh"
+cable_words() {	# cable_words STATS-FILE CABLE: words the cable carried
+	sed -n "s/^cable $2 .* words \([0-9]*\) .*/\1/p" "$1"
+}
+tap() {	# tap CMD...: a memchan_test run's TAP result lines, comments kept; its status in rc
+	"$@" > /tmp/tap.out 2>&1 || rc=1
+	grep -v "^TAP version\|^1\.\." /tmp/tap.out
+}
+i=0
+while [ ! -e /dev/memchan3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+# ---- 1. node IDs from the hub ----
+echo 3000 > /sys/module/memchan/parameters/node_auto_ms
+before="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
+$CTL cut 4 1 > /dev/null
+"$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto-cut.out 2>&1
+st=$?
+sed 's/^/# cable 4 cut: /' /tmp/auto-cut.out
+after="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
+[ $st -ne 0 ] && grep -q "timed out" /tmp/auto-cut.out && [ "$after" = "$before" ]
+check $? "node auto with the hub's cable to adapter 0 cut: refused (timed out), the node ID as before ($before)"
+$CTL cut 4 0 > /dev/null
+echo 30000 > /sys/module/memchan/parameters/node_auto_ms
+for k in 0 1 2 3; do
+	"$N/tools/memchan-setnode" /dev/memchan$k auto > /tmp/auto$k.out 2>&1 &
+	eval "pid$k=$!"
+done
+ids=0
+for k in 0 1 2 3; do
+	eval "wait \$pid$k" && grep -q "node $k, assigned by the link" /tmp/auto$k.out || ids=1
+	sed 's/^/# node auto: /' /tmp/auto$k.out
+done
+check $ids "node auto on all four adapters: the hub assigns 0, 1, 2, 3 by port"
+tap "$N/tests/memchan_test" hub hub_node_ids_by_port
+
+# ---- 2. a broadcast, sent once and replicated by the hub ----
+$CTL stats > /tmp/stats0.out
+tap "$N/tests/memchan_test" hub hub_broadcast_reaches_all_others
+$CTL stats > /tmp/stats1.out
+sed 's/^/# cosim: /' /tmp/stats1.out
+# words on the cables (frames: header, data, CRC; link control frames besides): three copies
+# sent by the adapter would make its cable carry at least three times what each receiver's does;
+# the hub's cable back to the sender carries its link acknowledgements (two words a frame), and
+# would carry the data on top of them if the hub sent it back
+words=512	# memchan_test's HUB_WORDS
+up=$(( $(cable_words /tmp/stats1.out 0) - $(cable_words /tmp/stats0.out 0) ))
+back0=$(( $(cable_words /tmp/stats1.out 4) - $(cable_words /tmp/stats0.out 4) ))
+down="" least=$up once=0
+for k in 5 6 7; do
+	d=$(( $(cable_words /tmp/stats1.out $k) - $(cable_words /tmp/stats0.out $k) ))
+	down="$down $d"
+	[ "$d" -lt "$least" ] && least=$d
+done
+[ "$least" -ge $words ] && [ "$up" -lt $((2 * least)) ] && [ "$back0" -lt "$up" ] || once=1
+check $once "the broadcast of $words words crossed the sender's cable once ($up words) and the hub's cables to nodes 1..3 each (${down# }), not back to the sender (link control only: $back0)"
+
+# ---- 3. point to point and multicast; bit flips with retry ----
+crc=$(( $(field /dev/memchan1 crc_errors) + $(field /dev/memchan3 crc_errors) ))
+$CTL flip 1 10000 > /dev/null && $CTL flip 7 10000 > /dev/null
+check $? "control channel: 10000 ppm bit flips on cable 1 (node 1 to the hub) and 7 (the hub to node 3)"
+tap "$N/tests/memchan_test" hub hub_point_to_point_only_its_target
+$CTL flip 1 0 > /dev/null && $CTL flip 7 0 > /dev/null
+$CTL stats | grep "^cable [17] " | sed 's/^/# cosim: /'
+crc=$(( $(field /dev/memchan1 crc_errors) + $(field /dev/memchan3 crc_errors) - crc ))
+retries=$(( $(field /dev/memchan1 link_retries) + $(field /dev/memchan3 link_retries) ))
+errs=0
+for k in 0 1 2 3; do errs=$((errs + $(field /dev/memchan$k error_count))); done
+[ $crc -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
+check $? "the flips were real and retry hid them: CRC_ERRORS +$crc at nodes 1 and 3, LINK_RETRIES $retries, ERROR_COUNT $errs"
+tap "$N/tests/memchan_test" hub hub_multicast_only_its_members
+
+# ---- 4. the global clock ----
+# clock_agrees LABEL: the guest's registers (memchan_test clock) and the device process's view
+# of the RTL (cosimctl clock: the hub's master time and every adapter's time in one cycle):
+# every adapter VALID, not the master, its error against the master within -bound..0, and the
+# bound it reports the SPREAD the device process derived for its cable
+clock_agrees() {
+	"$N/tests/memchan_test" clock > /tmp/clock-guest.out 2>&1
+	st=$?
+	$CTL clock > /tmp/clock-cosim.out
+	sed 's/^/# guest: /' /tmp/clock-guest.out
+	sed 's/^/# cosim: /' /tmp/clock-cosim.out
+	[ $st = 0 ]
+	check $? "$1: the adapters' times, read in turn, lie within their bounds of one clock"
+	bad=0
+	for k in 0 1 2 3; do
+		g=$(grep "^adapter $k time" /tmp/clock-guest.out)
+		c=$(grep "^adapter $k time" /tmp/clock-cosim.out)
+		echo "$g" | grep -q " valid 1 master 0 " || bad=1
+		bound=$(echo "$g" | sed -n 's/.* bound \([0-9]*\) .*/\1/p')
+		err=$(echo "$c" | sed -n 's/.* error \(-*[0-9]*\) .*/\1/p')
+		spread=$(echo "$c" | sed -n 's/.* spread \([0-9]*\) .*/\1/p')
+		echo "$c" | grep -q " valid 1 " || bad=1
+		[ -n "$bound" ] && [ -n "$err" ] && [ "$bound" = "$spread" ] &&
+			[ "$err" -le 0 ] && [ "$err" -ge "-$bound" ] || bad=1
+		echo "# clock adapter $k: error $err cycles against the hub, bound $bound, derived spread $spread"
+	done
+	check $bad "$1: every adapter VALID (the hub is the master), its error against the hub's time within -CLOCK_BOUND..0, CLOCK_BOUND the spread derived for its cable"
+}
+clock_agrees "clock, cables without stalls"
+$CTL stall 6 30 > /dev/null
+check $? "control channel: 30 % stalls on cable 6 (the hub to node 2)"
+tap "$N/tests/memchan_test" hub hub_broadcast_reaches_all_others
+clock_agrees "clock, 30 % stalls toward node 2"
+$CTL stall 6 0 > /dev/null
+
+# ---- 5. the Java conformance tests that need three or more nodes ----
+if [ "${2:-}" = java ]; then
+	props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=4 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 -Dmemchan.test.failureTimeoutMs=15000"
+	sh "$N/tests/conformance_guest.sh" "$JAVA" board-hub-conformance "$props" \
+		--select-method dev.memchan.conformance.OrderingConformanceTest#broadcastsFromSeveralSendersArriveInOneOrderEverywhere \
+		--select-class dev.memchan.conformance.MulticastConformanceTest \
+		--select-method dev.memchan.conformance.BadInputConformanceTest#conflictingRoutesAndUnreachableReceiversAreRefusedAndChangeNothing \
+		--select-class dev.memchan.conformance.ClusterTimeConformanceTest || rc=1
+	mcctl status --fabric dev:/dev/memchan2 > /tmp/hub-status.out 2>&1
+	st=$?
+	sed 's/^/# mcctl status: /' /tmp/hub-status.out
+	[ $st = 0 ] && grep -q "^clock *time [0-9]* link_cycles, bound 0 " /tmp/hub-status.out
+	check $? "mcctl status on node 2 shows its global time with the bound of its cable (0)"
+fi
+exit $rc
