@@ -175,6 +175,10 @@ mount -o bind /host$WORK /host/run/work
 mount -o bind /host\$R /host/run/src
 R=/run/src
 mount -t tmpfs tmp /host/tmp
+# ... and the work directory at its host path as well: an AOT cache made on the host (mcctl's)
+# names its jars by that path
+mkdir -p /host$WORK && mount -o bind /host/run/work /host$WORK
+export MEMCHAN_WORK=$WORK
 echo "MEMCHAN-GUEST-START \$T"
 chroot /host /bin/sh \$R/native/tests/guest.sh \$R \$T
 echo "MEMCHAN-GUEST-EXIT \$?"
@@ -328,6 +332,8 @@ java_build() {
 	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
+	# mcctl's AOT cache for this snapshot, at the path the guests see it too (init binds $WORK there)
+	[ $jok = 1 ] && { MCCTL_HOME=$WORK/mcctl "$ROOT/scripts/mcctl-aot-cache" 2>&1 | sed 's/^/# /'; }
 }
 
 # the JUnit console launcher beside the snapshot of the Java build ($WORK/java), for the guests that
