@@ -103,14 +103,25 @@ jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &
 recv=$!
 jrun send dev:/dev/memchan0 $key 20000 /tmp/lossy > /tmp/lossy-send.out 2>&1 &
 send=$!
-i=0
+# bounds in wall-clock seconds (a loop count stretches with the load of the one vCPU)
+t0=$(date +%s)
 until grep -q READY /tmp/lossy-recv.out && grep -q READY /tmp/lossy-send.out; do
-	i=$((i + 1)); [ $i -gt 600 ] && break; sleep 0.5
+	[ $(( $(date +%s) - t0 )) -gt 300 ] && break; sleep 0.5
 done
+if ! grep -q READY /tmp/lossy-recv.out || ! grep -q READY /tmp/lossy-send.out; then
+	# no point in flipping bits under processes that never attached: fail now, with their output
+	check 1 "the retry-off step's sender and receiver attached within 300 s"
+	kill $recv $send 2> /dev/null
+	sed 's/^/# lossy recv: /' /tmp/lossy-recv.out
+	sed 's/^/# lossy send: /' /tmp/lossy-send.out
+	for d in 0 1; do MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 > /dev/null; done
+	exit 1
+fi
+echo "# retry-off step: sender and receiver attached after $(( $(date +%s) - t0 )) s"
 $CTL flip 0 3000 > /dev/null	# the sender's cable: adapter 0 -> 1
 touch /tmp/lossy/go
-i=0
-until [ -e /tmp/lossy/result ]; do i=$((i + 1)); [ $i -gt 1200 ] && break; sleep 0.5; done
+t0=$(date +%s)
+until [ -e /tmp/lossy/result ]; do [ $(( $(date +%s) - t0 )) -gt 600 ] && break; sleep 0.5; done
 mcctl status --fabric dev:/dev/memchan1 --json > /tmp/lossy-status.out 2>&1
 $CTL flip 0 0 > /dev/null
 for d in 0 1; do

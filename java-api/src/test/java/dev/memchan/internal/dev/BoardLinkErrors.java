@@ -86,6 +86,9 @@ public final class BoardLinkErrors {
     private static void receive(Fabric f, IncomingMapping in, int flag, int n, Path dir) throws Exception {
         long errorsBefore = f.errorCount();
         say("READY node=" + f.nodeId() + " errors=" + errorsBefore);
+        // sleep, not spin, until the harness starts the run: on a one-vCPU guest a spinning receiver
+        // halves the CPU the sender's JVM has to start and attach
+        awaitFile(dir.resolve("go"), Duration.ofMinutes(10));
         long last = 0;
         long observations = 0;
         long violations = 0;
