@@ -53,7 +53,8 @@ dmesg | grep "assigned by the link" | sed 's/^/# dmesg: /'
 # The cluster's failure timeout is this deployment's configuration: its node processes share one
 # TCG vCPU, where a cluster agent's 100 ms heartbeat tick was seen 340-840 ms apart with two JVMs
 # (the agent reports gaps on stderr), over the default 800 ms timeout's 400 ms hand-over window.
-props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 -Dmemchan.test.failureTimeoutMs=15000"
+timing="-Dmemchan.test.failureTimeoutMs=15000"	# also for the retry-off step's two processes
+props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 $timing"
 # the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
 sel=$(cat /run/work/board-java.select 2> /dev/null)
 [ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
@@ -96,7 +97,7 @@ key=0x4c4f535359
 MEMCHAN_DEV=/dev/memchan0 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan0 /'
 MEMCHAN_DEV=/dev/memchan1 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan1 /'
 jrun() {
-	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED \
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED "$timing" \
 		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
 }
 jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &

@@ -1,12 +1,12 @@
 package dev.memchan.internal.dev;
 
 import dev.memchan.Fabric;
-import dev.memchan.FabricOptions;
 import dev.memchan.IncomingMapping;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
 import dev.memchan.conformance.SingleSenderCheck;
+import dev.memchan.conformance.TestBackend;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,10 @@ public final class BoardLinkErrors {
         long key = Long.decode(args[2]);
         int n = Integer.parseInt(args[3]);
         Path dir = Path.of(args[4]);
-        try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false))) {
+        // the cluster's timing of this deployment (memchan.test.failureTimeoutMs), as the conformance
+        // suite's nodes have it: with the library's 800 ms the two processes on the board's one vCPU
+        // can judge each other dead while they start
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions())) {
             Region r = f.allocate(key, 2L * f.pageSize(), 0660);
             int flag = f.pageSize();
             if (role.equals("send")) {
