@@ -10,6 +10,8 @@
 # Usage: conformance_guest.sh JAVA LABEL "JVM OPTIONS" LAUNCHER-SELECTOR...
 # (NodeProcessTest, the harness's own test, crashes JVMs on purpose: it runs on the host only.)
 # (JVM OPTIONS are split on spaces, never globbed: -Dmemchan.test.backend=dev:/dev/memchan* stays.)
+# The launcher and every node JVM it starts run with C1 only: under TCG, C2's compiler threads cost
+# more vCPU time than they save in the tests' short-lived JVMs.
 JAVA=$1
 LABEL=$2
 OPTS=$3
@@ -20,8 +22,8 @@ start=$(date +%s)
 : > "$timed"
 set -f
 # shellcheck disable=SC2086
-"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED \
-	$OPTS -jar /run/work/java/console-standalone.jar execute \
+"$JAVA" -XX:TieredStopAtLevel=1 -Dmemchan.test.nodeJvmOptions=-XX:TieredStopAtLevel=1 -Xshare:auto \
+	-Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED $OPTS -jar /run/work/java/console-standalone.jar execute \
 	--disable-banner --disable-ansi-colors --details=testfeed \
 	--class-path /run/work/java/classes:/run/work/java/test-classes "$@" \
 	--exclude-classname '.*NodeProcessTest' > "$log" 2>&1 &

@@ -1,8 +1,9 @@
 # Sourced by the guest test scripts (guest.sh runs them chrooted into the host's file system):
 # R must be set to the checkout. Defines JAVA (the JDK 25 the scripts use) and mcctl, which runs
 # scripts/mcctl (the one mcctl command line) on the snapshot of the build native/test.sh gives the
-# guests (/run/work/mcctl), with the JIT limited to C1: JVM start-up dominates under QEMU TCG (a
-# dynamic class-data archive does not cover module-path classes, and measured no gain);
+# guests, with the JIT limited to C1: JVM start-up dominates under QEMU TCG. The snapshot is at its
+# host path (MEMCHAN_WORK, bound by the guest's init), where native/test.sh made mcctl's AOT cache
+# (scripts/mcctl-aot-cache; unlike a dynamic class-data archive it covers the module path);
 # mcctl_within is the same with a time bound.
 for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
 	[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
@@ -12,7 +13,7 @@ export JAVA_HOME=${JAVA%/bin/java}
 check() {
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }
-MCCTL_ENV="MCCTL_HOME=/run/work/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1"
+MCCTL_ENV="MCCTL_HOME=${MEMCHAN_WORK:-/run/work}/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1"
 mcctl() {
 	# shellcheck disable=SC2086
 	env $MCCTL_ENV "$R/scripts/mcctl" "$@"

@@ -24,6 +24,9 @@ public final class NodeProcess implements AutoCloseable {
     /** HotSpot's first line when the JVM itself dies (SIGSEGV in compiled code, ...). */
     static final String JVM_FATAL_ERROR = "A fatal error has been detected by the Java Runtime Environment";
 
+    /** System property: JVM options, separated by spaces, added to every node's command line. */
+    static final String NODE_JVM_OPTIONS = "memchan.test.nodeJvmOptions";
+
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> command;
     private final Path log;
@@ -93,6 +96,13 @@ public final class NodeProcess implements AutoCloseable {
         }
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Xmx128m");
+        // JVM options of the deployment for every node (the guests: -XX:TieredStopAtLevel=1, where
+        // C2's compiler threads take the vCPU from the nodes they compile for under QEMU TCG)
+        for (String option : System.getProperty(NODE_JVM_OPTIONS, "").split(" ")) {
+            if (!option.isEmpty()) {
+                cmd.add(option);
+            }
+        }
         cmd.add("-D" + TestBackend.TIME_SCALE + "=" + TestBackend.timeScale());
         cmd.add("-D" + TestBackend.FAILURE_TIMEOUT + "=" + TestBackend.failureTimeout().toMillis());
         int first = 0;

@@ -1,12 +1,12 @@
 package dev.memchan.internal.dev;
 
 import dev.memchan.Fabric;
-import dev.memchan.FabricOptions;
 import dev.memchan.IncomingMapping;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
 import dev.memchan.conformance.SingleSenderCheck;
+import dev.memchan.conformance.TestBackend;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,10 @@ public final class BoardLinkErrors {
         long key = Long.decode(args[2]);
         int n = Integer.parseInt(args[3]);
         Path dir = Path.of(args[4]);
-        try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false))) {
+        // the cluster's timing of this deployment (memchan.test.failureTimeoutMs), as the conformance
+        // suite's nodes have it: with the library's 800 ms the two processes on the board's one vCPU
+        // can judge each other dead while they start
+        try (Fabric f = Fabric.open(location, TestBackend.joinOptions())) {
             Region r = f.allocate(key, 2L * f.pageSize(), 0660);
             int flag = f.pageSize();
             if (role.equals("send")) {
@@ -86,6 +89,9 @@ public final class BoardLinkErrors {
     private static void receive(Fabric f, IncomingMapping in, int flag, int n, Path dir) throws Exception {
         long errorsBefore = f.errorCount();
         say("READY node=" + f.nodeId() + " errors=" + errorsBefore);
+        // sleep, not spin, until the harness starts the run: on a one-vCPU guest a spinning receiver
+        // halves the CPU the sender's JVM has to start and attach
+        awaitFile(dir.resolve("go"), Duration.ofMinutes(10));
         long last = 0;
         long observations = 0;
         long violations = 0;
