@@ -1965,9 +1965,13 @@ static volatile uint64_t *hub_rx(int k, uint32_t page)
 	return p;
 }
 
+/* the hub tests' own word encoding (no shared layout): "HUB", the page, the word's index */
+#define HUB_WORD_MARKER		0x4855420000000000ULL
+#define HUB_WORD_PAGE_SHIFT	16
+
 static uint64_t hub_word(uint32_t page, uint32_t i)
 {
-	return 0x4855420000000000ULL | (uint64_t)page << 16 | i;
+	return HUB_WORD_MARKER | (uint64_t)page << HUB_WORD_PAGE_SHIFT | i;
 }
 
 /* every adapter open, page granted for receive on each of them */
