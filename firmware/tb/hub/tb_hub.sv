@@ -101,11 +101,15 @@ module tb_hub #(
       tb_score_pkg::expect_value(n, "NODES_UP before the cut", r, all);
       net.wr(n, MC_REG_IRQ_STATUS, MC_IRQ_STATUS_LINK_CHANGE_MASK);
     end
-    // traffic; the cut falls at a random moment inside it
+    // traffic; the cut falls at a random moment inside it (within the first third of the
+    // stores, up to 400 cycles after one was posted)
     v = $urandom_range(0, nodes - 1);
     fork
       begin
-        repeat ($urandom_range(500, 4000)) @(posedge clk);
+        int after;
+        after = net.stores + $urandom_range(1, rounds * nodes * 2 / 3);
+        wait (net.stores >= after);
+        repeat ($urandom_range(0, 400)) @(posedge clk);
         net.cut[v] = 1;
         net.excl[v] = 1'b1;
         cut_cyc = cyc;
