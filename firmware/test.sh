@@ -154,14 +154,36 @@ for s in $seeds; do step "features_seed$s" run features tb_features +seed=$s; do
 step vhub_build bench vhub tb_vhub $TBC tb/common/tb_pair.sv tb/vhub/tb_vhub.sv
 for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; done
 
-# the hub: 4 adapters on an 8-port memchan_hub (docs/firmware.md "The hub")
-# (rtl/hub_files.f: the hub's own modules, after rtl/files.f)
+# the hub: 4 (+nodes=8: 8) adapters on an 8-port memchan_hub (docs/firmware.md "The hub"),
+# one build for all of its runs (rtl/hub_files.f: the hub's own modules, after rtl/files.f)
 HUBC="-f rtl/hub_files.f $TBC tb/common/tb_hub_net.sv"
 step hub_build bench hub tb_hub $HUBC tb/hub/tb_hub.sv
 for s in $seeds; do step "hub_seed$s" run hub tb_hub +seed=$s +rounds=12; done
 step hub_backpressure run hub tb_hub +seed=7 +rounds=12 +bp=60
 # 5000 ppm on every cable: frames, LNAKs and LACKs are lost on both hops of every path
 for s in 8 9 10; do step "hub_bitflips_seed$s" run hub tb_hub +seed=$s +rounds=12 +flips=5000; done
+for s in 1 2; do step "hub8_seed$s" run hub tb_hub +seed=$s +rounds=12 +nodes=8; done
+# port supervision: one node's cables cut in the middle of the traffic, then healed
+for s in 1 2 3; do step "hub_cut_seed$s" run hub tb_hub +seed=$s +rounds=6 +cut; done
+grep -h "^hub: PASS" "$build"/hub8_seed*.log "$build"/hub_cut_seed*.log 2> /dev/null
+# negative controls, one build: the hub without port supervision (SUPERVISION=0) must FAIL the
+# port cut (a barrier waits forever on the cut node, or no node-down report), and with
+# multicast sent everywhere (MCAST_FILTER=0) it must FAIL on a non-member's link
+hub_controls() {
+  verilator $VFLAGS --Mdir "$build/hub_controls" $RTL $HUBC tb/hub/tb_hub.sv --top-module tb_hub \
+    -GNN=4 -GSUPERVISION=0 -GMCAST_FILTER=0 -o tb_hub || return 1
+  if "$build/hub_controls/tb_hub" +seed=1 +rounds=6 +cut +mcast=0 > "$build/hub_nosup.run.log" 2>&1; then
+    echo "SUPERVISION=0 passed the port cut: the bench proves nothing"; return 1
+  fi
+  tail -n 2 "$build/hub_nosup.run.log"
+  grep -qE "timeout waiting for barrier DONE|down not reported" "$build/hub_nosup.run.log" || return 1
+  if "$build/hub_controls/tb_hub" +seed=1 +rounds=12 > "$build/hub_mcast_all.run.log" 2>&1; then
+    echo "MCAST_FILTER=0 passed: the membership check proves nothing"; return 1
+  fi
+  tail -n 2 "$build/hub_mcast_all.run.log"
+  grep -q "not a member" "$build/hub_mcast_all.run.log"
+}
+step hub_controls hub_controls
 # rule 2 with 4 senders and 4 receivers (bid lock / IRIW); the same bench with the hub's
 # broadcast synchronization off (BCAST_SYNC=0) must FAIL with "rule 2 violated"
 step hub_order_build bench hub_order tb_hub_order $HUBC tb/hub_order/tb_hub_order.sv

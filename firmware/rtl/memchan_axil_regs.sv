@@ -61,6 +61,7 @@ module memchan_axil_regs #(
   input  wire logic          peer_seen_i,
   input  wire logic          discarding_i,
   input  wire logic [7:0]    peer_node_i,
+  input  wire logic [31:0]   nodes_up_i,    // NODES_UP: the hub's live nodes
   input  wire logic          auto_set_i,
   input  wire logic [7:0]    auto_id_i,
   // events
@@ -129,7 +130,7 @@ module memchan_axil_regs #(
   logic        bar_busy_q, bar_done_q, bar_sent_q;
   logic [31:0] ackout_q, npage_q, ncount_q;
   logic [31:0] txp_q, txb_q, rxp_q, rxb_q, txdd_q, rxdd_q, crc_q, rtr_q, err_q, acks_q, txdp_q;
-  logic [31:0] lstat, lstat_q;
+  logic [31:0] lstat, lstat_q, nodes_up_q;
   logic [31:0] rout_q, rdone_q, rerr_q, rerr_addr_q, rref_q, csel_q, cthr_q, hot_q;
   logic [31:0] cldel_q, clint_q;
   logic [23:0] gthi_q;               // GLOBAL_TIME_HI, latched by a read of GLOBAL_TIME_LO
@@ -288,7 +289,7 @@ module memchan_axil_regs #(
   always_comb begin
     irq_set = '0;
     irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_q;
-    irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q);
+    irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q) || (nodes_up_i != nodes_up_q);
     irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 5'd0);
     irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
     irq_set[MC_IRQ_STATUS_PAGE_HOT_SHIFT]     = ev_hot_q;
@@ -309,6 +310,7 @@ module memchan_axil_regs #(
       ackout_q <= '0; npage_q <= '0; ncount_q <= '0;
       txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
       crc_q <= '0; rtr_q <= '0; err_q <= '0; acks_q <= '0; txdp_q <= '0; lstat_q <= '0;
+      nodes_up_q <= MC_REG_NODES_UP_RESET;
       rout_q <= '0; rlast_q <= '0; rdone_q <= '0; rerr_q <= '0; rerr_addr_q <= '0; rref_q <= '0;
       csel_q <= MC_REG_PAGE_CNT_SEL_RESET; cthr_q <= MC_REG_PAGE_CNT_THRESHOLD_RESET;
       hot_q <= MC_REG_PAGE_HOT_RESET;
@@ -325,6 +327,7 @@ module memchan_axil_regs #(
       if (ev_resp_done_q && !ev_resp_err_q) rlast_q <= ev_resp_val_q;
       if (ev_hot_q) hot_q <= 32'(ev_hot_page_q);
       lstat_q <= lstat;
+      nodes_up_q <= nodes_up_i;
       // counters (CNT_CLEAR clears all but ERROR_COUNT)
       if (cnt_clear) begin
         txp_q <= '0; txb_q <= '0; rxp_q <= '0; rxb_q <= '0; txdd_q <= '0; rxdd_q <= '0;
@@ -434,6 +437,7 @@ module memchan_axil_regs #(
         MC_RI_ACK_OUTSTANDING: rreg = ackout_q;
         MC_RI_RX_NOTIFY_PAGE: rreg = npage_q;
         MC_RI_NOTIFY_COUNT: rreg = ncount_q;
+        MC_RI_NODES_UP: rreg = nodes_up_i;
         MC_RI_TX_PACKETS: rreg = txp_q;
         MC_RI_TX_BYTES: rreg = txb_q;
         MC_RI_RX_PACKETS: rreg = rxp_q;

@@ -6,10 +6,25 @@
 //     hub's heartbeat on port p carries C_HUB and DNID = p: the adapter learns that it is on
 //     a hub and, with NODE_ID.AUTO, takes p as its node ID.
 //   * Routing of the head frame of each input (its destination set): DATA to node DNID
-//     (kind 0), to every other port (broadcast; multicast too, the receivers filter by
-//     their MCAST_GROUP masks), plus the sender's own port when it asks for its local copy
-//     (H_ECHO); ACKREQ to every other port; every other sequenced type to node DNID.
-//     A destination that is no port drops the frame.
+//     (kind 0), to every other port (broadcast), to the other members of group DNID
+//     (multicast), plus the sender's own port when it asks for its local copy (H_ECHO);
+//     ACKREQ to every other port; every other sequenced type to node DNID. A destination
+//     that is no port drops the frame.
+//   * Multicast membership (MCAST_FILTER): every adapter announces in its heartbeats the
+//     groups its MCAST_GROUP registers make it a member of (memchan_link_ctrl), at once when
+//     they change; the hub replicates a multicast frame only to the ports whose last
+//     heartbeat named the group. The adapters' registers stay the one configuration (the
+//     receivers still filter too). MCAST_FILTER = 0 sends multicast to every port, as a
+//     broadcast (the membership bench's negative control).
+//   * Port supervision (SUPERVISION): a port is live while its link is up (heartbeats both
+//     ways, memchan_link_ctrl: a heartbeat lost for 4 periods takes it down). A port that is
+//     not live is isolated: no frame is routed to it, the head frames of its own input are
+//     discarded, its receivers' acknowledgements are no longer awaited (memchan_hub_ack);
+//     the others never wait on it. Every hub heartbeat carries the live ports (bit n: node
+//     n), announced on every port at once when they change: that is the node-down report
+//     the adapters show in NODES_UP. A port whose link comes up again is re-admitted.
+//     SUPERVISION = 0 keeps every port that was once up live forever (the port-cut bench's
+//     negative control, never on a board).
 //   * Arbitration (fixed-priority request sampling): the requests present when the previous
 //     sample has been served form the new sample; every cycle the allocator walks the
 //     sampled inputs in port order, then the newer ones, and each input reserves the outputs
@@ -45,11 +60,13 @@ module memchan_hub #(
   parameter bit          BCAST_SYNC  = 1'b1,
   parameter int unsigned SYNC_INTERVAL = 65536,  // global clock: cycles between sync frames
   parameter bit          CLOCK_SYNC  = 1'b1,     // 0: no sync frames (clock bench's control)
+  parameter bit          SUPERVISION = 1'b1,     // 0: no port isolation (port-cut bench's control)
+  parameter bit          MCAST_FILTER = 1'b1,    // 0: multicast to every port (membership control)
   localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
 ) (
   input  wire logic                    clk_i,
   input  wire logic                    rst_ni,
-  input  wire logic [31:0]             serial_i,
+  input  wire logic [31:0]             serial_i,   // unused: hub heartbeats carry the live ports
   // one AXI4-Stream link port per direction and hub port
   output logic      [PORTS-1:0]        m_link_tvalid,
   output logic      [PORTS*64-1:0]     m_link_tdata,     // port p: [64*p +: 64]
@@ -81,11 +98,17 @@ module memchan_hub #(
   // global clock (memchan_hub_clock): sync frame requests and headers per port
   logic [PORTS-1:0]    sync_req;
   logic [PORTS*64-1:0] sync_hdr;
+  // port supervision and multicast membership: live ports (registered), each port's groups
+  logic [PORTS-1:0]    up_q;
+  logic [PORTS*16-1:0] groups;       // port p: [16*p +: 16], bit g: member of group g
 
   memchan_hub_clock #(.PORTS(PORTS), .SYNC_INTERVAL(SYNC_INTERVAL), .SYNC(CLOCK_SYNC)) u_clock (
     .clk_i, .rst_ni, .port_up_i(port_up_o),
     .tvalid_i(m_link_tvalid), .tready_i(m_link_tready), .tlast_i(m_link_tlast),
     .tdata_i(m_link_tdata), .sync_req_o(sync_req), .sync_hdr_o(sync_hdr));
+
+  logic unused_serial;
+  assign unused_serial = ^serial_i;
 
   for (genvar p = 0; p < PORTS; p++) begin : g_port
     logic        q_we, q_commit, q_drop, q_room;
@@ -93,6 +116,7 @@ module memchan_hub #(
     logic        rx_lack, rx_lnak, lack_req, lnak_req, hb_req, ctrl_rx, rx_disc;
     logic [7:0]  rx_seq, req_seq, peer_node, auto_id;
     logic [63:0] ctrl_hdr, hb_hdr, hub_hb_hdr;
+    logic [31:0] hub_nodes;
     logic        peer_seen, peer_auto, peer_hub, auto_set;
     // per-port events of the link layer, not counted by the hub (it has no register block)
     logic        crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event, tx_err_drop;
@@ -122,10 +146,12 @@ module memchan_hub #(
 
     memchan_link_ctrl u_lctrl (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
-      .serial_i, .hb_period_i(32'(HB_PERIOD)), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
+      .serial_i(32'(up_q)), .groups_i(16'b0),
+      .hb_period_i(32'(HB_PERIOD)), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
       .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(port_up_o[p]),
       .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
-      .auto_set_o(auto_set), .auto_id_o(auto_id));
+      .auto_set_o(auto_set), .auto_id_o(auto_id), .hub_nodes_o(hub_nodes),
+      .peer_groups_o(groups[16*p +: 16]));
 
     // the hub's heartbeat: "I am a hub, you are node p"
     always_comb begin
@@ -160,12 +186,20 @@ module memchan_hub #(
 
     assign unused = ^{rx_disc, peer_seen, peer_node, peer_auto, peer_hub, auto_set, auto_id,
                       crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event,
-                      tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len, sync_rx};
+                      tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len, sync_rx,
+                      hub_nodes};
   end
 
   // ---------------- routing: destination set of a head frame ----------------
   function automatic logic [PORTS-1:0] port_bit(input logic [7:0] n);
     port_bit = (n < 8'(PORTS)) ? PORTS'(1) << n[PW-1:0] : '0;
+  endfunction
+
+  // the ports that announced membership of multicast group g
+  function automatic logic [PORTS-1:0] members(input logic [3:0] g);
+    logic [PORTS-1:0] m;
+    for (int p = 0; p < PORTS; p++) m[p] = !MCAST_FILTER || groups[16*p + 32'(g)];
+    members = m;
   endfunction
 
   function automatic logic [PORTS-1:0] route(input logic [63:0] h, input int unsigned src);
@@ -176,7 +210,7 @@ module memchan_hub #(
         unique case (h[C_DKIND +: 2])
           2'd0:    m = port_bit({1'b0, h[H_DNID_LSB +: 7]});
           2'd1:    m = others;
-          2'd2:    m = others;
+          2'd2:    m = others & members(h[H_DNID_LSB +: 4]);
           default: m = '0;
         endcase
         if (h[H_ECHO]) m |= PORTS'(1) << src;
@@ -207,19 +241,21 @@ module memchan_hub #(
   logic [PORTS-1:0]       ibusy_q, batch_q, obusy_q, ofirst_q, oend_q;
   logic [PORTS*PORTS-1:0] rem_q;        // outputs the head frame still has to reach
   logic [PORTS*PW-1:0]    osrc_q;       // input feeding each busy output
-  logic [PORTS-1:0]       req, gnt, free, batch_left, up_q;
+  logic [PORTS-1:0]       req, gnt, free, batch_left, ever_up_q;
   logic [PORTS*PORTS-1:0] gmask, rem;
   // acknowledgement merging: per input, the head frame's acknowledging ports (registered with
   // rem_q) and whether its request is still to be queued (at its first grant)
   logic [PORTS*PORTS-1:0] aset_q, apush_set;
-  logic [PORTS-1:0]       afirst_q, apush, afull, aack, inject;
+  logic [PORTS-1:0]       afirst_q, areq_q, apush, afull, aack, inject;
   logic [PORTS*PW-1:0]    aack_dst;
   logic [PORTS*8-1:0]     aack_cnt, owed;
 
-  // outputs whose link is down are no destination: their traffic is discarded at once
-  // instead of filling the port's replay ring and holding every broadcast back
+  // port supervision: outputs that are not live are no destination (their traffic is
+  // discarded at once instead of filling the port's replay ring and holding every broadcast
+  // back), and frames from an input that is not live go nowhere
   always_comb begin
-    for (int i = 0; i < PORTS; i++) rem[PORTS*i +: PORTS] = rem_q[PORTS*i +: PORTS] & up_q;
+    for (int i = 0; i < PORTS; i++)
+      rem[PORTS*i +: PORTS] = up_q[i] ? rem_q[PORTS*i +: PORTS] & up_q : '0;
   end
 
   // a new head frame's destinations (rem_q) are registered in its first cycle (hnew); an
@@ -227,7 +263,7 @@ module memchan_hub #(
   always_comb begin
     for (int i = 0; i < PORTS; i++)
       req[i] = hv[i] && !ibusy_q[i] && !hnew[i] &&
-               !(afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0 && afull[i]);
+               !(afirst_q[i] && areq_q[i] && afull[i]);
   end
   // memchan_link_tx's room flag is registered with a margin of one frame: the cycle after a
   // frame's last word it may still be high although that frame took the last room, so an
@@ -280,7 +316,7 @@ module memchan_hub #(
   // is granted to); an ACK is consumed at its grant (it has no destination)
   always_comb begin
     for (int i = 0; i < PORTS; i++) begin
-      apush[i] = gnt[i] && afirst_q[i] && aset_q[PORTS*i +: PORTS] != '0;
+      apush[i] = gnt[i] && afirst_q[i] && areq_q[i];
       apush_set[PORTS*i +: PORTS] = aset_q[PORTS*i +: PORTS] & rem[PORTS*i +: PORTS];
       aack[i] = gnt[i] && hdr[64*i + H_TP_LSB +: 4] == TP_ACK &&
                 hdr[64*i + H_DNID_LSB +: 8] < 8'(PORTS);
@@ -340,14 +376,20 @@ module memchan_hub #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ibusy_q <= '0; batch_q <= '0; obusy_q <= '0; ofirst_q <= '0; oend_q <= '0;
-      rem_q <= '0; osrc_q <= '0; up_q <= '0; aset_q <= '0; afirst_q <= '0;
+      rem_q <= '0; osrc_q <= '0; up_q <= '0; ever_up_q <= '0; aset_q <= '0; afirst_q <= '0;
+      areq_q <= '0;
     end else begin
-      up_q    <= port_up_o;
+      ever_up_q <= ever_up_q | port_up_o;
+      up_q      <= SUPERVISION ? port_up_o : (port_up_o | ever_up_q);
       batch_q <= (batch_left == '0) ? (req & ~(gnt & ~keep)) : batch_left;
       for (int i = 0; i < PORTS; i++) begin
         if (hnew[i]) begin
           rem_q[PORTS*i +: PORTS]  <= route(hdr[64*i +: 64], i);
           aset_q[PORTS*i +: PORTS] <= ack_set(hdr[64*i +: 64], i);
+          // answered even when no port is to acknowledge (a multicast group without other
+          // members, a node that is down or no port): its set is then complete at once
+          areq_q[i] <= hdr[64*i + H_TP_LSB +: 4] == TP_ACKREQ ||
+                       (hdr[64*i + H_TP_LSB +: 4] == TP_DATA && hdr[64*i + C_ACK_REQ]);
           afirst_q[i]              <= 1'b1;
         end
         if (gnt[i]) afirst_q[i] <= 1'b0;

@@ -4,6 +4,10 @@
 // link take IDs 0 and 1 (a peer with a valid ID leaves us the other one; two undecided
 // peers compare serial numbers, lower takes 0; our own serial coming back (loopback) -> 0).
 // On a hub (its heartbeats carry C_HUB) the ID is the one the hub names (DNID: its port).
+// Hub port supervision and multicast membership (docs/firmware.md "The hub") ride on the
+// heartbeats' serial-number word: a hub's heartbeats carry the nodes whose ports are up
+// (hub_nodes_o), an adapter's heartbeats to a hub carry its multicast groups (H_HB_GROUPS,
+// peer_groups_o on the hub's side). A change of the announced word is announced at once.
 // PEER_SEEN, the heartbeat request and the heartbeat header are registered (one cycle
 // later than their inputs), so that the period comparisons stay off the transmitter's path.
 `default_nettype none
@@ -16,6 +20,7 @@ module memchan_link_ctrl
   input  wire logic        node_valid_i,
   input  wire logic        node_auto_i,
   input  wire logic [31:0] serial_i,
+  input  wire logic [15:0] groups_i,       // bit g: this node is a member of multicast group g
   input  wire logic [31:0] hb_period_i,
   input  wire logic        ctrl_i,
   input  wire logic [63:0] ctrl_hdr_i,
@@ -27,7 +32,9 @@ module memchan_link_ctrl
   output logic             peer_auto_o,    // the peer's last heartbeat announced AUTO
   output logic             peer_hub_o,     // the peer is a hub (memchan_hub)
   output logic             auto_set_o,
-  output logic [7:0]       auto_id_o
+  output logic [7:0]       auto_id_o,
+  output logic [31:0]      hub_nodes_o,    // from a hub while the link is up: nodes up (bit n)
+  output logic [15:0]      peer_groups_o   // the peer's multicast groups (0 unless announced)
 );
   import memchan_pkt_pkg::*;
 
@@ -37,12 +44,17 @@ module memchan_link_ctrl
   logic        peer_valid_q, peer_auto_q, peer_hears_q, peer_hub_q;
   logic [7:0]  peer_node_q, hub_id_q;
   logic [31:0] peer_serial_q;
-  logic [10:0] ident_q;        // what we announced last, to announce changes at once
+  logic        peer_groups_q;  // the peer's last heartbeat carried its groups (H_HB_GROUPS)
+  logic [42:0] ident_q;        // what we announced last, to announce changes at once
   logic        seen_ok_q, hb_req_q;
   logic [63:0] hb_hdr_q;
 
-  logic [10:0] ident;
-  assign ident = {node_valid_i, node_auto_i, peer_seen_o, node_id_i};
+  // to a hub an adapter announces its multicast groups instead of its serial number (the
+  // serial only matters to a partner back to back, for autoconfiguration)
+  logic [31:0] word;
+  assign word  = peer_hub_q ? {16'b0, groups_i} : serial_i;
+  logic [42:0] ident;
+  assign ident = {word, node_valid_i, node_auto_i, peer_seen_o, node_id_i};
 
   assign peer_seen_o = seen_ok_q;
   assign link_up_o   = peer_seen_o && peer_hears_q;
@@ -50,6 +62,8 @@ module memchan_link_ctrl
   assign peer_auto_o = peer_auto_q;
   assign peer_hub_o  = peer_hub_q;
   assign hb_req_o    = hb_req_q;
+  assign hub_nodes_o   = (peer_hub_q && link_up_o) ? peer_serial_q : 32'b0;
+  assign peer_groups_o = peer_groups_q ? peer_serial_q[15:0] : 16'b0;
   assign hb_hdr_o    = hb_hdr_q;
 
   logic [63:0] hb_hdr;
@@ -60,7 +74,8 @@ module memchan_link_ctrl
     hb_hdr[C_ID_AUTO]      = node_auto_i;
     hb_hdr[C_PEER_SEEN]    = peer_seen_o;
     hb_hdr[H_SID_LSB +: 8] = node_id_i;
-    hb_hdr[63:32]          = serial_i;
+    hb_hdr[H_HB_GROUPS]    = peer_hub_q;
+    hb_hdr[63:32]          = word;
   end
 
   // autoconfiguration decision
@@ -85,7 +100,7 @@ module memchan_link_ctrl
     if (!rst_ni) begin
       hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
       peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
-      peer_hub_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
+      peer_hub_q <= 1'b0; peer_groups_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
       seen_ok_q <= 1'b0; hb_req_q <= 1'b0; hb_hdr_q <= '0;
     end else begin
       ident_q   <= ident;
@@ -100,6 +115,7 @@ module memchan_link_ctrl
         peer_auto_q   <= ctrl_hdr_i[C_ID_AUTO];
         peer_hears_q  <= ctrl_hdr_i[C_PEER_SEEN];
         peer_hub_q    <= ctrl_hdr_i[C_HUB];
+        peer_groups_q <= ctrl_hdr_i[H_HB_GROUPS];
         hub_id_q      <= ctrl_hdr_i[H_DNID_LSB +: 8];
         peer_node_q   <= ctrl_hdr_i[H_SID_LSB +: 8];
         peer_serial_q <= ctrl_hdr_i[63:32];

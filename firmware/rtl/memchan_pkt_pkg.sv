@@ -65,6 +65,11 @@ package memchan_pkt_pkg;
   // of the port they leave by (the adapter on that port takes it with NODE_ID.AUTO)
   localparam int unsigned C_HUB       = 7;   // sender is a hub
   localparam logic [7:0]  HUB_SID     = 8'hFF;
+  // Heartbeats on a hub carry, instead of the serial number in bits 63:32, from the hub the
+  // nodes whose ports are up (bit n: node n; port supervision), and from an adapter that
+  // knows it is on a hub its multicast groups in bits 47:32 (bit g: member of group g),
+  // marked by H_HB_GROUPS (SEQ bit 0: control frames carry no sequence number)
+  localparam int unsigned H_HB_GROUPS = H_SEQ_LSB;
 
   // SYNC frames (header + CRC, from the clock master: the hub, or node 0 back to back):
   // the frame's index (3 bits, counts sync frames on this link) and the master's time at

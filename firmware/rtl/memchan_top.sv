@@ -124,6 +124,9 @@ module memchan_top #(
   logic [63:0]  cas_cmp;
   logic [31:0]  cas_page;
   logic [511:0] mcast;
+  logic [15:0]  mcast_groups;     // the groups this node is a member of (heartbeats to a hub)
+  logic [31:0]  nodes_up;         // the hub's live nodes (NODES_UP)
+  logic [15:0]  peer_groups;      // only a hub reads the adapters' groups
 
   // PCTs
   logic              txp_a_en, txp_a_we, txp_b_en, rxp_a_en, rxp_b_en;
@@ -183,7 +186,7 @@ module memchan_top #(
     .cas_cmp_o(cas_cmp), .cas_page_o(cas_page),
     .barrier_req_o(barrier_req),
     .link_up_i(link_up), .peer_seen_i(peer_seen), .discarding_i(tx_disc || rx_disc),
-    .peer_node_i(peer_node), .auto_set_i(auto_set), .auto_id_i(auto_id),
+    .peer_node_i(peer_node), .nodes_up_i(nodes_up), .auto_set_i(auto_set), .auto_id_i(auto_id),
     .ev_tx_pkt_i(ev_tx_pkt), .ev_tx_len_i(ev_tx_len), .ev_rx_pkt_i(ev_rx_pkt),
     .ev_rx_bytes_i(ev_rx_bytes), .ev_tx_drop_dis_i(ev_tx_dd), .ev_tx_drop_part_i(ev_tx_dp),
     .ev_rx_drop_dis_i(ev_rx_dd), .ev_crc_err_i(ev_crc), .ev_retry_i(ev_retry),
@@ -355,10 +358,17 @@ module memchan_top #(
 
   memchan_link_ctrl u_lctrl (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
-    .serial_i, .hb_period_i(hb_period), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
-    .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(link_up),
-    .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
-    .auto_set_o(auto_set), .auto_id_o(auto_id));
+    .serial_i, .groups_i(mcast_groups), .hb_period_i(hb_period), .ctrl_i(ctrl_rx),
+    .ctrl_hdr_i(ctrl_hdr), .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen),
+    .link_up_o(link_up), .peer_node_o(peer_node), .peer_auto_o(peer_auto),
+    .peer_hub_o(peer_hub), .auto_set_o(auto_set), .auto_id_o(auto_id),
+    .hub_nodes_o(nodes_up), .peer_groups_o(peer_groups));
+  logic        unused_groups;
+  assign unused_groups = ^peer_groups;
+  // the hub replicates multicast by the groups announced here (as memchan_link_rx filters)
+  always_comb begin
+    for (int g = 0; g < 16; g++) mcast_groups[g] = node_valid && mcast[{4'(g), node_id[4:0]}];
+  end
 
   // ---------------- global clock ----------------
   // master: not on a hub, and the lower node ID of the two back to back (or alone: no

@@ -97,7 +97,7 @@
 #define MC_IRQ_STATUS_RX_NOTIFY_SHIFT 0x0U
 #define MC_IRQ_STATUS_RX_NOTIFY_MASK 0x1U /* a packet arrived at a page whose receive PCT entry has IRQ_ON_RX */
 #define MC_IRQ_STATUS_LINK_CHANGE_SHIFT 0x1U
-#define MC_IRQ_STATUS_LINK_CHANGE_MASK 0x2U /* LINK_STATUS changed */
+#define MC_IRQ_STATUS_LINK_CHANGE_MASK 0x2U /* LINK_STATUS or NODES_UP changed (on a hub: a node went down or came back) */
 #define MC_IRQ_STATUS_ERROR_SHIFT 0x2U
 #define MC_IRQ_STATUS_ERROR_MASK 0x4U /* ERROR_COUNT incremented */
 #define MC_IRQ_STATUS_BARRIER_DONE_SHIFT 0x3U
@@ -115,6 +115,7 @@
 #define MC_REG_ACK_OUTSTANDING 0x3CU /* Acknowledge requests sent whose acknowledgement has not returned */
 #define MC_REG_RX_NOTIFY_PAGE 0x40U /* Network page of the last packet that raised RX_NOTIFY */
 #define MC_REG_NOTIFY_COUNT 0x44U /* Count of receive notifications (wraps) */
+#define MC_REG_NODES_UP 0x48U /* On a hub: the nodes whose hub ports are up (bit n: node n), as the hub's last heartbeat reported them (port supervision: a node whose link or heartbeat dies is isolated and reported down to every other node; LINK_CHANGE when it changes) */
 #define MC_REG_TX_PACKETS 0x80U /* Data packets transmitted (wraps) */
 #define MC_REG_TX_BYTES 0x84U /* Payload bytes transmitted (wraps) */
 #define MC_REG_RX_PACKETS 0x88U /* Data packets written to host memory (wraps) */
@@ -188,6 +189,7 @@
 #define MC_REG_ACK_OUTSTANDING_RESET 0x0U
 #define MC_REG_RX_NOTIFY_PAGE_RESET 0x0U
 #define MC_REG_NOTIFY_COUNT_RESET 0x0U
+#define MC_REG_NODES_UP_RESET 0x0U
 #define MC_REG_TX_PACKETS_RESET 0x0U
 #define MC_REG_TX_BYTES_RESET 0x0U
 #define MC_REG_RX_PACKETS_RESET 0x0U

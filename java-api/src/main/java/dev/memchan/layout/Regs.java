@@ -138,7 +138,7 @@ public final class Regs {
     /** a packet arrived at a page whose receive PCT entry has IRQ_ON_RX */
     public static final int IRQ_STATUS_RX_NOTIFY_MASK = 0x1;
     public static final int IRQ_STATUS_LINK_CHANGE_SHIFT = 0x1;
-    /** LINK_STATUS changed */
+    /** LINK_STATUS or NODES_UP changed (on a hub: a node went down or came back) */
     public static final int IRQ_STATUS_LINK_CHANGE_MASK = 0x2;
     public static final int IRQ_STATUS_ERROR_SHIFT = 0x2;
     /** ERROR_COUNT incremented */
@@ -168,6 +168,8 @@ public final class Regs {
     public static final int REG_RX_NOTIFY_PAGE = 0x40;
     /** Count of receive notifications (wraps) */
     public static final int REG_NOTIFY_COUNT = 0x44;
+    /** On a hub: the nodes whose hub ports are up (bit n: node n), as the hub's last heartbeat reported them (port supervision: a node whose link or heartbeat dies is isolated and reported down to every other node; LINK_CHANGE when it changes) */
+    public static final int REG_NODES_UP = 0x48;
     /** Data packets transmitted (wraps) */
     public static final int REG_TX_PACKETS = 0x80;
     /** Payload bytes transmitted (wraps) */
@@ -288,6 +290,7 @@ public final class Regs {
     public static final int REG_ACK_OUTSTANDING_RESET = 0x0;
     public static final int REG_RX_NOTIFY_PAGE_RESET = 0x0;
     public static final int REG_NOTIFY_COUNT_RESET = 0x0;
+    public static final int REG_NODES_UP_RESET = 0x0;
     public static final int REG_TX_PACKETS_RESET = 0x0;
     public static final int REG_TX_BYTES_RESET = 0x0;
     public static final int REG_RX_PACKETS_RESET = 0x0;
