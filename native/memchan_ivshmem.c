@@ -415,6 +415,25 @@ static int mc_sf_remote(struct memchan_dev *md, struct memchan_remote *r)
 	return 0;
 }
 
+/*
+ * Copies as the remote reads it stands for: every aligned 8-byte word in one
+ * load, so a word its writer stores at once is never seen torn (memcpy may
+ * move it in pieces); bytes before the first and after the last aligned word.
+ */
+static void mc_sf_copy_words(u8 *dst, const u8 *src, u64 len)
+{
+	u64 word;
+
+	for (; len && !IS_ALIGNED((unsigned long)src, 8); len--)
+		*dst++ = READ_ONCE(*src++);
+	for (; len >= 8; len -= 8, src += 8, dst += 8) {
+		word = READ_ONCE(*(const u64 *)src);
+		memcpy(dst, &word, 8);
+	}
+	for (; len; len--)
+		*dst++ = READ_ONCE(*src++);
+}
+
 /* A remote copy: READ_EN on every page first, then one read served per page. */
 static int mc_sf_remote_copy(struct memchan_dev *md, struct memchan_remote *r, void *dst)
 {
@@ -425,7 +444,7 @@ static int mc_sf_remote_copy(struct memchan_dev *md, struct memchan_remote *r, v
 		if (!(READ_ONCE(*sf_rx_pct(md, r->home, page)) & MC_RX_PCT_READ_EN_MASK))
 			return mc_sf_refuse(md, r->home);
 	smp_mb();	/* after the caller's earlier accesses, as a read */
-	memcpy(dst, to_sf(md)->fab + to_sf(md)->data_off + r->addr, r->operand);
+	mc_sf_copy_words(dst, to_sf(md)->fab + to_sf(md)->data_off + r->addr, r->operand);
 	smp_mb();	/* acquire */
 	for (page = first; page <= last; page++)
 		mc_sf_served(md, r->home, page, MC_SF_PAGE_COUNTER_READS);

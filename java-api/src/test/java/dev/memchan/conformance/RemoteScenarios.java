@@ -162,9 +162,11 @@ final class RemoteScenarios {
         out.putLongVolatile(0, 42);
         out.putLongVolatile(f.pageSize() + 8, 7);
         f.ackBarrier();
+        // the node's count is cumulative (a register on a device): what this test adds is the difference
+        long refusedBefore = f.remoteRefused();
         say("READY node=" + f.nodeId());
         await("REPORT");
-        say("REFUSED " + f.remoteRefused() + " reads=" + f.remoteReadsServed(r.firstPage()) + " atomics="
+        say("REFUSED " + (f.remoteRefused() - refusedBefore) + " reads=" + f.remoteReadsServed(r.firstPage()) + " atomics="
                 + (f.remoteAtomicsServed(r.firstPage()) + f.remoteAtomicsServed(r.firstPage() + 1)) + " words="
                 + readable.getLongVolatile(0) + "," + plain.getLongVolatile(8));
         await("QUIT");
