@@ -9,6 +9,9 @@
  *              [--messages K] [--rounds R] [--timeout S]
  *
  * Pages: 40 a->b messages, 41 b->a replies, 42 a->b ordering test.
+ * When both sides are driver nodes with a global clock (CAPS.GLOBAL_CLOCK: the
+ * board, and the ivshmem backend's exchange with its master), they also read
+ * the cluster time in turn and check each reading against the other's.
  * Output: TAP lines and exit status 0 when every check passed.
  */
 #define _GNU_SOURCE
@@ -43,6 +46,10 @@
 #define W_SEQ 1
 #define W_SUM 2
 #define W_DONE 3
+#define W_CLK_CAP 4	/* this side reads a global clock (written before W_HELLO) */
+#define W_CLK_SEQ 5	/* clock phase: the last round this side read */
+#define W_CLK_TIME 6	/* ... and the time it read */
+#define CLOCK_ROUNDS 20
 #define W_DATA 8
 
 struct xport {
@@ -163,6 +170,26 @@ static void dev_wait(struct xport *x, int ms)
 		if (read(x->fd, &v, sizeof(v)) == sizeof(v))
 			x->wakeups++;
 	}
+}
+
+static uint32_t dev_reg(struct xport *x, uint32_t off)
+{
+	struct memchan_reg r = { .argsz = sizeof(r), .offset = off };
+
+	if (ioctl(x->fd, MEMCHAN_REG_READ, &r))
+		die("MEMCHAN_REG_READ");
+	return r.value;
+}
+
+/* the cluster time and its bound; 0 while the clock is not VALID */
+static int dev_clock(struct xport *x, uint64_t *time, uint64_t *bound)
+{
+	uint32_t lo = dev_reg(x, MC_REG_GLOBAL_TIME_LO);	/* latches _HI */
+
+	*time = (uint64_t)dev_reg(x, MC_REG_GLOBAL_TIME_HI) << 32 | lo;
+	*bound = dev_reg(x, MC_REG_CLOCK_BOUND);
+	return (dev_reg(x, MC_REG_CLOCK_STATUS) & MC_CLOCK_STATUS_VALID_MASK) &&
+	       *bound != UINT32_MAX;
 }
 
 /* ---- host process on the soft-fabric file ---- */
@@ -356,7 +383,7 @@ int main(int argc, char **argv)
 	uint32_t node = 0, peer = 1;
 	struct xport x = { .fd = -1 };
 	double deadline, t0;
-	uint64_t k, r, sum, older = 0, checks = 0;
+	uint64_t k, r, sum, older = 0, checks = 0, max_bound = 0, clock, peer_clock = 0;
 
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--role"))
@@ -400,6 +427,8 @@ int main(int argc, char **argv)
 	t0 = now_s();
 
 	/* 1. handshake */
+	clock = use_dev && (dev_reg(&x, MC_REG_CAPS) & MC_CAPS_GLOBAL_CLOCK_MASK);
+	x.tx[role_a ? 0 : 1][W_CLK_CAP] = clock;	/* before the hello (rule 1) */
 	if (role_a) {
 		x.tx[0][W_HELLO] = MAGIC_A;
 		notify(&x, PAGE_AB);
@@ -410,6 +439,7 @@ int main(int argc, char **argv)
 		notify(&x, PAGE_BA);
 	}
 	tap(ok, "handshake with node %u (%.2f s)", peer, now_s() - t0);
+	peer_clock = x.rx[role_a ? 1 : 0][W_CLK_CAP];
 	if (!ok)
 		goto out;
 
@@ -479,6 +509,49 @@ int main(int argc, char **argv)
 		/* let a see the verdict before our grants go */
 		usleep(200000);
 	}
+	/*
+	 * 4. global clock: the sides read the cluster time in turn; a reading made after the
+	 * peer's (it waited for it) may lie before it by at most its own bound: the master's
+	 * time at the peer's read was at least the peer's reading, at ours at most ours + bound
+	 */
+	if (!clock || !peer_clock) {
+		printf("# clock: skipped, %s has no global clock\n", clock ? "the peer" : "this side");
+		goto out;
+	}
+	t0 = now_s();
+	ok = 1;
+	for (r = role_a ? 1 : 2; r <= CLOCK_ROUNDS && ok; r += 2) {
+		volatile uint64_t *mine = x.tx[role_a ? 0 : 1], *theirs = x.rx[role_a ? 1 : 0];
+		uint64_t t, b, prev;
+
+		if (r > 1 && !await(&x, &theirs[W_CLK_SEQ], r - 1, deadline)) {
+			ok = 0;
+			break;
+		}
+		prev = theirs[W_CLK_TIME];
+		while (!dev_clock(&x, &t, &b) && now_s() < deadline)
+			usleep(10000);
+		if (b == UINT32_MAX) {
+			ok = 0;
+			printf("# clock: not VALID before the deadline\n");
+			break;
+		}
+		if (r > 1 && prev > t + b) {
+			ok = 0;
+			printf("# clock: round %llu read %llu bound %llu, before the peer's earlier %llu\n",
+			       (unsigned long long)r, (unsigned long long)t, (unsigned long long)b,
+			       (unsigned long long)prev);
+		}
+		max_bound = b > max_bound ? b : max_bound;
+		mine[W_CLK_TIME] = t;
+		__atomic_store_n(&mine[W_CLK_SEQ], r, __ATOMIC_RELEASE);
+		notify(&x, role_a ? PAGE_AB : PAGE_BA);
+	}
+	tap(ok, "clock: %d readings in turn with node %u, none before the peer's earlier one by more than its bound (max bound %llu %s, %.2f s)",
+	    CLOCK_ROUNDS / 2, peer, (unsigned long long)max_bound,
+	    x.arrival_notifies ? "cycles" : "ns", now_s() - t0);
+	if (role_a)	/* b's last reading checks ours: keep our pages until it is made */
+		await(&x, &x.rx[1][W_CLK_SEQ], CLOCK_ROUNDS, deadline);
 out:
 	if (!use_dev)
 		fab_close(&x);

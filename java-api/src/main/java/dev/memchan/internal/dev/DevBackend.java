@@ -200,6 +200,13 @@ public final class DevBackend implements Backend {
         return backendKind;
     }
 
+    /** The ivshmem backend's GLOBAL_TIME is the clock master's CLOCK_MONOTONIC in ns (docs/driver.md). */
+    @Override
+    public dev.memchan.ClusterTime.Unit globalTimeUnit() {
+        return backendKind == Uapi.BACKEND_IVSHMEM ? dev.memchan.ClusterTime.Unit.NANOSECONDS
+                : dev.memchan.ClusterTime.Unit.LINK_CYCLES;
+    }
+
     @Override
     public int readRegister(int offset) {
         if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {

@@ -296,6 +296,11 @@ public final class Targets {
         }
 
         @Override
+        public dev.memchan.ClusterTime.Unit clockUnit() {
+            return adapter.globalTimeUnit();
+        }
+
+        @Override
         public int maxNodes() {
             return adapter.maxNodes();
         }
