@@ -46,9 +46,10 @@
 #define W_SEQ 1
 #define W_SUM 2
 #define W_DONE 3
-#define W_CLK_CAP 4	/* this side reads a global clock (written before W_HELLO) */
-#define W_CLK_SEQ 5	/* clock phase: the last round this side read */
-#define W_CLK_TIME 6	/* ... and the time it read */
+/* W_DONE + 1: the ordering receiver's count of older values */
+#define W_CLK_CAP 5	/* this side reads a global clock (written before W_HELLO) */
+#define W_CLK_SEQ 6	/* clock phase: the last round this side read */
+#define W_CLK_TIME 7	/* ... and the time it read */
 #define CLOCK_ROUNDS 20
 #define W_DATA 8
 
@@ -427,14 +428,22 @@ int main(int argc, char **argv)
 	t0 = now_s();
 
 	/* 1. handshake */
+	/*
+	 * Each side's clock capability travels just ahead of its hello (fenced: a board's transmit
+	 * window is write-combining); b writes both only once it saw a's hello, so a's receive
+	 * grant is in place (a receiver gets only what arrives after its grant).
+	 */
 	clock = use_dev && (dev_reg(&x, MC_REG_CAPS) & MC_CAPS_GLOBAL_CLOCK_MASK);
-	x.tx[role_a ? 0 : 1][W_CLK_CAP] = clock;	/* before the hello (rule 1) */
 	if (role_a) {
+		x.tx[0][W_CLK_CAP] = clock;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		x.tx[0][W_HELLO] = MAGIC_A;
 		notify(&x, PAGE_AB);
 		ok = await(&x, &x.rx[1][W_HELLO], MAGIC_B, deadline);
 	} else {
 		ok = await(&x, &x.rx[0][W_HELLO], MAGIC_A, deadline);
+		x.tx[1][W_CLK_CAP] = clock;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		x.tx[1][W_HELLO] = MAGIC_B;
 		notify(&x, PAGE_BA);
 	}
@@ -544,6 +553,7 @@ int main(int argc, char **argv)
 		}
 		max_bound = b > max_bound ? b : max_bound;
 		mine[W_CLK_TIME] = t;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* drains write combining */
 		__atomic_store_n(&mine[W_CLK_SEQ], r, __ATOMIC_RELEASE);
 		notify(&x, role_a ? PAGE_AB : PAGE_BA);
 	}
