@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -187,7 +188,7 @@ static int dev_clock(struct xport *x, uint64_t *time, uint64_t *bound)
 {
 	uint32_t lo = dev_reg(x, MC_REG_GLOBAL_TIME_LO);	/* latches _HI */
 
-	*time = (uint64_t)dev_reg(x, MC_REG_GLOBAL_TIME_HI) << 32 | lo;
+	*time = lo | (uint64_t)dev_reg(x, MC_REG_GLOBAL_TIME_HI) << (CHAR_BIT * sizeof(uint32_t));
 	*bound = dev_reg(x, MC_REG_CLOCK_BOUND);
 	return (dev_reg(x, MC_REG_CLOCK_STATUS) & MC_CLOCK_STATUS_VALID_MASK) &&
 	       *bound != UINT32_MAX;
