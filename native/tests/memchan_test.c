@@ -1921,7 +1921,7 @@ static void pair_home(uint32_t peer)
 {
 	int fd = dev_open();
 	volatile uint64_t *word, *written, *answer, *ask;
-	uint64_t nonce = ((uint64_t)getpid() << 32 | (uint64_t)time(NULL)) | 1;
+	uint64_t nonce = ((uint64_t)time(NULL) * 65599 + (uint64_t)getpid()) | 1;	/* never 0 */
 	double t0 = now_s();
 
 	CHECK(info(fd).node_id != MEMCHAN_NODE_NONE && info(fd).node_id != peer);
