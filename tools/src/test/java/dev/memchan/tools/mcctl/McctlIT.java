@@ -516,6 +516,11 @@ class McctlIT {
         assertEquals(4, none.code(), none.toString());
         assertTrue(none.err().contains("start mcctl bench serve on that node"), none.toString());
         refused(2, "bench", "pingpong", "--fabric", FABRIC, "--peer", "99");
+        // a server whose client never comes ends by itself, its node left (a script's server)
+        Run idle = mcctl("bench", "serve", "--fabric", FABRIC, "--count", "1", "--idle-timeout", "1");
+        assertEquals(4, idle.code(), idle.toString());
+        assertTrue(idle.err().contains("no benchmark request within 1 s (served 0 of 1)"), idle.toString());
+        refusedWithin(30, 2, "bench", "serve", "--fabric", FABRIC, "--idle-timeout", "-1");
         assertEquals(2, ok("status", "--fabric", FABRIC, "--json").json().get("nodes").size());
     }
 
