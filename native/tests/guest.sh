@@ -224,9 +224,12 @@ board-pair-a | board-pair-b)
 			echo "not ok 1 control channel: 200 ppm bit flips on both cable directions"; rc=1
 		fi
 		"$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 400 || rc=1
+		# remote read and atomics at the other guest's home (issue 11)
+		"$N/tests/memchan_test" remote-pair requester || rc=1
 		sh "$R/firmware/cosim/cosimctl.sh" stats | sed 's/^/# cosim: /'
 	else
 		"$N/tests/mc_cluster" --role b --node 1 --peer 0 --dev /dev/memchan0 --timeout 400 || rc=1
+		"$N/tests/memchan_test" remote-pair home || rc=1
 	fi
 	"$N/tests/memchan_test" info > /tmp/info
 	sed 's/^/# /' /tmp/info
