@@ -20,7 +20,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** Remote read, remote atomics and the CAS lock across real processes (issue 11). */
 class RemoteConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(180));
-    private static final long DETECTION_BOUND_MS = 1000;
+    /** The failure bound, as FailureConformanceTest's: the configured failure timeout plus two heartbeat periods. */
+    private static final long DETECTION_BOUND_MS = TestBackend.failureTimeout().toMillis()
+            + 2 * TestBackend.heartbeatPeriod().toMillis();
     private static final long SCHEDULING_SLACK_MS = 500;
 
     @AfterAll
@@ -230,7 +232,7 @@ class RemoteConformanceTest {
                 assertEquals("HELD holder=" + victimNode, watcher.expect("HELD", T));
                 long killedAt = System.currentTimeMillis();
                 victim.kill();
-                String leave = watcher.expect("LEAVE", Duration.ofSeconds(10));
+                String leave = watcher.expect("LEAVE", TestBackend.failureTimeout().plusSeconds(10));
                 long latency = Long.parseLong(leave.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;
                 String acquired = watcher.expect("ACQUIRED", T);
                 long releasedAfter = Long.parseLong(acquired.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;
