@@ -223,6 +223,79 @@ static const u32 mc_hw_remote_op[] = {
 };
 
 /*
+ * Where a response from another home lands (Memory Channel 2 read-on-write): this node's receive
+ * page at the same network address, which needs RX_EN here (the adapter completes a response for a
+ * page without it as failed). A page this node does not receive gets RX_EN for the request only,
+ * under md->lock, and its entry as it was (read back, whatever enabled it) afterwards; the first
+ * receive grant of the page clears what landed there. So a requester needs no receive grant of the
+ * region, and the data of a page it does receive land in its copy, as in Memory Channel 2.
+ * A request to this node itself lands nowhere (the home's page is that page).
+ */
+static u64 mc_hw_landing_open(struct memchan_dev *md, u32 home, u32 page)
+{
+	u64 entry;
+
+	if (home == md->node_id)
+		return 0;
+	entry = mc_hw_rx_pct_read(md, page);
+	if (!(entry & MC_RX_PCT_RX_EN_MASK))
+		mc_hw_rx_pct_write(md, page, entry | MC_RX_PCT_RX_EN_MASK);
+	return entry;
+}
+
+static void mc_hw_landing_close(struct memchan_dev *md, u32 home, u32 page, u64 entry)
+{
+	if (home != md->node_id && !(entry & MC_RX_PCT_RX_EN_MASK))
+		mc_hw_rx_pct_write(md, page, entry);
+}
+
+/*
+ * The store that launches a request, then the bounded wait for REMOTE_DONE to move from *done
+ * (the completion, good or failed; *done is then the new count). A word at 4 mod 8 is launched
+ * as one 4-byte store: a misaligned atomic the home refuses and counts.
+ */
+static int mc_hw_launch(struct memchan_dev *md, u64 addr, u64 word, u32 *done)
+{
+	struct mc_hw_dev *hw = to_hw(md);
+	u32 now;
+	int ret;
+
+	if (addr & sizeof(u32))
+		writel(lower_32_bits(word), hw->win + addr);
+	else
+		writeq(word, hw->win + addr);	/* one request: one 8-byte store */
+	wmb();	/* out of the write-combining buffer */
+	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != *done, 10,
+				 MC_HW_REMOTE_TIMEOUT_US);
+	*done = now;
+	return ret;
+}
+
+/*
+ * The page's TX PCT entry as a request page to home (OP bits op), and the landing place of the
+ * responses; saved: the entries to put back (mc_hw_request_end). md->lock held.
+ */
+static int mc_hw_request_begin(struct memchan_dev *md, u32 home, u32 op, u32 page,
+			       u32 *saved_tx, u64 *saved_rx)
+{
+	if (md->tx_users[page])
+		return -EBUSY;
+	*saved_tx = mc_hw_tx_pct_read(md, page);
+	*saved_rx = mc_hw_landing_open(md, home, page);
+	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | op |
+			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
+			   home << MC_TX_PCT_DEST_SHIFT);
+	return 0;
+}
+
+static void mc_hw_request_end(struct memchan_dev *md, u32 home, u32 page, u32 saved_tx,
+			      u64 saved_rx)
+{
+	mc_hw_tx_pct_write(md, page, saved_tx);
+	mc_hw_landing_close(md, home, page, saved_rx);
+}
+
+/*
  * One request through the adapter (docs/driver.md), md->lock held: the page's TX PCT entry
  * becomes a request page to home (OP bits op) for the one store that launches the request (no
  * other MEMCHAN_REMOTE interleaves; a page some file holds for transmit is EBUSY), then the
@@ -232,24 +305,20 @@ static const u32 mc_hw_remote_op[] = {
  * and arms the page in REMOTE_CAS_PAGE, so the one 8-byte store (the new word) launches the
  * whole request: a 16-byte store is not delivered to a BAR as one write by every CPU (QEMU's TCG
  * splits it), and two 8-byte stores could be split by another process's store to the window in
- * between. Only this page is armed, only while md->lock is held. A word at 4 mod 8 is launched
- * as one 4-byte store: a misaligned atomic the home refuses and counts.
+ * between. Only this page is armed, only while md->lock is held.
  */
 static int mc_hw_request(struct memchan_dev *md, u32 home, u32 op, u64 addr, u64 word,
 			 u64 compare, u64 *result)
 {
-	struct mc_hw_dev *hw = to_hw(md);
 	u32 page = addr >> ilog2(md->page_size);
-	u32 saved, done, errors, now;
+	u32 saved_tx, done, errors;
 	bool cas = op & MC_TX_PCT_CAS_MASK;
+	u64 saved_rx;
 	int ret;
 
-	if (md->tx_users[page])
-		return -EBUSY;
-	saved = mc_hw_tx_pct_read(md, page);
-	mc_hw_tx_pct_write(md, page, MC_TX_PCT_TX_EN_MASK | op |
-			   MC_DEST_KIND_NODE << MC_TX_PCT_DEST_KIND_SHIFT |
-			   home << MC_TX_PCT_DEST_SHIFT);
+	ret = mc_hw_request_begin(md, home, op, page, &saved_tx, &saved_rx);
+	if (ret)
+		return ret;
 	if (cas) {
 		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_LO, lower_32_bits(compare));
 		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_CMP_HI, upper_32_bits(compare));
@@ -258,16 +327,10 @@ static int mc_hw_request(struct memchan_dev *md, u32 home, u32 op, u64 addr, u64
 	/* the reads also make the posted register writes land before the store */
 	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
 	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
-	if (addr & sizeof(u32))
-		writel(lower_32_bits(word), hw->win + addr);
-	else
-		writeq(word, hw->win + addr);	/* one request: one 8-byte store */
-	wmb();	/* out of the write-combining buffer */
-	ret = readl_poll_timeout(hw->regs + MC_REG_REMOTE_DONE, now, now != done, 10,
-				 MC_HW_REMOTE_TIMEOUT_US);
-	mc_hw_tx_pct_write(md, page, saved);
+	ret = mc_hw_launch(md, addr, word, &done);
 	if (cas)
 		mc_hw_reg_write(md, MC_REG_REMOTE_CAS_PAGE, 0);
+	mc_hw_request_end(md, home, page, saved_tx, saved_rx);
 	if (ret)
 		return ret;
 	if (mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
@@ -278,26 +341,32 @@ static int mc_hw_request(struct memchan_dev *md, u32 home, u32 op, u64 addr, u64
 }
 
 /*
- * The pages of a CHECK or COPY range, homed at this node: its own RX PCT says what it grants.
- * A page without any of need is refused by the adapter as the home (a read request to it,
- * counted in REMOTE_REFUSED there), so a refusal counts as on every backend. Homed at another
- * node: EOPNOTSUPP, that node's grant is seen only through an access (and a COPY's data would
- * land in this node's receive page, which needs RX_EN here).
+ * MEMCHAN_REMOTE_CHECK: every page of the range has READ_EN or ATOMIC_EN at the home. Homed at
+ * this node, its own RX PCT says it; a page without either gets a read request, refused by the
+ * adapter as the home and counted in REMOTE_REFUSED there, as on every backend. Another home's
+ * grant is seen only through an access: a read of the page's first word, and where that is
+ * refused a fetch-and-add of 0 (it changes nothing). So there the check is counted at the home
+ * as what it is: one read served per page (an atomic, after a refused read, for a page with
+ * ATOMIC_EN only), and a page with neither grant is two refusals.
  */
-static int mc_hw_own_pages(struct memchan_dev *md, struct memchan_remote *r, u64 need)
+static int mc_hw_check(struct memchan_dev *md, struct memchan_remote *r)
 {
+	const u32 read = MC_OP_READ << MC_TX_PCT_OP_SHIFT;
+	const u32 fadd = MC_OP_FETCH_ADD << MC_TX_PCT_OP_SHIFT;
+	const u64 need = MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK;
 	u32 shift = ilog2(md->page_size);
 	u32 page, last = (r->addr + r->operand - 1) >> shift;
-	u64 v;
+	bool own = r->home == md->node_id;
+	u64 at, v;
 	int ret;
 
-	if (r->home != md->node_id)
-		return -EOPNOTSUPP;
 	for (page = r->addr >> shift; page <= last; page++) {
-		if (mc_hw_rx_pct_read(md, page) & need)
+		at = (u64)page << shift;
+		if (own && (mc_hw_rx_pct_read(md, page) & need))
 			continue;
-		ret = mc_hw_request(md, r->home, MC_OP_READ << MC_TX_PCT_OP_SHIFT,
-				    (u64)page << shift, 0, 0, &v);
+		ret = mc_hw_request(md, r->home, read, at, 0, 0, &v);
+		if (ret == -EACCES && !own)
+			ret = mc_hw_request(md, r->home, fadd, at, 0, 0, &v);
 		if (ret)
 			return ret;
 	}
@@ -322,7 +391,7 @@ static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 	u32 misaligned = r->addr & (sizeof(u64) - 1);
 
 	if (r->op == MEMCHAN_REMOTE_CHECK)
-		return mc_hw_own_pages(md, r, MC_RX_PCT_READ_EN_MASK | MC_RX_PCT_ATOMIC_EN_MASK);
+		return mc_hw_check(md, r);
 	if (r->op == MEMCHAN_REMOTE_CAS && !mc_hw_staged_cas(md))
 		return -EOPNOTSUPP;
 	if (misaligned && (misaligned != sizeof(u32) || r->op == MEMCHAN_REMOTE_READ))
@@ -332,18 +401,72 @@ static int mc_hw_remote(struct memchan_dev *md, struct memchan_remote *r)
 }
 
 /*
- * MEMCHAN_REMOTE_COPY of pages homed at this node: READ_EN on every page first (refused by the
- * adapter, counted, as above), then one 8-byte read request per page, which the adapter serves
- * after every earlier write it delivered there and counts (one read per page, as on ivshmem);
- * then the copy from the receive area, the home's memory.
+ * A remote copy from another home, one page of it ([from, to) inside page): one 8-byte read
+ * request per word, each launched after the previous completed (two stores in a row could
+ * combine into one request of unknown length), its answer loaded from where it landed (one
+ * 8-byte load: never torn) as soon as it completed. The page's first request is checked alone,
+ * so a page without READ_EN is one refusal at the home, not one per word; a grant taken back
+ * part-way fails the copy (EACCES). The home counts one read per word.
+ */
+static int mc_hw_copy_page(struct memchan_dev *md, u32 home, u64 from, u64 to, u8 *dst)
+{
+	const u8 *landing = to_hw(md)->rx_cpu;
+	u32 page = from >> ilog2(md->page_size);
+	u32 saved_tx, done, errors;
+	u64 saved_rx, w, v, b;
+	int ret;
+
+	ret = mc_hw_request_begin(md, home, MC_OP_READ << MC_TX_PCT_OP_SHIFT, page, &saved_tx,
+				  &saved_rx);
+	if (ret)
+		return ret;
+	done = mc_hw_reg_read(md, MC_REG_REMOTE_DONE);
+	errors = mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS);
+	for (w = ALIGN_DOWN(from, sizeof(u64)); w < to; w += sizeof(u64)) {
+		ret = mc_hw_launch(md, w, 0, &done);
+		if (ret)
+			break;
+		if (w == ALIGN_DOWN(from, sizeof(u64)) &&
+		    mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors) {
+			ret = -EACCES;
+			break;
+		}
+		rmb();	/* the completion before the load of what it wrote */
+		v = READ_ONCE(*(const u64 *)(landing + w));
+		for (b = max(w, from); b < min(w + sizeof(u64), to); b++)
+			dst[b - from] = v >> (BITS_PER_BYTE * (b - w));
+	}
+	if (!ret && mc_hw_reg_read(md, MC_REG_REMOTE_ERRORS) != errors)
+		ret = -EACCES;
+	mc_hw_request_end(md, home, page, saved_tx, saved_rx);
+	return ret;
+}
+
+/*
+ * MEMCHAN_REMOTE_COPY. Homed at this node: READ_EN on every page first (refused by the adapter,
+ * counted, as above), then one 8-byte read request per page, which the adapter serves after
+ * every earlier write it delivered there and counts (one read per page, as on ivshmem); then the
+ * copy from the receive area, the home's memory. Homed at another node: page by page
+ * (mc_hw_copy_page), the data from this node's receive page where the responses land.
  */
 static int mc_hw_remote_copy(struct memchan_dev *md, struct memchan_remote *r, void *dst)
 {
 	u32 shift = ilog2(md->page_size);
 	u32 page, last = (r->addr + r->operand - 1) >> shift;
-	u64 v, word;
-	int ret = mc_hw_own_pages(md, r, MC_RX_PCT_READ_EN_MASK);
+	u64 v, word, from, to, end = r->addr + r->operand;
+	int ret;
 
+	if (r->home != md->node_id) {
+		for (from = r->addr, ret = 0; !ret && from < end; from = to) {
+			to = min(end, ALIGN(from + 1, (u64)md->page_size));
+			ret = mc_hw_copy_page(md, r->home, from, to, (u8 *)dst + (from - r->addr));
+		}
+		return ret;
+	}
+	for (page = r->addr >> shift, ret = 0; !ret && page <= last; page++)
+		if (!(mc_hw_rx_pct_read(md, page) & MC_RX_PCT_READ_EN_MASK))
+			ret = mc_hw_request(md, r->home, MC_OP_READ << MC_TX_PCT_OP_SHIFT,
+					    (u64)page << shift, 0, 0, &v);
 	for (page = r->addr >> shift; !ret && page <= last; page++) {
 		word = max(r->addr, (u64)page << shift) & ~(u64)(sizeof(u64) - 1);
 		ret = mc_hw_request(md, r->home, MC_OP_READ << MC_TX_PCT_OP_SHIFT, word, 0, 0, &v);

@@ -1805,8 +1805,6 @@ static void hw_remote_ioctl(void)
 	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 2 * 4096, 0, NULL));
 	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 5 * 4096, 0, NULL), EACCES);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 3);	/* page 194: no grant */
-	EXPECT_ERR(remote(fd, (me + 1) % info(fd).max_nodes, MEMCHAN_REMOTE_CHECK, 192 * 4096, 4096,
-			  0, NULL), EOPNOTSUPP);	/* another node's grant: seen only by an access */
 	EXPECT_OK(remote_copy(fd, me, a, 8, buf));
 	CHECK(memcmp(buf, (const void *)&rx[2], 8) == 0);
 	EXPECT_OK(remote_copy(fd, me, 192 * 4096 + 12, 4096, page2));
@@ -2070,6 +2068,167 @@ static const struct test hw_tests[] = {
 	T(hw_remote_latency),
 	T(hw_bar_cost),
 	T(errcnt),
+};
+
+/* ---- remote operations at another node's home: board-pair's two guests ---- */
+
+/*
+ * The home (node B) and the requester (node A) meet through two signal pages; the home grants
+ * REMOTE_PAIR_WORDS READ_EN and ATOMIC_EN, REMOTE_PAIR_PLAIN a receive grant without either.
+ * The requester holds no grant of either page: its driver gives the responses a landing place.
+ */
+#define REMOTE_PAIR_WORDS	210
+#define REMOTE_PAIR_PLAIN	211
+#define REMOTE_PAIR_READY	212	/* home -> requester */
+#define REMOTE_PAIR_DONE	213	/* requester -> home */
+#define REMOTE_PAIR_MAGIC	0x52454d4f54453700ULL	/* "REMOTE7\0" */
+#define REMOTE_PAIR_WAIT_S	300
+
+/* what the requester's operations leave at the home (the requester checks each step) */
+#define REMOTE_PAIR_WORD0	13
+#define REMOTE_PAIR_WORD1	0x1111
+#define REMOTE_PAIR_REFUSED	5	/* CHECK of a plain page: 2, read, fetch-and-add, copy */
+#define REMOTE_PAIR_READS	7	/* 2 reads, 2 CHECK probes, a copy of 3 words */
+#define REMOTE_PAIR_ATOMICS	5	/* 2 fetch-and-adds, 2 CAS, a swap */
+
+static uint32_t remote_pair_node(int fd)
+{
+	uint32_t me = info(fd).node_id;
+
+	if (me == MEMCHAN_NODE_NONE)
+		FAIL("no node ID (mc_cluster sets it first)");
+	return me;
+}
+
+static volatile uint64_t *remote_pair_map(int fd, uint32_t page, int tx)
+{
+	uint64_t off = (tx ? MEMCHAN_MMAP_TX_BASE : MEMCHAN_MMAP_RX_BASE) + (uint64_t)page * 4096;
+	void *m = mmap(NULL, 4096, tx ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, off);
+
+	CHECK(m != MAP_FAILED);
+	return m;
+}
+
+/* polls a word of guest RAM (a receive page), not a register, until it is want */
+static int remote_pair_await(volatile uint64_t *word, uint64_t want, volatile uint64_t *resend,
+			     uint64_t with)
+{
+	double t0 = now_s(), sent = 0;
+
+	while (*word != want) {
+		if (now_s() - t0 > REMOTE_PAIR_WAIT_S)
+			return -1;
+		if (resend && now_s() - sent > 1) {	/* the peer may grant its page later */
+			*resend = with;
+			__sync_synchronize();
+			sent = now_s();
+		}
+		usleep(10000);
+	}
+	return 0;
+}
+
+static void hw_remote_pair_home(void)
+{
+	int fd = dev_open();
+	uint32_t me = remote_pair_node(fd), peer = 1 - me, refused;
+	volatile uint64_t *words, *plain, *ready, *done;
+	struct memchan_page_counters c, cp;
+
+	alarm(REMOTE_PAIR_WAIT_S + 60);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_WORDS, 1, 0,
+			MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_PLAIN, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_DONE, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, REMOTE_PAIR_READY, 1, tx_to(peer), 0, NULL));
+	words = remote_pair_map(fd, REMOTE_PAIR_WORDS, 0);
+	plain = remote_pair_map(fd, REMOTE_PAIR_PLAIN, 0);
+	done = remote_pair_map(fd, REMOTE_PAIR_DONE, 0);
+	ready = remote_pair_map(fd, REMOTE_PAIR_READY, 1);
+	/* a device's REMOTE_REFUSED is cumulative: what this test adds is the difference */
+	refused = reg(fd, MC_REG_REMOTE_REFUSED);
+	EXPECT(remote_pair_await(done, REMOTE_PAIR_MAGIC + 1, ready, REMOTE_PAIR_MAGIC) == 0,
+	       "the requester (node %u) did not finish within %d s", peer, REMOTE_PAIR_WAIT_S);
+	c = counters(fd, REMOTE_PAIR_WORDS, 0, 0);
+	cp = counters(fd, REMOTE_PAIR_PLAIN, 0, 0);
+	printf("# home %u: words %#llx,%#llx, refused %u, page %u reads %u atomics %u\n", me,
+	       (unsigned long long)words[0], (unsigned long long)words[1],
+	       reg(fd, MC_REG_REMOTE_REFUSED) - refused, REMOTE_PAIR_WORDS, c.reads, c.atomics);
+	CHECK(words[0] == REMOTE_PAIR_WORD0 && words[1] == REMOTE_PAIR_WORD1 && words[2] == 0);
+	CHECK(plain[0] == 0);	/* the refused fetch-and-add changed nothing */
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) - refused == REMOTE_PAIR_REFUSED);
+	CHECK(c.reads == REMOTE_PAIR_READS && c.atomics == REMOTE_PAIR_ATOMICS);
+	CHECK(cp.reads == 0 && cp.atomics == 0);
+}
+
+/*
+ * The requester: remote read, fetch-and-add, CAS (both outcomes), swap, CHECK and COPY of a
+ * word homed at the peer, through MEMCHAN_REMOTE; refusals of the page the home did not enable
+ * (EACCES, counted there, nothing changed); its own receive PCT as it was after every call.
+ */
+static void hw_remote_pair_requester(void)
+{
+	int fd = dev_open();
+	uint32_t me = remote_pair_node(fd), home = 1 - me;
+	const uint64_t w = REMOTE_PAIR_WORDS * 4096ULL, q = REMOTE_PAIR_PLAIN * 4096ULL;
+	volatile uint64_t *ready, *done;
+	unsigned char buf[20];
+	uint64_t v = ~0ULL, word;
+	double t0;
+
+	alarm(REMOTE_PAIR_WAIT_S + 60);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_READY, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, REMOTE_PAIR_DONE, 1, tx_to(home), 0, NULL));
+	ready = remote_pair_map(fd, REMOTE_PAIR_READY, 0);
+	done = remote_pair_map(fd, REMOTE_PAIR_DONE, 1);
+	EXPECT(remote_pair_await(ready, REMOTE_PAIR_MAGIC, NULL, 0) == 0,
+	       "the home (node %u) did not grant within %d s", home, REMOTE_PAIR_WAIT_S);
+	t0 = now_s();
+	CHECK(pct(fd, REMOTE_PAIR_WORDS).rx_entry == 0);
+
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_FETCH_ADD, w, 5, 0, &v));
+	EXPECT(v == 0, "fetch-and-add: old %#llx", (unsigned long long)v);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_FETCH_ADD, w + 8, REMOTE_PAIR_WORD1, 0, &v));
+	CHECK(v == 0);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_READ, w, 0, 0, &v));
+	EXPECT(v == 5, "read after fetch-and-add: %#llx", (unsigned long long)v);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_CAS, w, 9, 5, &v));
+	EXPECT(v == 5, "CAS 5 -> 9: old %#llx", (unsigned long long)v);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_CAS, w, 11, 5, &v));	/* 9 != 5: not swapped */
+	EXPECT(v == 9, "failing CAS: old %#llx", (unsigned long long)v);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_SWAP, w, REMOTE_PAIR_WORD0, 0, &v));
+	CHECK(v == 9);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_READ, w, 0, 0, &v));
+	EXPECT(v == REMOTE_PAIR_WORD0, "read after swap: %#llx", (unsigned long long)v);
+
+	/* CHECK at another home: probed by an access (docs/driver.md) */
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, 4096, 0, NULL));
+	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, 2 * 4096, 0, NULL), EACCES);
+	/* the page the home did not enable: refused there, counted, nothing changed */
+	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_READ, q, 0, 0, &v), EACCES);
+	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_FETCH_ADD, q, 1, 0, &v), EACCES);
+	/* COPY: 20 bytes, the last word in part; the data from where the responses landed */
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_OK(remote_copy(fd, home, w, sizeof(buf), buf));
+	memcpy(&word, buf, 8);
+	EXPECT(word == REMOTE_PAIR_WORD0, "copy: word 0 %#llx", (unsigned long long)word);
+	memcpy(&word, buf + 8, 8);
+	CHECK(word == REMOTE_PAIR_WORD1);
+	CHECK(buf[16] == 0 && buf[19] == 0);
+	memset(buf, 0xa5, sizeof(buf));
+	EXPECT_ERR(remote_copy(fd, home, q, 8, buf), EACCES);
+	CHECK(buf[0] == 0xa5);	/* nothing copied */
+	/* the landing place was lent for the requests only */
+	CHECK(pct(fd, REMOTE_PAIR_WORDS).rx_entry == 0 && pct(fd, REMOTE_PAIR_PLAIN).rx_entry == 0);
+	*done = REMOTE_PAIR_MAGIC + 1;
+	__sync_synchronize();	/* out of the write-combining buffer */
+	printf("# requester %u: the operations and refusals took %.2f s of guest time\n", me,
+	       now_s() - t0);
+}
+
+static const struct test remote_pair_tests[] = {
+	T(hw_remote_pair_home),
+	T(hw_remote_pair_requester),
 };
 
 /* ---- four adapters of one guest on a hub (native/tests/board_hub.sh) ---- */
@@ -2517,15 +2676,20 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "clock"))
 		return clock_cmd();
-	if (!strcmp(mode, "pair-remote") && argc == 4 && !strcmp(argv[2], "home")) {
+	if (!strcmp(mode, "remote-cycles") && argc == 4 && !strcmp(argv[2], "home")) {
 		pair_home(strtoul(argv[3], NULL, 0));
 		return 0;
 	}
-	if (!strcmp(mode, "pair-remote") && argc == 5 && !strcmp(argv[2], "requester")) {
+	if (!strcmp(mode, "remote-cycles") && argc == 5 && !strcmp(argv[2], "requester")) {
 		pair_requester(strtoul(argv[3], NULL, 0), argv[4]);
 		return 0;
 	}
+	if (!strcmp(mode, "remote-pair") && argc == 3 && !strcmp(argv[2], "home"))
+		return run(&remote_pair_tests[0], 1);
+	if (!strcmp(mode, "remote-pair") && argc == 3 && !strcmp(argv[2], "requester"))
+		return run(&remote_pair_tests[1], 1);
 	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset|hub [TEST]|clock|\n"
-		"                    pair-remote home PEER|pair-remote requester PEER COSIMCTL]\n");
+		"                    remote-pair home|requester|\n"
+		"                    remote-cycles home PEER|remote-cycles requester PEER COSIMCTL]\n");
 	return 2;
 }

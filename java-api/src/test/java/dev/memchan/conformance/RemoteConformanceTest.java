@@ -20,7 +20,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** Remote read, remote atomics and the CAS lock across real processes (issue 11). */
 class RemoteConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(180));
-    private static final long DETECTION_BOUND_MS = 1000;
+    /** The failure bound, as FailureConformanceTest's: the configured failure timeout plus two heartbeat periods. */
+    private static final long DETECTION_BOUND_MS = TestBackend.failureTimeout().toMillis()
+            + 2 * TestBackend.heartbeatPeriod().toMillis();
     private static final long SCHEDULING_SLACK_MS = 500;
 
     @AfterAll
@@ -170,8 +172,14 @@ class RemoteConformanceTest {
                     assertEquals(42, m.getLongAcquire(0), "the refused operations changed the word");
                 }
                 home.send("REPORT");
-                assertEquals("REFUSED 4 reads=1 atomics=0 words=42,7", home.expect("REFUSED", T),
-                        "the home counts each refusal once, serves the one good read, and its words are unchanged");
+                // the hardware adapter (TestBackend.isHardware) refuses the misaligned CAS and read before they
+                // are sent; at another home, the attach of page 1 is two refused probes, that of page 0 a read
+                boolean hardware = TestBackend.isHardware(f);
+                boolean probed = hardware && homeNode != f.nodeId();
+                int refused = 4 - (hardware ? 2 : 0) + (probed ? 1 : 0);
+                int reads = 1 + (probed ? 1 : 0);
+                assertEquals("REFUSED " + refused + " reads=" + reads + " atomics=0 words=42,7", home.expect("REFUSED", T),
+                        "the home counts each refusal, serves the one good read, and its words are unchanged");
                 assertEquals(mine + 1, f.remoteRefused());
             }
         }
@@ -189,7 +197,9 @@ class RemoteConformanceTest {
             int first = Integer.parseInt(ready.replaceAll(".*first=(\\d+).*", "$1"));
             int ps = f.pageSize();
             try (Region r = f.allocate(key, 2L * ps, 0660); RemoteMapping m = r.attachRemote(homeNode)) {
-                for (int i = 0; i < threshold - 1; i++) { // page 0: one read short of the threshold
+                // the attach's read of each page, counted there (TestBackend.isHardware)
+                int attach = TestBackend.isHardware(f) && homeNode != f.nodeId() ? 1 : 0;
+                for (int i = 0; i < threshold - 1 - attach; i++) { // page 0: one read short of the threshold
                     m.getLongAcquire(8);
                 }
                 for (int i = 0; i < 3; i++) { // page 1: three atomics
@@ -202,7 +212,8 @@ class RemoteConformanceTest {
                     m.getLongAcquire(0);
                 }
                 home.send("REPORT");
-                assertEquals("COUNTS reads=" + 2 * threshold + ",1 atomics=0,3 again=-1", home.expect("COUNTS", T));
+                assertEquals("COUNTS reads=" + 2 * threshold + "," + (1 + attach) + " atomics=0,3 again=-1",
+                        home.expect("COUNTS", T));
                 assertEquals(3, m.getLongAcquire(ps), "the atomics landed at the home");
             }
         }
@@ -221,7 +232,7 @@ class RemoteConformanceTest {
                 assertEquals("HELD holder=" + victimNode, watcher.expect("HELD", T));
                 long killedAt = System.currentTimeMillis();
                 victim.kill();
-                String leave = watcher.expect("LEAVE", Duration.ofSeconds(10));
+                String leave = watcher.expect("LEAVE", TestBackend.failureTimeout().plusSeconds(10));
                 long latency = Long.parseLong(leave.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;
                 String acquired = watcher.expect("ACQUIRED", T);
                 long releasedAfter = Long.parseLong(acquired.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;

@@ -65,9 +65,9 @@ public final class TestBackend {
                     try (RemoteMapping m = r.attachRemote(f.nodeId())) {
                         m.getLongAcquire(0);
                     }
-                    // a board serves remote mappings of regions homed at its own node only (docs/driver.md):
-                    // another home answers UNSUPPORTED there, PERMISSION (not homed there) where it is served
-                    int other = (f.nodeId() + 1) % f.maxNodes();
+                    // another home (one of the test's nodes, so that it answers): PERMISSION (not homed there)
+                    // where remote mappings of other homes are served, UNSUPPORTED where not (docs/driver.md)
+                    int other = (f.nodeId() + 1) % nodes();
                     try {
                         r.attachRemote(other).close();
                         throw new IllegalStateException("node " + other + " served a remote mapping of a region it does not home");
@@ -88,6 +88,16 @@ public final class TestBackend {
     }
 
     /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
+    /**
+     * Whether {@code f} is a hardware adapter (CAPS without SOFT), whose remote operations are counted at the
+     * home as docs/driver.md says for it: a remote mapping of a region homed at another node is checked by
+     * requests the home serves (a read per page) or refuses (a read and a fetch-and-add of 0, two refusals, for
+     * a page with neither grant), and a misaligned word is refused before it is sent (not counted there).
+     */
+    public static boolean isHardware(Fabric f) {
+        return (f.adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
+    }
+
     public static synchronized String newFabric(String tag) {
         if (!isSoft()) {
             return property();
