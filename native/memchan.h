@@ -88,6 +88,11 @@ struct memchan_backend {
 	/* emulated receive interrupt; NULL where arrival raises it itself */
 	int (*notify)(struct memchan_dev *md, u32 page, u32 *nodes);
 	int (*loopback)(struct memchan_dev *md, u32 mode);
+	/*
+	 * MCAST_GROUP[group] (validated by the core): write *mask first if write, then
+	 * read it back into *mask. NULL where membership is not an adapter register.
+	 */
+	void (*mcast_group)(struct memchan_dev *md, u32 group, bool write, u32 *mask);
 	/* free a dead node's adapter state if it still holds incarnation; 1 if done */
 	int (*release_node)(struct memchan_dev *md, u32 node, u64 incarnation);
 	/*

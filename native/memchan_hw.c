@@ -366,6 +366,15 @@ static int mc_hw_loopback(struct memchan_dev *md, u32 mode)
 	return 0;
 }
 
+static void mc_hw_mcast_group(struct memchan_dev *md, u32 group, bool write, u32 *mask)
+{
+	u32 off = MC_REG_MCAST_GROUP_BASE + group * MC_REG_MCAST_GROUP_STRIDE;
+
+	if (write)
+		mc_hw_reg_write(md, off, *mask);
+	*mask = mc_hw_reg_read(md, off);
+}
+
 static int mc_hw_release_node(struct memchan_dev *md, u32 node, u64 incarnation)
 {
 	return 0;	/* the dead node's PCT is in its own adapter */
@@ -695,6 +704,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.remote = mc_hw_remote,
 	.remote_copy = mc_hw_remote_copy,
 	.release_node = mc_hw_release_node,
+	.mcast_group = mc_hw_mcast_group,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,
 	.tx_prot = mc_hw_tx_prot,

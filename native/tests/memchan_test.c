@@ -368,6 +368,28 @@ static void reg_read(void)
 	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
 }
 
+static int mcast_group(int fd, uint32_t flags, uint32_t group, uint32_t *mask)
+{
+	struct memchan_mcast_group g = { .argsz = sizeof(g), .flags = flags, .group = group,
+					 .mask = *mask };
+
+	if (ioctl(fd, MEMCHAN_MCAST_GROUP, &g))
+		return -1;
+	*mask = g.mask;
+	return 0;
+}
+
+/* ivshmem: multicast membership is the directory's mask, the node block has no register to write */
+static void mcast_group_ivshmem(void)
+{
+	int fd = dev_open();
+	uint32_t m = 1;
+
+	CHECK(!(info(fd).flags & MEMCHAN_INFO_MCAST_REGS));
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, 3, &m), EOPNOTSUPP);
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, MC_MULTICAST_GROUPS, &m), EINVAL);
+}
+
 static void release_dead_node(void)
 {
 	int fd = dev_open();
@@ -1307,6 +1329,7 @@ static const struct test abi_tests[] = {
 	T(set_node_claims_block),
 	T(heartbeat_advances),
 	T(reg_read),
+	T(mcast_group_ivshmem),
 	T(release_dead_node),
 	T(grant_validation),
 	T(grant_tx_programs_pct),
@@ -1906,6 +1929,51 @@ static void hw_bar_cost(void)
 	printf("# BAR0 round trip: read %.1f us, write %.1f us (%u of each)\n", rd * 1e6, wr * 1e6, n);
 }
 
+/* MCAST_GROUP register g through BAR0 (MEMCHAN_REG_READ), not through MEMCHAN_MCAST_GROUP */
+static uint32_t mcast_reg(int fd, uint32_t g)
+{
+	return reg(fd, MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g);
+}
+
+/*
+ * MEMCHAN_MCAST_GROUP: what it writes is the adapter's register (read back through BAR0);
+ * bad input is refused and leaves every register as it was
+ */
+static void hw_mcast_group(void)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	uint32_t nodes = in.max_nodes >= 32 ? ~0u : (1u << in.max_nodes) - 1;
+	uint32_t m, g, before[MC_MULTICAST_GROUPS];
+
+	CHECK(in.flags & MEMCHAN_INFO_MCAST_REGS);
+	for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+		before[g] = mcast_reg(fd, g);
+	m = 1u << 0 | 1u << (in.max_nodes - 1);
+	EXPECT_OK(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m));
+	EXPECT(m == (1u << 0 | 1u << (in.max_nodes - 1)) && mcast_reg(fd, 7) == m,
+	       "group 7: wrote %#x, ioctl read back %#x, BAR0 %#x",
+	       1u << 0 | 1u << (in.max_nodes - 1), m, mcast_reg(fd, 7));
+	m = 0;
+	EXPECT_OK(mcast_group(fd, 0, 7, &m));
+	CHECK(m == mcast_reg(fd, 7));
+	before[7] = m;
+	m = 1;
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, MC_MULTICAST_GROUPS, &m), EINVAL);
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE | 2, 7, &m), EINVAL);
+	EXPECT_ERR(mcast_group(fd, 0, 7, &m), EINVAL);	/* a mask without WRITE */
+	if (nodes != ~0u) {
+		m = nodes + 1;
+		EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m), EINVAL);
+	}
+	for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+		EXPECT(mcast_reg(fd, g) == before[g], "group %u: %#x after refused writes, was %#x",
+		       g, mcast_reg(fd, g), before[g]);
+	m = 0;
+	EXPECT_OK(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m));
+	CHECK(m == 0 && mcast_reg(fd, 7) == 0);
+}
+
 static const struct test hw_tests[] = {
 	T(api_version),
 	T(info_rejects_bad_argsz),
@@ -1921,6 +1989,7 @@ static const struct test hw_tests[] = {
 	T(hw_remote_ioctl),
 	T(hw_remote_latency),
 	T(hw_bar_cost),
+	T(hw_mcast_group),
 	T(errcnt),
 };
 
@@ -2084,25 +2153,22 @@ static void hub_point_to_point_only_its_target(void)
 	hub_expect_nothing(1, rx[1], page);
 }
 
-/* every adapter's MCAST_GROUP register for group g (the cluster's membership) through BAR0 */
+/*
+ * every adapter's MCAST_GROUP register for group g (the cluster's membership) through the
+ * driver (MEMCHAN_MCAST_GROUP, as the Java library copies the directory's groups), read back
+ * through BAR0
+ */
 static void hub_set_group(uint32_t g, uint32_t mask)
 {
-	char path[40];
-	volatile uint32_t *regs;
-	int k, fd;
+	uint32_t m;
+	int k;
 
 	for (k = 0; k < HUB_NODES; k++) {
-		snprintf(path, sizeof(path), "/dev/memchan%d-ctl", k);
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			FAIL("open %s: %s", path, strerror(errno));
-		regs = mmap(NULL, MC_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		close(fd);
-		CHECK(regs != MAP_FAILED);
-		regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] = mask;
-		EXPECT(regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] == mask,
-		       "node %d: MCAST_GROUP %u does not read back %#x", k, g, mask);
-		munmap((void *)regs, MC_BAR0_SIZE);
+		m = mask;
+		EXPECT_OK(mcast_group(hub_fd[k], MEMCHAN_MCAST_WRITE, g, &m));
+		EXPECT(m == mask && mcast_reg(hub_fd[k], g) == mask,
+		       "node %d: MCAST_GROUP %u reads back %#x (BAR0 %#x), not %#x", k, g, m,
+		       mcast_reg(hub_fd[k], g), mask);
 	}
 }
 
@@ -2112,8 +2178,8 @@ static void hub_multicast_only_its_members(void)
 	volatile uint64_t *rx[HUB_NODES], *tx;
 	const uint32_t page = 303, group = 5;
 
-	hub_set_group(group, 1u << 0 | 1u << 3);
 	hub_open_rx_all(rx, page);
+	hub_set_group(group, 1u << 0 | 1u << 3);
 	tx = hub_tx(2, page, MC_TX_PCT_TX_EN_MASK |
 		    MC_DEST_KIND_MULTICAST << MC_TX_PCT_DEST_KIND_SHIFT |
 		    group << MC_TX_PCT_DEST_SHIFT);
