@@ -2414,12 +2414,25 @@ int main(int argc, char **argv)
 		return run(hw_tests, sizeof(hw_tests) / sizeof(hw_tests[0]));
 	if (!strcmp(mode, "info")) {
 		/* the adapter's state as shell-readable lines, for the guest scripts */
-		struct memchan_info in = info(dev_open());
+		int fd = dev_open();
+		struct memchan_info in = info(fd);
+		const char *sep = "";
+		uint32_t g;
 
 		printf("node_id=%u\nloopback=%u\nlink_status=%#x\nerror_count=%u\n"
 		       "crc_errors=%u\nlink_retries=%u\nrx_packets=%u\ntx_packets=%u\n",
 		       in.node_id, in.loopback, in.link_status, in.error_count, in.crc_errors,
 		       in.link_retries, in.rx_packets, in.tx_packets);
+		/* hardware: NODES_UP and the non-zero MCAST_GROUP registers ("group:mask ...") */
+		if (in.backend == MEMCHAN_BACKEND_HW) {
+			printf("nodes_up=%#x\nmcast_groups=\"", reg(fd, MC_REG_NODES_UP));
+			for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+				if (mcast_reg(fd, g)) {
+					printf("%s%u:%#x", sep, g, mcast_reg(fd, g));
+					sep = " ";
+				}
+			printf("\"\n");
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "ctrl") && argc == 3)
