@@ -619,6 +619,8 @@ static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void 
 			return -ENXIO;
 		if (pc->flags & MEMCHAN_PCT_WRITE_TX) {
 			ret = memchan_check_tx_entry(md, pc->tx_entry);
+			if (!ret && md->be->tx_route_check && (pc->tx_entry & MC_TX_PCT_TX_EN_MASK))
+				ret = md->be->tx_route_check(md, pc->page, pc->tx_entry);
 			if (ret)
 				return ret;
 		}

@@ -1974,6 +1974,67 @@ static void hw_mcast_group(void)
 	CHECK(m == 0 && mcast_reg(fd, 7) == 0);
 }
 
+/* a raw TX PCT write of page; its errno (0: written) */
+static int raw_tx(int fd, uint32_t page, uint32_t entry)
+{
+	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_TX, .page = page,
+				 .tx_entry = entry };
+
+	return ioctl(fd, MEMCHAN_PCT, &p) ? errno : 0;
+}
+
+/*
+ * The adapter holds only its own PCT, so a raw TX PCT write (MEMCHAN_PCT) is checked against
+ * the routes the region directory records (this node's copy of the system pages): a directory
+ * entry for pages 200..201 routed to node 1 (ROUTED), stored through the internal loopback into
+ * the last region entry, refuses a raw route of page 201 to node 2 (EBUSY, the entry unchanged)
+ * and takes node 1; page 202, outside it, takes node 2. The directory entry is cleared again.
+ */
+static void hw_raw_route_vs_directory(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	uint64_t off = mc_sys_region_entry(4096, mc_sys_region_capacity(4096) - 1);
+	uint32_t page = off / 4096, at = off % 4096 / 4, i;
+	volatile uint32_t *tx, *rx;
+	double t0;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, page, 1, 0, 0, NULL));
+	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)page * 4096);
+	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + (off_t)page * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_FREE);
+	tx[at + MC_SYS_REGION_FIRST_PAGE / 4] = 200;
+	tx[at + MC_SYS_REGION_PAGE_COUNT / 4] = 2;
+	tx[at + MC_SYS_REGION_ROUTE / 4] = MC_SYS_REGION_ROUTE_ROUTED_MASK |
+					   1 << MC_SYS_REGION_ROUTE_DEST_SHIFT;
+	tx[at + MC_SYS_REGION_STATE / 4] = MC_SYS_REGION_STATE_ALLOCATED;	/* last, as the library */
+	for (t0 = now_s(); rx[at + MC_SYS_REGION_STATE / 4] != MC_SYS_REGION_STATE_ALLOCATED &&
+	     now_s() - t0 < 60;)
+		usleep(1000);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_ALLOCATED);
+	EXPECT(raw_tx(fd, 201, tx_to(2)) == EBUSY, "page 201 to node 2: not refused");
+	CHECK(pct(fd, 201).tx_entry == 0);
+	EXPECT(raw_tx(fd, 201, tx_to(1)) == 0, "page 201 to node 1, the directory's route: refused");
+	CHECK(pct(fd, 201).tx_entry == tx_to(1));
+	EXPECT(raw_tx(fd, 202, tx_to(2)) == 0, "page 202, outside the entry: refused");
+	EXPECT_OK(raw_tx(fd, 201, 0));
+	EXPECT_OK(raw_tx(fd, 202, 0));
+	tx[at + MC_SYS_REGION_STATE / 4] = MC_SYS_REGION_STATE_FREE;	/* first, as the library */
+	for (i = 1; i < MC_SYS_REGION_ENTRY_SIZE / 4; i++)
+		tx[at + i] = 0;
+	for (t0 = now_s(); rx[at + MC_SYS_REGION_ROUTE / 4] && now_s() - t0 < 60;)
+		usleep(1000);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_FREE &&
+	      rx[at + MC_SYS_REGION_ROUTE / 4] == 0);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+}
+
 static const struct test hw_tests[] = {
 	T(api_version),
 	T(info_rejects_bad_argsz),
@@ -1990,6 +2051,7 @@ static const struct test hw_tests[] = {
 	T(hw_remote_latency),
 	T(hw_bar_cost),
 	T(hw_mcast_group),
+	T(hw_raw_route_vs_directory),
 	T(errcnt),
 };
 
