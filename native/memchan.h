@@ -76,6 +76,11 @@ struct memchan_backend {
 	u64 (*rx_pct_read)(struct memchan_dev *md, u32 page);
 	/* entry validated by the core (reserved bits, ranges); backend checks routes */
 	int (*tx_pct_write)(struct memchan_dev *md, u32 page, u32 entry);
+	/*
+	 * a raw write (MEMCHAN_PCT) of a TX entry with TX_EN: -EBUSY where another node routes the
+	 * page elsewhere, as far as the backend can tell; NULL where tx_pct_write checks it itself
+	 */
+	int (*tx_route_check)(struct memchan_dev *md, u32 page, u32 entry);
 	/* entry validated by the core (no REMAP); the backend adds remapping */
 	int (*rx_pct_write)(struct memchan_dev *md, u32 page, u64 entry);
 	/*
@@ -88,6 +93,11 @@ struct memchan_backend {
 	/* emulated receive interrupt; NULL where arrival raises it itself */
 	int (*notify)(struct memchan_dev *md, u32 page, u32 *nodes);
 	int (*loopback)(struct memchan_dev *md, u32 mode);
+	/*
+	 * MCAST_GROUP[group] (validated by the core): write *mask first if write, then
+	 * read it back into *mask. NULL where membership is not an adapter register.
+	 */
+	void (*mcast_group)(struct memchan_dev *md, u32 group, bool write, u32 *mask);
 	/* free a dead node's adapter state if it still holds incarnation; 1 if done */
 	int (*release_node)(struct memchan_dev *md, u32 node, u64 incarnation);
 	/*

@@ -93,6 +93,34 @@ static int mc_hw_tx_pct_write(struct memchan_dev *md, u32 page, u32 entry)
 	return 0;
 }
 
+/*
+ * One route per network page across nodes: this adapter holds only its own PCT, so a raw write
+ * is checked against the routes the region directory records, in this node's copy of the
+ * system pages (received while the node has an ID): a page of an allocated entry that some node
+ * transmits on (ROUTED) with another destination is refused. Grants are not checked here: the
+ * library records the route in the directory under the cluster lock before it asks for them.
+ */
+static int mc_hw_tx_route_check(struct memchan_dev *md, u32 page, u32 entry)
+{
+	const u32 route = MC_SYS_REGION_ROUTE_DEST_KIND_MASK | MC_SYS_REGION_ROUTE_DEST_MASK;
+	u32 i, n = mc_sys_region_capacity(md->page_size);
+
+	for (i = 0; i < n; i++) {
+		const u8 *e = to_hw(md)->rx_cpu + mc_sys_region_entry(md->page_size, i);
+		u32 first = READ_ONCE(*(const u32 *)(e + MC_SYS_REGION_FIRST_PAGE));
+		u32 count = READ_ONCE(*(const u32 *)(e + MC_SYS_REGION_PAGE_COUNT));
+		u32 r = READ_ONCE(*(const u32 *)(e + MC_SYS_REGION_ROUTE));
+
+		if (READ_ONCE(*(const u32 *)(e + MC_SYS_REGION_STATE)) !=
+		    MC_SYS_REGION_STATE_ALLOCATED || !(r & MC_SYS_REGION_ROUTE_ROUTED_MASK) ||
+		    page < first || page - first >= count)
+			continue;
+		if ((r & route) != (entry & route))
+			return -EBUSY;
+	}
+	return 0;
+}
+
 static int mc_hw_rx_pct_write(struct memchan_dev *md, u32 page, u64 entry)
 {
 	struct mc_hw_dev *hw = to_hw(md);
@@ -489,6 +517,15 @@ static int mc_hw_loopback(struct memchan_dev *md, u32 mode)
 	return 0;
 }
 
+static void mc_hw_mcast_group(struct memchan_dev *md, u32 group, bool write, u32 *mask)
+{
+	u32 off = MC_REG_MCAST_GROUP_BASE + group * MC_REG_MCAST_GROUP_STRIDE;
+
+	if (write)
+		mc_hw_reg_write(md, off, *mask);
+	*mask = mc_hw_reg_read(md, off);
+}
+
 static int mc_hw_release_node(struct memchan_dev *md, u32 node, u64 incarnation)
 {
 	return 0;	/* the dead node's PCT is in its own adapter */
@@ -808,6 +845,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.tx_pct_read = mc_hw_tx_pct_read,
 	.rx_pct_read = mc_hw_rx_pct_read,
 	.tx_pct_write = mc_hw_tx_pct_write,
+	.tx_route_check = mc_hw_tx_route_check,
 	.rx_pct_write = mc_hw_rx_pct_write,
 	.rx_page_clear = mc_hw_rx_page_clear,
 	.set_node = mc_hw_set_node,
@@ -818,6 +856,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.remote = mc_hw_remote,
 	.remote_copy = mc_hw_remote_copy,
 	.release_node = mc_hw_release_node,
+	.mcast_group = mc_hw_mcast_group,
 	.tx_pfn = mc_hw_tx_pfn,
 	.rx_mmap = mc_hw_rx_mmap,
 	.tx_prot = mc_hw_tx_prot,

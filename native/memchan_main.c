@@ -487,6 +487,8 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 	if (md->node_auto)
 		in->flags |= MEMCHAN_INFO_NODE_AUTO;
 	in->flags |= MEMCHAN_INFO_RX_ATTRS | MEMCHAN_INFO_REMOTE;
+	if (be->mcast_group)
+		in->flags |= MEMCHAN_INFO_MCAST_REGS;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -520,6 +522,25 @@ static int memchan_ioc_reg_read(struct memchan_dev *md, struct memchan_file *f, 
 	if (r->offset >= MC_SF_NODE_REGS_SIZE || r->offset % 4)
 		return -EINVAL;
 	r->value = md->be->reg_read(md, r->offset);
+	return 0;
+}
+
+static int memchan_ioc_mcast_group(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_mcast_group *g = arg;
+	u32 nodes = md->max_nodes >= 32 ? ~0U : (1U << md->max_nodes) - 1;
+
+	if (g->flags & ~MEMCHAN_MCAST_WRITE)
+		return -EINVAL;
+	if (g->group >= MC_MULTICAST_GROUPS)
+		return -EINVAL;
+	if (!(g->flags & MEMCHAN_MCAST_WRITE) && g->mask)
+		return -EINVAL;
+	if (g->mask & ~nodes)
+		return -EINVAL;
+	if (!md->be->mcast_group)
+		return -EOPNOTSUPP;
+	md->be->mcast_group(md, g->group, g->flags & MEMCHAN_MCAST_WRITE, &g->mask);
 	return 0;
 }
 
@@ -598,6 +619,8 @@ static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void 
 			return -ENXIO;
 		if (pc->flags & MEMCHAN_PCT_WRITE_TX) {
 			ret = memchan_check_tx_entry(md, pc->tx_entry);
+			if (!ret && md->be->tx_route_check && (pc->tx_entry & MC_TX_PCT_TX_EN_MASK))
+				ret = md->be->tx_route_check(md, pc->page, pc->tx_entry);
 			if (ret)
 				return ret;
 		}
@@ -876,6 +899,7 @@ static const struct memchan_ioc_desc memchan_iocs[] = {
 	{ MEMCHAN_REMOTE, sizeof(struct memchan_remote), true, memchan_ioc_remote },
 	{ MEMCHAN_PAGE_COUNTERS, sizeof(struct memchan_page_counters), true,
 	  memchan_ioc_page_counters },
+	{ MEMCHAN_MCAST_GROUP, sizeof(struct memchan_mcast_group), true, memchan_ioc_mcast_group },
 };
 
 union memchan_ioc_arg {
@@ -893,6 +917,7 @@ union memchan_ioc_arg {
 	struct memchan_release release;
 	struct memchan_remote remote;
 	struct memchan_page_counters counters;
+	struct memchan_mcast_group mcast;
 };
 
 static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -3,16 +3,18 @@
 # adapter k on hub port k; cable k from adapter k to the hub, cable 4 + k back). Called by
 # guest.sh board-hub and board-hub-java.
 #   1. node IDs assigned by the hub (MEMCHAN_NODE_AUTO): refused while adapter 0's cable from the
-#      hub is cut (the ID stays), then 0..3 by port
+#      hub is cut (the ID stays), then 0..3 by port; every adapter's NODES_UP reads nodes 0..3
 #   2. a broadcast reaches the 3 other nodes and is sent once: the sender's cable to the hub
 #      carries it once, the hub's cables to the receivers each carry it
-#   3. point to point reaches only its target, multicast only the group's members; with bit
+#   3. point to point reaches only its target, multicast only the group's members (the groups
+#      set through the driver, MEMCHAN_MCAST_GROUP); with bit
 #      flips on the sender's and the target's cables, link retry hides them
 #   4. the global clock: each adapter's registers against the device process's view of the RTL
 #      in the same cycle (the hub's master time); CLOCK_LINK_DELAY as the device process derived
 #      it from the cable's stalls, again with 30 % stalls on one cable
-#   5. (board-hub-java) the Java conformance tests that need three or more nodes, and
-#      Fabric.clusterTime() through the library, via dev:/dev/memchan*
+#   5. (board-hub-java) the Java conformance tests that need three or more nodes (multicast: the
+#      library copies the directory's groups into the registers), Fabric.clusterTime() through the
+#      library, and mcctl status with the hub's NODES_UP, via dev:/dev/memchan*
 # Usage: board_hub.sh ROOT [java]. TAP lines; exit 0 only if all pass.
 R=$1
 N=$R/native
@@ -54,6 +56,10 @@ for k in 0 1 2 3; do
 done
 check $ids "node auto on all four adapters: the hub assigns 0, 1, 2, 3 by port"
 tap "$N/tests/memchan_test" hub hub_node_ids_by_port
+up=""
+for k in 0 1 2 3; do up="$up $(field /dev/memchan$k nodes_up)"; done
+[ "$up" = " 0xf 0xf 0xf 0xf" ]
+check $? "NODES_UP through the driver (MEMCHAN_REG_READ) on every adapter: nodes 0..3 up (${up# })"
 
 # ---- 2. a broadcast, sent once and replicated by the hub ----
 $CTL stats > /tmp/stats0.out
@@ -139,5 +145,7 @@ if [ "${2:-}" = java ]; then
 	sed 's/^/# mcctl status: /' /tmp/hub-status.out
 	[ $st = 0 ] && grep -q "^clock *time [0-9]* link_cycles, bound 0 " /tmp/hub-status.out
 	check $? "mcctl status on node 2 shows its global time with the bound of its cable (0)"
+	grep -q "^node 2 hub: nodes up 0,1,2,3$" /tmp/hub-status.out
+	check $? "mcctl status on node 2 shows the hub's NODES_UP: nodes 0..3"
 fi
 exit $rc

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mcctl (tools/) on one co-simulated RTL adapter (firmware/cosim), /dev/memchan0 as node 0:
-# status, the loopback self-test through the RTL's internal loopback (10/10, with the remote stages), and the self-test
+# status (with its NODES_UP line), the loopback self-test through the RTL's internal loopback (10/10, with the remote stages), and the self-test
 # with its stores lost on the way to the adapter (control channel, cosimctl.sh): it exits 1
 # naming the failing stage and leaves the test pages' PCT entries and LOOPBACK.MODE as they were.
 # Called by guest.sh board-loop. Usage: board_mcctl.sh ROOT. TAP lines; exit 0 only if all pass.
@@ -26,6 +26,8 @@ st=$?
 quote status
 [ $st = 0 ]
 check $? "mcctl status on the RTL adapter exits 0 ($(( $(date +%s) - t0 )) s)"
+grep -q "^node 0 hub: no report (cabled back to back, or its link is down)" /tmp/status.out
+check $? "mcctl status shows NODES_UP: no hub report here (the adapter is in loopback, not on a hub)"
 
 t0=$(date +%s)
 mcctl selftest --fabric "$D0" > /tmp/selftest.out 2>&1

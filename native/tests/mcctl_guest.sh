@@ -97,10 +97,18 @@ printf 'version: 1\nnodes: [0, 1]\npct:\n  - {node: 0, pages: 730, tx: node:1}\n
 refused apply-bad 2 apply --fabric "$D0" /tmp/bad.yaml
 grep -q "bad.yaml:5:" /tmp/mcctl-apply-bad.err || fail "apply: the problem is reported with its line (bad.yaml:5)"
 
-# apply a valid file; then clear everything: the carve-outs are freed
-printf 'version: 1\nnodes: [0, 1]\npct:\n  - {node: 0, pages: 720+2, tx: node:1, rx: true}\n' > /tmp/cluster.yaml
+# apply a valid file (a multicast group too); then clear everything: the carve-outs are freed
+groups_before=$(field /dev/memchan0 mcast_groups | tr -d '"')
+printf 'version: 1\nnodes: [0, 1]\ngroups:\n  3: [0, 1]\npct:\n  - {node: 0, pages: 720+2, tx: node:1, rx: true}\n' > /tmp/cluster.yaml
 run apply 0 apply --fabric "$D0" /tmp/cluster.yaml
 state > /tmp/state-applied
+grep -q '"group":3,"nodes":"0,1"' /tmp/state-applied || fail "apply: multicast group 3 is {0, 1} in the directory"
+if [ "$(cat /sys/class/misc/memchan0/backend)" = hw ]; then
+	# on a board the library copies the directory's groups into the adapter's MCAST_GROUP registers
+	groups_after=$(field /dev/memchan0 mcast_groups | tr -d '"')
+	[ -z "$groups_before" ] && [ "$groups_after" = 3:0x3 ] ||
+		fail "apply: the adapter's MCAST_GROUP registers read ${groups_after:-none} (before: ${groups_before:-none}), not 3:0x3"
+fi
 grep -q '"first_page":720,"pages":2[^}]*"kind":"static"' /tmp/state-applied ||
 	fail "apply: pages 720..721 are a static carve-out"
 [ "$(grep -o '"page":72[01],"tx":"0x00000101"' /tmp/state-applied | wc -l)" = 2 ] ||

@@ -368,6 +368,28 @@ static void reg_read(void)
 	EXPECT_ERR(ioctl(fd, MEMCHAN_REG_READ, &r), EINVAL);
 }
 
+static int mcast_group(int fd, uint32_t flags, uint32_t group, uint32_t *mask)
+{
+	struct memchan_mcast_group g = { .argsz = sizeof(g), .flags = flags, .group = group,
+					 .mask = *mask };
+
+	if (ioctl(fd, MEMCHAN_MCAST_GROUP, &g))
+		return -1;
+	*mask = g.mask;
+	return 0;
+}
+
+/* ivshmem: multicast membership is the directory's mask, the node block has no register to write */
+static void mcast_group_ivshmem(void)
+{
+	int fd = dev_open();
+	uint32_t m = 1;
+
+	CHECK(!(info(fd).flags & MEMCHAN_INFO_MCAST_REGS));
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, 3, &m), EOPNOTSUPP);
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, MC_MULTICAST_GROUPS, &m), EINVAL);
+}
+
 static void release_dead_node(void)
 {
 	int fd = dev_open();
@@ -1307,6 +1329,7 @@ static const struct test abi_tests[] = {
 	T(set_node_claims_block),
 	T(heartbeat_advances),
 	T(reg_read),
+	T(mcast_group_ivshmem),
 	T(release_dead_node),
 	T(grant_validation),
 	T(grant_tx_programs_pct),
@@ -2052,6 +2075,112 @@ static void hw_bar_cost(void)
 	printf("# BAR0 round trip: read %.1f us, write %.1f us (%u of each)\n", rd * 1e6, wr * 1e6, n);
 }
 
+/* MCAST_GROUP register g through BAR0 (MEMCHAN_REG_READ), not through MEMCHAN_MCAST_GROUP */
+static uint32_t mcast_reg(int fd, uint32_t g)
+{
+	return reg(fd, MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g);
+}
+
+/*
+ * MEMCHAN_MCAST_GROUP: what it writes is the adapter's register (read back through BAR0);
+ * bad input is refused and leaves every register as it was
+ */
+static void hw_mcast_group(void)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	uint32_t nodes = in.max_nodes >= 32 ? ~0u : (1u << in.max_nodes) - 1;
+	uint32_t m, g, before[MC_MULTICAST_GROUPS];
+
+	CHECK(in.flags & MEMCHAN_INFO_MCAST_REGS);
+	for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+		before[g] = mcast_reg(fd, g);
+	m = 1u << 0 | 1u << (in.max_nodes - 1);
+	EXPECT_OK(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m));
+	EXPECT(m == (1u << 0 | 1u << (in.max_nodes - 1)) && mcast_reg(fd, 7) == m,
+	       "group 7: wrote %#x, ioctl read back %#x, BAR0 %#x",
+	       1u << 0 | 1u << (in.max_nodes - 1), m, mcast_reg(fd, 7));
+	m = 0;
+	EXPECT_OK(mcast_group(fd, 0, 7, &m));
+	CHECK(m == mcast_reg(fd, 7));
+	before[7] = m;
+	m = 1;
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, MC_MULTICAST_GROUPS, &m), EINVAL);
+	EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE | 2, 7, &m), EINVAL);
+	EXPECT_ERR(mcast_group(fd, 0, 7, &m), EINVAL);	/* a mask without WRITE */
+	if (nodes != ~0u) {
+		m = nodes + 1;
+		EXPECT_ERR(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m), EINVAL);
+	}
+	for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+		EXPECT(mcast_reg(fd, g) == before[g], "group %u: %#x after refused writes, was %#x",
+		       g, mcast_reg(fd, g), before[g]);
+	m = 0;
+	EXPECT_OK(mcast_group(fd, MEMCHAN_MCAST_WRITE, 7, &m));
+	CHECK(m == 0 && mcast_reg(fd, 7) == 0);
+}
+
+/* a raw TX PCT write of page; its errno (0: written) */
+static int raw_tx(int fd, uint32_t page, uint32_t entry)
+{
+	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_TX, .page = page,
+				 .tx_entry = entry };
+
+	return ioctl(fd, MEMCHAN_PCT, &p) ? errno : 0;
+}
+
+/*
+ * The adapter holds only its own PCT, so a raw TX PCT write (MEMCHAN_PCT) is checked against
+ * the routes the region directory records (this node's copy of the system pages): a directory
+ * entry for pages 200..201 routed to node 1 (ROUTED), stored through the internal loopback into
+ * the last region entry, refuses a raw route of page 201 to node 2 (EBUSY, the entry unchanged)
+ * and takes node 1; page 202, outside it, takes node 2. The directory entry is cleared again.
+ */
+static void hw_raw_route_vs_directory(void)
+{
+	int fd = dev_open();
+	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
+	uint64_t off = mc_sys_region_entry(4096, mc_sys_region_capacity(4096) - 1);
+	uint32_t page = off / 4096, at = off % 4096 / 4, i;
+	volatile uint32_t *tx, *rx;
+	double t0;
+
+	if (info(fd).node_id == MEMCHAN_NODE_NONE)
+		EXPECT_OK(set_node(fd, 0, 0));
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(0), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, page, 1, 0, 0, NULL));
+	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)page * 4096);
+	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + (off_t)page * 4096);
+	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_FREE);
+	tx[at + MC_SYS_REGION_FIRST_PAGE / 4] = 200;
+	tx[at + MC_SYS_REGION_PAGE_COUNT / 4] = 2;
+	tx[at + MC_SYS_REGION_ROUTE / 4] = MC_SYS_REGION_ROUTE_ROUTED_MASK |
+					   1 << MC_SYS_REGION_ROUTE_DEST_SHIFT;
+	tx[at + MC_SYS_REGION_STATE / 4] = MC_SYS_REGION_STATE_ALLOCATED;	/* last, as the library */
+	for (t0 = now_s(); rx[at + MC_SYS_REGION_STATE / 4] != MC_SYS_REGION_STATE_ALLOCATED &&
+	     now_s() - t0 < 60;)
+		usleep(1000);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_ALLOCATED);
+	EXPECT(raw_tx(fd, 201, tx_to(2)) == EBUSY, "page 201 to node 2: not refused");
+	CHECK(pct(fd, 201).tx_entry == 0);
+	EXPECT(raw_tx(fd, 201, tx_to(1)) == 0, "page 201 to node 1, the directory's route: refused");
+	CHECK(pct(fd, 201).tx_entry == tx_to(1));
+	EXPECT(raw_tx(fd, 202, tx_to(2)) == 0, "page 202, outside the entry: refused");
+	EXPECT_OK(raw_tx(fd, 201, 0));
+	EXPECT_OK(raw_tx(fd, 202, 0));
+	tx[at + MC_SYS_REGION_STATE / 4] = MC_SYS_REGION_STATE_FREE;	/* first, as the library */
+	for (i = 1; i < MC_SYS_REGION_ENTRY_SIZE / 4; i++)
+		tx[at + i] = 0;
+	for (t0 = now_s(); rx[at + MC_SYS_REGION_ROUTE / 4] && now_s() - t0 < 60;)
+		usleep(1000);
+	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_FREE &&
+	      rx[at + MC_SYS_REGION_ROUTE / 4] == 0);
+	l.mode = 0;
+	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
+}
+
 static const struct test hw_tests[] = {
 	T(api_version),
 	T(info_rejects_bad_argsz),
@@ -2067,6 +2196,8 @@ static const struct test hw_tests[] = {
 	T(hw_remote_ioctl),
 	T(hw_remote_latency),
 	T(hw_bar_cost),
+	T(hw_mcast_group),
+	T(hw_raw_route_vs_directory),
 	T(errcnt),
 };
 
@@ -2391,25 +2522,22 @@ static void hub_point_to_point_only_its_target(void)
 	hub_expect_nothing(1, rx[1], page);
 }
 
-/* every adapter's MCAST_GROUP register for group g (the cluster's membership) through BAR0 */
+/*
+ * every adapter's MCAST_GROUP register for group g (the cluster's membership) through the
+ * driver (MEMCHAN_MCAST_GROUP, as the Java library copies the directory's groups), read back
+ * through BAR0
+ */
 static void hub_set_group(uint32_t g, uint32_t mask)
 {
-	char path[40];
-	volatile uint32_t *regs;
-	int k, fd;
+	uint32_t m;
+	int k;
 
 	for (k = 0; k < HUB_NODES; k++) {
-		snprintf(path, sizeof(path), "/dev/memchan%d-ctl", k);
-		fd = open(path, O_RDWR);
-		if (fd < 0)
-			FAIL("open %s: %s", path, strerror(errno));
-		regs = mmap(NULL, MC_BAR0_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		close(fd);
-		CHECK(regs != MAP_FAILED);
-		regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] = mask;
-		EXPECT(regs[(MC_REG_MCAST_GROUP_BASE + MC_REG_MCAST_GROUP_STRIDE * g) / 4] == mask,
-		       "node %d: MCAST_GROUP %u does not read back %#x", k, g, mask);
-		munmap((void *)regs, MC_BAR0_SIZE);
+		m = mask;
+		EXPECT_OK(mcast_group(hub_fd[k], MEMCHAN_MCAST_WRITE, g, &m));
+		EXPECT(m == mask && mcast_reg(hub_fd[k], g) == mask,
+		       "node %d: MCAST_GROUP %u reads back %#x (BAR0 %#x), not %#x", k, g, m,
+		       mcast_reg(hub_fd[k], g), mask);
 	}
 }
 
@@ -2419,8 +2547,8 @@ static void hub_multicast_only_its_members(void)
 	volatile uint64_t *rx[HUB_NODES], *tx;
 	const uint32_t page = 303, group = 5;
 
-	hub_set_group(group, 1u << 0 | 1u << 3);
 	hub_open_rx_all(rx, page);
+	hub_set_group(group, 1u << 0 | 1u << 3);
 	tx = hub_tx(2, page, MC_TX_PCT_TX_EN_MASK |
 		    MC_DEST_KIND_MULTICAST << MC_TX_PCT_DEST_KIND_SHIFT |
 		    group << MC_TX_PCT_DEST_SHIFT);
@@ -2655,12 +2783,25 @@ int main(int argc, char **argv)
 		return run(hw_tests, sizeof(hw_tests) / sizeof(hw_tests[0]));
 	if (!strcmp(mode, "info")) {
 		/* the adapter's state as shell-readable lines, for the guest scripts */
-		struct memchan_info in = info(dev_open());
+		int fd = dev_open();
+		struct memchan_info in = info(fd);
+		const char *sep = "";
+		uint32_t g;
 
 		printf("node_id=%u\nloopback=%u\nlink_status=%#x\nerror_count=%u\n"
 		       "crc_errors=%u\nlink_retries=%u\nrx_packets=%u\ntx_packets=%u\n",
 		       in.node_id, in.loopback, in.link_status, in.error_count, in.crc_errors,
 		       in.link_retries, in.rx_packets, in.tx_packets);
+		/* hardware: NODES_UP and the non-zero MCAST_GROUP registers ("group:mask ...") */
+		if (in.backend == MEMCHAN_BACKEND_HW) {
+			printf("nodes_up=%#x\nmcast_groups=\"", reg(fd, MC_REG_NODES_UP));
+			for (g = 0; g < MC_MULTICAST_GROUPS; g++)
+				if (mcast_reg(fd, g)) {
+					printf("%s%u:%#x", sep, g, mcast_reg(fd, g));
+					sep = " ";
+				}
+			printf("\"\n");
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "ctrl") && argc == 3)

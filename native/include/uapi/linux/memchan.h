@@ -63,6 +63,12 @@
  * lacks it)
  */
 #define MEMCHAN_INFO_REMOTE	(1U << 3)
+/*
+ * out: the adapter filters multicast by its own MCAST_GROUP registers, which
+ * MEMCHAN_MCAST_GROUP reads and writes (hardware; on ivshmem membership is the
+ * directory's mask itself)
+ */
+#define MEMCHAN_INFO_MCAST_REGS	(1U << 4)
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -350,6 +356,25 @@ struct memchan_page_counters {
 	__u32 pad;
 };
 
+/*
+ * MEMCHAN_MCAST_GROUP (MEMCHAN_INFO_MCAST_REGS): read multicast group group's
+ * node mask from the adapter's MCAST_GROUP register; with MEMCHAN_MCAST_WRITE
+ * write mask first (read back into mask). The register is a copy of the
+ * cluster's group table (the directory header of the system pages), which
+ * every member may change, so no privilege is needed beyond the open file;
+ * on a hub the adapter announces its groups and the hub replicates multicast
+ * frames to members only. EINVAL: unknown flags, non-zero pad, group >=
+ * 16 (MC_MULTICAST_GROUPS), a mask with nodes >= max_nodes, mask non-zero
+ * without WRITE; the register is then unchanged. EOPNOTSUPP on ivshmem.
+ */
+#define MEMCHAN_MCAST_WRITE	(1U << 0)
+struct memchan_mcast_group {
+	__u32 argsz;
+	__u32 flags;
+	__u32 group;
+	__u32 mask;		/* in with WRITE; out: the register */
+};
+
 #define MEMCHAN_IOC_MAGIC	0xB7
 
 #define MEMCHAN_GET_API_VERSION	_IO(MEMCHAN_IOC_MAGIC, 0x00)
@@ -368,5 +393,6 @@ struct memchan_page_counters {
 #define MEMCHAN_RELEASE_NODE	_IO(MEMCHAN_IOC_MAGIC, 0x0d)
 #define MEMCHAN_REMOTE		_IO(MEMCHAN_IOC_MAGIC, 0x0e)
 #define MEMCHAN_PAGE_COUNTERS	_IO(MEMCHAN_IOC_MAGIC, 0x0f)
+#define MEMCHAN_MCAST_GROUP	_IO(MEMCHAN_IOC_MAGIC, 0x10)
 
 #endif /* _UAPI_LINUX_MEMCHAN_H */

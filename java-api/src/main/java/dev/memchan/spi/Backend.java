@@ -88,6 +88,26 @@ public interface Backend extends AutoCloseable {
     }
 
     /**
+     * Whether this adapter filters multicast by its own {@code MCAST_GROUP} registers (a board; on a hub
+     * they also tell the hub whom to replicate a group's frames to). The cluster's groups live in the
+     * directory; the library copies them into these registers ({@link #writeMulticastGroup}). A soft
+     * fabric has none: it delivers by the directory's masks themselves.
+     */
+    default boolean hasMulticastRegisters() {
+        return false;
+    }
+
+    /**
+     * Writes {@code MCAST_GROUP} register {@code group} (a node mask) and returns it as read back. Refused
+     * (nothing written) for a group out of range or nodes beyond {@link #maxNodes()}; only where
+     * {@link #hasMulticastRegisters()}.
+     */
+    default int writeMulticastGroup(int group, int nodeMask) {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": multicast membership is the directory's; this adapter has no MCAST_GROUP registers to write");
+    }
+
+    /**
      * Remote read and atomics on {@code count} network pages from {@code firstPage} homed at node
      * {@code home} (seed 000's remote read, seed 003's remote atomics and copy). Refused, and counted in
      * the home's REMOTE_REFUSED, unless the home's receive PCT grants READ_EN or ATOMIC_EN on every page;

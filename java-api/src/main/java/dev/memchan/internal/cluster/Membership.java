@@ -231,6 +231,7 @@ public final class Membership implements AutoCloseable {
                 LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
                 releaseDeadProcesses();
                 watch();
+                directory.syncMulticastRegisters(); // a group changed at another node reaches this adapter
             } catch (MemchanException e) {
                 if (!running) {
                     return;

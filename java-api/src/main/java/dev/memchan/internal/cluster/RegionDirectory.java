@@ -36,6 +36,8 @@ public final class RegionDirectory {
     private final int capacity;
     private final NodeLocal local;
     private final IntSupplier slot;
+    /** This node's MCAST_GROUP registers as last read or written here; null where the adapter has none. */
+    private final int[] adapterGroups;
 
     /**
      * @param local the node's local table: what each process of the node holds of each entry
@@ -52,6 +54,12 @@ public final class RegionDirectory {
         this.nodes = backend.maxNodes();
         this.me = backend.nodeId();
         this.capacity = SystemPagesCodec.regionCapacity(pageSize);
+        this.adapterGroups = backend.hasMulticastRegisters() ? new int[MULTICAST_GROUPS] : null;
+        if (adapterGroups != null) {
+            for (int g = 0; g < MULTICAST_GROUPS; g++) {
+                adapterGroups[g] = backend.readRegister(REG_MCAST_GROUP_BASE + REG_MCAST_GROUP_STRIDE * g);
+            }
+        }
     }
 
     public int capacity() {
@@ -163,6 +171,7 @@ public final class RegionDirectory {
     /** imc_asattach / imc_asattach_ptp bookkeeping: this node transmits on the region. */
     public DirectoryEntry attachTransmit(int index, long generation, Route route, boolean loopback, Credentials cred) {
         return lock.with(() -> {
+            syncMulticastRegisters();
             DirectoryEntry e = current(index, generation);
             if (!cred.permits(e, 2)) {
                 throw new MemchanException(Kind.PERMISSION, String.format("region 0x%x (mode 0%o, uid %d, gid %d) "
@@ -179,6 +188,7 @@ public final class RegionDirectory {
     /** imc_asattach with IMC_RECEIVE bookkeeping: this node receives the region. */
     public DirectoryEntry attachReceive(int index, long generation, Credentials cred) {
         return lock.with(() -> {
+            syncMulticastRegisters();
             DirectoryEntry e = current(index, generation);
             if (!cred.permits(e, 4)) {
                 throw new MemchanException(Kind.PERMISSION, String.format("region 0x%x (mode 0%o, uid %d, gid %d) "
@@ -336,6 +346,29 @@ public final class RegionDirectory {
             bumpGenerationLocked();
             return null;
         });
+        syncMulticastRegisters();
+    }
+
+    /**
+     * Copies the directory's multicast groups into this node's MCAST_GROUP registers where they differ
+     * (a board: the adapter filters multicast by them, and on a hub announces them, so the hub replicates
+     * a group's frames to its members only). The directory stays the one source: this runs after a
+     * group change here, at every attach (under the cluster lock, so a change made at another node before
+     * is seen) and at every heartbeat of the agent, so a change reaches every adapter within a heartbeat.
+     * Allocates nothing and writes only what changed; a no-op where the adapter has no such registers.
+     */
+    public void syncMulticastRegisters() {
+        if (adapterGroups == null) {
+            return;
+        }
+        synchronized (adapterGroups) {
+            for (int g = 0; g < MULTICAST_GROUPS; g++) {
+                int mask = SystemPagesCodec.multicastGroup(rx, pageSize, g);
+                if (mask != adapterGroups[g]) {
+                    adapterGroups[g] = backend.writeMulticastGroup(g, mask);
+                }
+            }
+        }
     }
 
     // ---- static carve-outs -----------------------------------------------------------------------

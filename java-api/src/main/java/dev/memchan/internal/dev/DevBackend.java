@@ -51,6 +51,8 @@ public final class DevBackend implements Backend {
     /** The adapter's CAPS: request pages need REMOTE_READ or ATOMICS. */
     private final int caps;
     private final long incarnation;
+    /** The driver reads and writes the adapter's MCAST_GROUP registers (MEMCHAN_INFO_MCAST_REGS). */
+    private final boolean multicastRegisters;
     private final int[] txRefs;
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
@@ -88,6 +90,7 @@ public final class DevBackend implements Backend {
         this.backendKind = Uapi.memchan_info.backend(info);
         this.caps = Uapi.memchan_info.caps(info);
         this.incarnation = Uapi.memchan_info.incarnation(info);
+        this.multicastRegisters = (Uapi.memchan_info.flags(info) & Uapi.INFO_MCAST_REGS) != 0;
         this.txRefs = new int[pageCount];
         this.rxRefs = new int[pageCount];
     }
@@ -261,6 +264,29 @@ public final class DevBackend implements Backend {
     public synchronized long rxPct(int page) {
         ensureOpen();
         return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
+    }
+
+    @Override
+    public boolean hasMulticastRegisters() {
+        return multicastRegisters;
+    }
+
+    @Override
+    public synchronized int writeMulticastGroup(int group, int nodeMask) {
+        ensureOpen();
+        if (!multicastRegisters) {
+            return Backend.super.writeMulticastGroup(group, nodeMask);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.memchan_mcast_group.LAYOUT);
+            Uapi.memchan_mcast_group.flags(s, Uapi.MCAST_WRITE);
+            Uapi.memchan_mcast_group.group(s, group);
+            Uapi.memchan_mcast_group.mask(s, nodeMask);
+            ioctl(Uapi.MCAST_GROUP, s, "multicast group");
+            return Uapi.memchan_mcast_group.mask(s);
+        } catch (ErrnoException e) {
+            throw fail(String.format("writing multicast group %d's register (nodes 0x%x)", group, nodeMask), e);
+        }
     }
 
     /** Request pages (TX PCT OP other than WRITE) only on a board with the CAPS they need: the driver's rule (generated). */

@@ -50,6 +50,9 @@ public final class Uapi {
     /** {@code MEMCHAN_INFO_REMOTE}: {@code (1U << 3)}. */
     public static final int INFO_REMOTE = 8;
 
+    /** {@code MEMCHAN_INFO_MCAST_REGS}: {@code (1U << 4)}. */
+    public static final int INFO_MCAST_REGS = 16;
+
     /** {@code MEMCHAN_NODE_TAKEOVER}: {@code (1U << 0)}. */
     public static final int NODE_TAKEOVER = 1;
 
@@ -113,6 +116,9 @@ public final class Uapi {
     /** {@code MEMCHAN_PAGE_NONE}: {@code 0xffffffffU}. */
     public static final int PAGE_NONE = 0xFFFFFFFF;
 
+    /** {@code MEMCHAN_MCAST_WRITE}: {@code (1U << 0)}. */
+    public static final int MCAST_WRITE = 1;
+
     /** {@code MEMCHAN_IOC_MAGIC}: {@code 0xB7}. */
     public static final int IOC_MAGIC = 183;
 
@@ -163,6 +169,9 @@ public final class Uapi {
 
     /** ioctl request {@code MEMCHAN_PAGE_COUNTERS}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x0f)}. */
     public static final long PAGE_COUNTERS = 0xB70FL;
+
+    /** ioctl request {@code MEMCHAN_MCAST_GROUP}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x10)}. */
+    public static final long MCAST_GROUP = 0xB710L;
 
     /**
      * {@code struct memchan_info}: 128 bytes, aligned to 8.
@@ -1416,6 +1425,61 @@ public final class Uapi {
         /** Sets {@code pad}. */
         public static void pad(MemorySegment s, int v) {
             s.set(JAVA_INT, 28, v);
+        }
+    }
+
+    /**
+     * {@code struct memchan_mcast_group}: 16 bytes, aligned to 4.
+     */
+    public static final class memchan_mcast_group {
+        private memchan_mcast_group() {
+        }
+
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_INT.withName("argsz"),
+                JAVA_INT.withName("flags"),
+                JAVA_INT.withName("group"),
+                JAVA_INT.withName("mask")
+        ).withName("memchan_mcast_group");
+
+        /** {@code __u32 argsz} at offset 0. */
+        public static int argsz(MemorySegment s) {
+            return s.get(JAVA_INT, 0);
+        }
+
+        /** Sets {@code argsz}. */
+        public static void argsz(MemorySegment s, int v) {
+            s.set(JAVA_INT, 0, v);
+        }
+
+        /** {@code __u32 flags} at offset 4. */
+        public static int flags(MemorySegment s) {
+            return s.get(JAVA_INT, 4);
+        }
+
+        /** Sets {@code flags}. */
+        public static void flags(MemorySegment s, int v) {
+            s.set(JAVA_INT, 4, v);
+        }
+
+        /** {@code __u32 group} at offset 8. */
+        public static int group(MemorySegment s) {
+            return s.get(JAVA_INT, 8);
+        }
+
+        /** Sets {@code group}. */
+        public static void group(MemorySegment s, int v) {
+            s.set(JAVA_INT, 8, v);
+        }
+
+        /** {@code __u32 mask} at offset 12: in with WRITE; out: the register. */
+        public static int mask(MemorySegment s) {
+            return s.get(JAVA_INT, 12);
+        }
+
+        /** Sets {@code mask}. */
+        public static void mask(MemorySegment s, int v) {
+            s.set(JAVA_INT, 12, v);
         }
     }
 }

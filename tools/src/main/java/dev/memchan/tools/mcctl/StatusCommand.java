@@ -46,6 +46,7 @@ final class StatusCommand extends Base {
                 "caps", Counters.caps(t.readRegister(first, REG_CAPS)),
                 "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
         boolean adapterClock = (t.readRegister(first, REG_CAPS) & CAPS_GLOBAL_CLOCK_MASK) != 0;
+        boolean hubMode = (t.readRegister(first, REG_CAPS) & CAPS_HUB_MODE_MASK) != 0;
         List<Object> nodes = new ArrayList<>();
         for (int n = 0; n < t.maxNodes(); n++) {
             Target.NodeInfo info = t.node(n);
@@ -68,6 +69,9 @@ final class StatusCommand extends Base {
                     node.put("clock", adapterClock(t, n));
                 } else if (t.kind().equals("soft")) {
                     node.put("clock", Json.obj("offset", 0, "bound", 0));
+                }
+                if (hubMode) {
+                    node.put("nodes_up", nodesUp(t.readRegister(n, REG_NODES_UP)));
                 }
                 if (withPct) {
                     List<Object> entries = new ArrayList<>();
@@ -125,6 +129,24 @@ final class StatusCommand extends Base {
         return Json.obj("time", time, "valid", valid, "master", (status & CLOCK_STATUS_MASTER_MASK) != 0,
                 "bound", valid ? bound : null, "offset", t.readRegister(n, REG_CLOCK_OFFSET),
                 "syncs", (int) ((status & CLOCK_STATUS_SYNCS_MASK) >>> CLOCK_STATUS_SYNCS_SHIFT));
+    }
+
+    /**
+     * NODES_UP: the nodes whose hub ports are up, as the hub last reported them (port supervision: a node
+     * whose link or heartbeat died is isolated); null while there is no report (back to back, or this
+     * adapter's own link is down), since a hub always reports the asking node itself.
+     */
+    static List<Integer> nodesUp(int mask) {
+        if (mask == 0) {
+            return null;
+        }
+        List<Integer> up = new ArrayList<>();
+        for (int n = 0; n < Integer.SIZE; n++) {
+            if ((mask & (1 << n)) != 0) {
+                up.add(n);
+            }
+        }
+        return up;
     }
 
     /** A node worth a line: joined or being cleaned up, or this host's adapter. */
@@ -187,6 +209,11 @@ final class StatusCommand extends Base {
                 out.printf("node %s clock: offset %s, bound %s%s, %s sync samples%n", n.get("node"), c.get("offset"),
                         c.get("bound") == null ? "none (not synchronized)" : c.get("bound"),
                         Boolean.TRUE.equals(c.get("master")) ? ", master" : "", c.get("syncs"));
+            }
+            if (n.containsKey("nodes_up")) {
+                List<?> up = (List<?>) n.get("nodes_up");
+                out.printf("node %s hub: %s%n", n.get("node"), up == null ? "no report (cabled back to back, or its link is down)"
+                        : "nodes up " + up.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
             }
         }
         for (Object o : (List<?>) doc.get("groups")) {
