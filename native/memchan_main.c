@@ -555,24 +555,29 @@ static int memchan_sync_rx(struct memchan_dev *md, bool off)
 /*
  * A private receive area holds what the node received under its earlier ID (no grants are
  * left: set_node refuses with grants held): receive nothing while it is zeroed, so the new ID
- * starts from zeros as the soft fabric's pages do, then receive under the new one.
+ * starts from zeros as the soft fabric's pages do, then receive under the new one. Without an
+ * ID every entry is already off (no grant, no raw PCT write without one), and stays off: each
+ * pass over the PCT costs four register accesses a page, slow on a co-simulated board.
  */
-static int memchan_rx_restart(struct memchan_dev *md)
+static int memchan_rx_restart(struct memchan_dev *md, bool was_receiving)
 {
 	int ret;
 
 	if (!md->be->rx_private)
 		return 0;
-	ret = memchan_sync_rx(md, true);
-	if (ret)
-		return ret;
+	if (was_receiving) {
+		ret = memchan_sync_rx(md, true);
+		if (ret)
+			return ret;
+	}
 	md->be->rx_clear(md);
-	return memchan_sync_rx(md, false);
+	return memchan_rx_always(md) ? memchan_sync_rx(md, false) : 0;
 }
 
 static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, void *arg)
 {
 	struct memchan_node *n = arg;
+	bool was_receiving;
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -591,10 +596,11 @@ static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, 
 	}
 	if (md->grants)
 		return -EBUSY;
+	was_receiving = memchan_rx_always(md);
 	ret = md->be->set_node(md, n->node_id, n->flags);
 	if (ret)
 		return ret;
-	return memchan_rx_restart(md);
+	return memchan_rx_restart(md, was_receiving);
 }
 
 static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void *arg)
