@@ -22,6 +22,8 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 #include "memchan.h"
 
@@ -32,6 +34,13 @@
  */
 #define MEMCHAN_STALE_MS \
 	(MC_SYS_DEFAULT_FAILURE_TIMEOUT_MS + 2 * MC_SYS_DEFAULT_HEARTBEAT_MS)
+/*
+ * The global clock (docs/driver.md, "Global clock on ivshmem"): how far two guests' monotonic
+ * clocks may drift apart per second, in ppm: NTP may slew each by up to 500 ppm (MAXFREQ).
+ */
+#define MC_SF_CLOCK_DRIFT_PPM	1000
+/* a sample older than this many heartbeat periods no longer makes the clock VALID */
+#define MC_SF_CLOCK_VALID_PERIODS	4
 
 /* the ivshmem backend's state around the core's */
 struct mc_sf_dev {
@@ -47,7 +56,17 @@ struct mc_sf_dev {
 	u64 host_id;
 	u64 owner;				/* OWNER word we stored */
 	unsigned long next_heartbeat;
-	struct delayed_work tick;		/* NOTIFY_COUNT poll, heartbeat */
+	struct delayed_work tick;		/* NOTIFY_COUNT poll, heartbeat, clock */
+	/* global clock: the request in flight, the best sample, the GLOBAL_TIME_HI latch */
+	spinlock_t clock_lock;			/* the sample and the latch (readers, the tick) */
+	u32 clock_seq;				/* SEQ of our last request */
+	u64 clock_req;				/* CLOCK_REQUEST in flight, 0 none */
+	u64 clock_t1;				/* our time when we stored it */
+	unsigned long clock_next;		/* jiffies: next request; in flight: give up */
+	bool clock_have;			/* a sample: */
+	u64 clock_s1, clock_s2, clock_s3;	/* our t1, the master's t2, our t3 (ns) */
+	u16 clock_syncs;			/* samples taken (CLOCK_STATUS.SYNCS) */
+	u32 clock_hi;				/* GLOBAL_TIME_HI as latched by GLOBAL_TIME_LO */
 };
 
 static struct mc_sf_dev *to_sf(struct memchan_dev *md)
@@ -116,10 +135,200 @@ static u64 sf_hdr64(struct memchan_dev *md, u32 off)
 	return READ_ONCE(*(u64 *)(to_sf(md)->fab + off));
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/*
+ * Global clock. Guests share no clock, so each node's driver estimates the clock master's
+ * CLOCK_MONOTONIC by a Cristian exchange through the file: at t1 (our clock) it stores a request
+ * naming the master in its node block; the master's tick stores its time t2 and then the answer;
+ * our tick sees the answer at t3. The master answered between t1 and t3, so its time at t3 lay in
+ * t2 .. t2 + (t3 - t1); later the two clocks drift apart by at most MC_SF_CLOCK_DRIFT_PPM. The
+ * master is the lowest node whose driver serves (CLOCK_SERVER = its OWNER's INCARNATION): a
+ * host process on the file never serves, so it is never asked.
+ */
+static u32 mc_sf_clock_master(struct memchan_dev *md)
+{
+	u64 owner;
+	u32 n;
+
+	for (n = 0; n < md->max_nodes; n++) {
+		owner = READ_ONCE(*sf_node_word(md, n, MC_SF_NODE_OWNER));
+		if (owner && READ_ONCE(*sf_node_word(md, n, MC_SF_NODE_CLOCK_SERVER)) ==
+			     mc_sf_owner_incarnation(owner))
+			return n;
+	}
+	return MEMCHAN_NODE_NONE;
+}
+
+static u32 mc_sf_clock_request_master(u64 req)
+{
+	return (req & MC_SF_CLOCK_REQUEST_MASTER_MASK) >> MC_SF_CLOCK_REQUEST_MASTER_SHIFT;
+}
+
+/* the master: answer every request that names us and is not answered yet */
+static void mc_sf_clock_serve(struct memchan_dev *md)
+{
+	u64 req;
+	u32 n;
+
+	for (n = 0; n < md->max_nodes; n++) {
+		if (n == md->node_id)
+			continue;
+		/* pairs with the asker's release: its request is made before we answer it */
+		req = smp_load_acquire(sf_node_word(md, n, MC_SF_NODE_CLOCK_REQUEST));
+		if (!req || mc_sf_clock_request_master(req) != md->node_id ||
+		    READ_ONCE(*sf_node_word(md, n, MC_SF_NODE_CLOCK_ANSWER)) == req)
+			continue;
+		WRITE_ONCE(*sf_node_word(md, n, MC_SF_NODE_CLOCK_ANSWER_TIME), ktime_get_ns());
+		/* the time is in place before the answer names it */
+		smp_store_release(sf_node_word(md, n, MC_SF_NODE_CLOCK_ANSWER), req);
+	}
+}
+
+/* drift allowance of a sample taken age ns ago */
+static u64 mc_sf_clock_drift(u64 age)
+{
+	return div_u64(age, 1000000 / MC_SF_CLOCK_DRIFT_PPM) + 1;
+}
+
+/* an asker: collect the answer to our request, or make the next request; md->lock held */
+static void mc_sf_clock_ask(struct memchan_dev *md, u32 master)
+{
+	struct mc_sf_dev *sf = to_sf(md);
+	u64 *answer_p = sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_ANSWER);
+	u64 t2, t3, age, old_bound, new_bound;
+	unsigned long flags;
+
+	/* pairs with the master's release of the answer after its time */
+	if (sf->clock_req && smp_load_acquire(answer_p) == sf->clock_req) {
+		t2 = READ_ONCE(*sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_ANSWER_TIME));
+		t3 = ktime_get_ns();
+		smp_rmb();	/* the time belongs to the answer if the answer did not change */
+		if (READ_ONCE(*answer_p) == sf->clock_req) {
+			spin_lock_irqsave(&sf->clock_lock, flags);
+			/* keep the sample whose bound is smaller now */
+			new_bound = t3 - sf->clock_t1;
+			age = t3 - sf->clock_s3;
+			old_bound = sf->clock_s3 - sf->clock_s1 + 2 * mc_sf_clock_drift(age);
+			if (!sf->clock_have || new_bound <= old_bound) {
+				sf->clock_s1 = sf->clock_t1;
+				sf->clock_s2 = t2;
+				sf->clock_s3 = t3;
+				sf->clock_have = true;
+			}
+			sf->clock_syncs++;
+			spin_unlock_irqrestore(&sf->clock_lock, flags);
+		}
+		sf->clock_req = 0;
+	} else if (sf->clock_req && time_after_eq(jiffies, sf->clock_next)) {
+		sf->clock_req = 0;	/* unanswered within a heartbeat period: ask again */
+	}
+	if (sf->clock_req || master == MEMCHAN_NODE_NONE || time_before(jiffies, sf->clock_next))
+		return;
+	sf->clock_seq = sf->clock_seq + 1 ? sf->clock_seq + 1 : 1;
+	sf->clock_req = ((u64)master << MC_SF_CLOCK_REQUEST_MASTER_SHIFT) |
+			((u64)sf->clock_seq << MC_SF_CLOCK_REQUEST_SEQ_SHIFT);
+	sf->clock_t1 = ktime_get_ns();
+	/* the cleared answer of a claim is visible before the master sees the request */
+	smp_store_release(sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_REQUEST), sf->clock_req);
+	sf->clock_next = jiffies + msecs_to_jiffies(max(memchan_heartbeat_ms, 1U));
+}
+
+static void mc_sf_clock_tick(struct memchan_dev *md)
+{
+	u32 master = mc_sf_clock_master(md);
+
+	if (master == md->node_id)
+		mc_sf_clock_serve(md);
+	else
+		mc_sf_clock_ask(md, master);
+}
+
+/* a new claim of our node block: serve from now on, and forget the old block's exchange */
+static void mc_sf_clock_claim(struct memchan_dev *md)
+{
+	struct mc_sf_dev *sf = to_sf(md);
+	unsigned long flags;
+
+	WRITE_ONCE(*sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_REQUEST), 0);
+	WRITE_ONCE(*sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_ANSWER), 0);
+	/* a late answer to the block's previous owner cannot match our first request */
+	sf->clock_seq = get_random_u32();
+	sf->clock_req = 0;
+	sf->clock_next = jiffies;
+	spin_lock_irqsave(&sf->clock_lock, flags);
+	sf->clock_have = false;
+	spin_unlock_irqrestore(&sf->clock_lock, flags);
+	smp_wmb();	/* the block is clean before anyone takes us for a master */
+	WRITE_ONCE(*sf_node_word(md, md->node_id, MC_SF_NODE_CLOCK_SERVER), md->incarnation);
+}
+
+/* GLOBAL_TIME_LO (latching _HI), CLOCK_STATUS, CLOCK_BOUND, CLOCK_OFFSET as this node sees them */
+static u32 mc_sf_clock_reg(struct memchan_dev *md, u32 off)
+{
+	struct mc_sf_dev *sf = to_sf(md);
+	bool master = mc_sf_clock_master(md) == md->node_id;
+	u64 now = ktime_get_ns(), time = 0, bound = U32_MAX, age, drift;
+	s64 offset = 0;
+	u32 status = 0, ret;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sf->clock_lock, flags);
+	if (master) {
+		time = now;
+		bound = 0;
+		status = MC_CLOCK_STATUS_VALID_MASK | MC_CLOCK_STATUS_MASTER_MASK;
+	} else if (sf->clock_have) {
+		age = now - sf->clock_s3;
+		if (age < (u64)MC_SF_CLOCK_VALID_PERIODS * max(memchan_heartbeat_ms, 1U) *
+			  NSEC_PER_MSEC) {
+			drift = mc_sf_clock_drift(age);
+			/* never ahead of the master: the low end of the range, widened by drift */
+			time = sf->clock_s2 + age - drift;
+			bound = min_t(u64, sf->clock_s3 - sf->clock_s1 + 2 * drift, U32_MAX - 1);
+			status = MC_CLOCK_STATUS_VALID_MASK;
+		}
+		/* our time at the master's answer: the middle of the exchange */
+		offset = (s64)(sf->clock_s1 + (sf->clock_s3 - sf->clock_s1) / 2 - sf->clock_s2);
+	}
+	status |= ((u32)sf->clock_syncs << MC_CLOCK_STATUS_SYNCS_SHIFT) &
+		  MC_CLOCK_STATUS_SYNCS_MASK;
+	time &= GENMASK_ULL(55, 0);	/* GLOBAL_TIME is 56 bits wide */
+	switch (off) {
+	case MC_REG_GLOBAL_TIME_LO:
+		sf->clock_hi = upper_32_bits(time);
+		ret = lower_32_bits(time);
+		break;
+	case MC_REG_GLOBAL_TIME_HI:
+		ret = sf->clock_hi;
+		break;
+	case MC_REG_CLOCK_STATUS:
+		ret = status;
+		break;
+	case MC_REG_CLOCK_BOUND:
+		ret = bound;
+		break;
+	default:	/* MC_REG_CLOCK_OFFSET */
+		ret = (u32)clamp_t(s64, offset, S32_MIN, S32_MAX);
+		break;
+	}
+	spin_unlock_irqrestore(&sf->clock_lock, flags);
+	return ret;
+}
+
 static u32 mc_sf_reg_read(struct memchan_dev *md, u32 off)
 {
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return 0;
+	switch (off) {
+	case MC_REG_CAPS:	/* the file's CAPS, and this driver keeps a global clock */
+		return READ_ONCE(*sf_reg(md, md->node_id, off)) | MC_CAPS_GLOBAL_CLOCK_MASK;
+	case MC_REG_GLOBAL_TIME_LO:
+	case MC_REG_GLOBAL_TIME_HI:
+	case MC_REG_CLOCK_STATUS:
+	case MC_REG_CLOCK_BOUND:
+	case MC_REG_CLOCK_OFFSET:
+		return mc_sf_clock_reg(md, off);
+	}
 	return READ_ONCE(*sf_reg(md, md->node_id, off));
 }
 
@@ -183,6 +392,7 @@ static void mc_sf_release_node(struct memchan_dev *md)
 
 	mc_sf_clear_pcts(md, node);
 	WRITE_ONCE(*sf_reg(md, node, MC_REG_NODE_ID), 0);
+	WRITE_ONCE(*sf_node_word(md, node, MC_SF_NODE_CLOCK_SERVER), 0);
 	smp_mb();	/* the block is clean before OWNER lets another claim it */
 	cmpxchg64(sf_node_word(md, node, MC_SF_NODE_OWNER), sf->owner, 0);
 	md->node_id = MEMCHAN_NODE_NONE;
@@ -233,6 +443,7 @@ static int mc_sf_set_node(struct memchan_dev *md, u32 node, u32 flags)
 	md->node_id = node;
 	md->incarnation = inc;
 	md->notify_count = READ_ONCE(*sf_reg(md, node, MC_REG_NOTIFY_COUNT));
+	mc_sf_clock_claim(md);
 	sf->next_heartbeat = jiffies;
 	schedule_delayed_work(&sf->tick, 1);
 	return 0;
@@ -526,6 +737,7 @@ static void mc_sf_tick(struct work_struct *work)
 		atomic64_inc((atomic64_t *)sf_heartbeat(md, md->node_id));
 		sf->next_heartbeat = jiffies + msecs_to_jiffies(max(memchan_heartbeat_ms, 1U));
 	}
+	mc_sf_clock_tick(md);
 	schedule_delayed_work(&sf->tick, max(msecs_to_jiffies(memchan_poll_ms), 1UL));
 	mutex_unlock(&md->lock);
 }
@@ -646,11 +858,12 @@ static int mc_sf_probe(struct memchan_dev *md)
 	 * and atomics (a CPU atomic on it) by itself; this driver programs READ_EN /
 	 * ATOMIC_EN into its RX PCT.
 	 */
-	md->caps = MC_SF_INIT_CAPS;
+	md->caps = MC_SF_INIT_CAPS | MC_CAPS_GLOBAL_CLOCK_MASK;
 	md->ctl_start = sf->fab_start;
 	md->ctl_len = len;
 	sf->host_id = mc_sf_host_id();
 	INIT_DELAYED_WORK(&sf->tick, mc_sf_tick);
+	spin_lock_init(&sf->clock_lock);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
 #                tests a link can fail, mcctl, ordering under bit flips with and without retry
 #                (opt-in: its retry-off step has not yet passed, and it costs 15-30 minutes here)
-#   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo
+#   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
 #                point to point, multicast, the global clock (opt-in: its build); board-hub-java
@@ -482,7 +482,8 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	fi
 fi
 if [[ " $ONLY " == *" board-duo "* ]]; then
-	# two guests, one RTL adapter each: node IDs from the link, the two-process demo
+	# two guests, one RTL adapter each: node IDs from the link, the two-process demo, mcctl bench
+	# serve / pingpong --peer across them
 	java_build
 	BOOT_MEM=1024 BOOT_TIMEOUT=900 board board-duo "board-duo-a:board-duo-a:0 board-duo-b:board-duo-b:1" --cable 0:1
 fi

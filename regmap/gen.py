@@ -159,6 +159,11 @@ def build(rm):
         lsb, w = bits(f["bits"])
         c.add(f"SF_STRIPE_OWNER_{f['name']}_SHIFT", lsb, 32)
         c.add(f"SF_STRIPE_OWNER_{f['name']}_MASK", ((1 << w) - 1) << lsb, 64, f["desc"])
+    check_fields("soft_fabric.clock_request", sf["clock_request"], 64)
+    for f in sf["clock_request"]:
+        lsb, w = bits(f["bits"])
+        c.add(f"SF_CLOCK_REQUEST_{f['name']}_SHIFT", lsb, 32)
+        c.add(f"SF_CLOCK_REQUEST_{f['name']}_MASK", ((1 << w) - 1) << lsb, 64, f["desc"])
 
     sysm = rm["system"]
     c.section("System pages (cluster service state in reserved network pages)")
@@ -954,6 +959,8 @@ def render_md(rm, geom, sysp, txr):
     out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["owner"]], ("bits", "OWNER field", "meaning"))
     out += [""]
     out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["stripe_owner"]], ("bits", "STRIPE_OWNERS field", "meaning"))
+    out += [""]
+    out += md_table([(f["bits"], f["name"], f["desc"]) for f in sf["clock_request"]], ("bits", "CLOCK_REQUEST field", "meaning"))
     out += ["", f"Page counters: {sf['page_counter_size']} bytes per page at `page_counters_offset + "
             "PAGE_COUNTER_SIZE * page` of the page's home node block.", ""]
     out += md_table([(f"+{f['offset']}", f["size"], f["name"], f["desc"]) for f in sf["page_counter"]],

@@ -167,12 +167,37 @@ uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
 uint64_t busy_cycles = 0, idle_waits = 0;
+// cycles of one kind of event: count, min, mean, max
+struct Span {
+  uint64_t n = 0, min = 0, max = 0, sum = 0;
+  void add(uint64_t d) {
+    min = n ? std::min(min, d) : d;
+    max = std::max(max, d);
+    sum += d;
+    n++;
+  }
+};
 // latency: transmit-window data handshake (BAR2 W) -> the next host-memory data beat (any
 // adapter); exact while one store at a time is in flight, as in a ping-pong
 struct Latency {
   bool pending = false;
-  uint64_t since = 0, n = 0, min = 0, max = 0, sum = 0;
+  uint64_t since = 0;
+  Span span;
 } lat;
+// remote: per requesting adapter, from the BAR2 W beat of a store to the host-memory beat that
+// completes what it launched, classified by what the other adapters do in between (tb/remote's
+// figures, measured the same way): a host-memory write at another adapter with no host read
+// before it is a one-way write landing; a host read at another adapter (the home serving a
+// request), then a host-memory write at the requester, is a read's response landing, or an
+// atomic's if the home also wrote (its read-modify-write). Exact while one request at a time
+// is in flight and nothing else moves host memory (a store to this adapter itself, the
+// loopback, is neither); a new BAR2 W of the requester restarts its timing.
+struct RemoteTiming {
+  bool pending = false, home_read = false, home_write = false;
+  uint64_t since = 0;
+};
+RemoteTiming remote_timing[kAdapters];
+Span remote_write, remote_read, remote_atomic;
 double t_start;
 volatile sig_atomic_t stop_requested = 0;
 std::string ctl_dir;
@@ -488,6 +513,33 @@ void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
   }
 }
 
+// remote_timing's classification of this cycle's handshakes (before the new BAR2 W beats arm it)
+void time_remote(const Fire *f) {
+  for (int r = 0; r < nadapters; r++) {
+    RemoteTiming &t = remote_timing[r];
+    if (!t.pending) continue;
+    for (int j = 0; j < nadapters && t.pending; j++) {
+      if (j == r) {
+        if (f[j].dma_w && t.home_read) {
+          (t.home_write ? remote_atomic : remote_read).add(cycle - t.since);
+          t.pending = false;
+        }
+      } else if (f[j].dma_ar) {
+        t.home_read = true;
+      } else if (f[j].dma_w) {
+        if (t.home_read) {
+          t.home_write = true;
+        } else {
+          remote_write.add(cycle - t.since);
+          t.pending = false;
+        }
+      }
+    }
+  }
+  for (int k = 0; k < nadapters; k++)
+    if (f[k].win_w) remote_timing[k] = {true, false, false, cycle};
+}
+
 void tick() {
   Fire f[kAdapters];
   top->clk_i = 0;
@@ -534,11 +586,7 @@ void tick() {
     if (f[k].dma_w) {
       dma_beat(adapters[k], top->dma_wdata[k], top->dma_wstrb[k], top->dma_wlast[k]);
       if (lat.pending) {
-        uint64_t d = cycle - lat.since;
-        lat.min = lat.n ? std::min(lat.min, d) : d;
-        lat.max = std::max(lat.max, d);
-        lat.sum += d;
-        lat.n++;
+        lat.span.add(cycle - lat.since);
         lat.pending = false;
       }
     }
@@ -549,6 +597,7 @@ void tick() {
     if (f[k].win_b && top->win_bresp[k] != 0)
       note("adapter %d: BAR2 write error response %d", k, top->win_bresp[k]);
   }
+  time_remote(f);
   // the beats are in guest RAM before the clock edge that follows them
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   top->clk_i = 1;
@@ -833,10 +882,16 @@ std::string stats_text() {
              a.dma_read_unmapped);
     s += buf;
   }
-  snprintf(buf, sizeof(buf),
-           "latency window_write_to_dma n %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64
-           " cycles\n", lat.n, lat.min, lat.n ? double(lat.sum) / lat.n : 0.0, lat.max);
-  s += buf;
+  auto span = [&](const char *what, const Span &sp) {
+    snprintf(buf, sizeof(buf),
+             "%s n %" PRIu64 " min %" PRIu64 " mean %.1f max %" PRIu64 " cycles\n", what, sp.n,
+             sp.min, sp.n ? double(sp.sum) / sp.n : 0.0, sp.max);
+    s += buf;
+  };
+  span("latency window_write_to_dma", lat.span);
+  span("remote write", remote_write);
+  span("remote read", remote_read);
+  span("remote atomic", remote_atomic);
   for (int k = 0; k < ncables(); k++) {
     std::string ends;
     if (kHub && k < kAdapters)
@@ -864,6 +919,8 @@ std::string control(const std::string &req) {
   if (c == "clock" && n == 1) return "ok\n" + clock_text();
   if (c == "latency-reset" && n == 1) {
     lat = Latency();
+    for (RemoteTiming &t : remote_timing) t = RemoteTiming();
+    remote_write = remote_read = remote_atomic = Span();
     return "ok\n";
   }
   if (c == "window-drop" && n == 4) {

@@ -303,6 +303,10 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_NODE_OWNER = 32'h800;  // adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set)
   localparam logic [31:0] MC_SF_NODE_HOST_ID = 32'h808;  // hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0)
   localparam logic [31:0] MC_SF_NODE_INCARNATION = 32'h810;  // incremented at every claim of this node ID
+  localparam logic [31:0] MC_SF_NODE_CLOCK_SERVER = 32'h818;  // the INCARNATION of OWNER while this node's driver answers clock requests (0 or another incarnation: it does not; a host process never does)
+  localparam logic [31:0] MC_SF_NODE_CLOCK_REQUEST = 32'h820;  // this node's latest clock request (fields soft_fabric.clock_request), written by this node
+  localparam logic [31:0] MC_SF_NODE_CLOCK_ANSWER_TIME = 32'h828;  // the master's monotonic time in ns when it answered, written by the master before CLOCK_ANSWER
+  localparam logic [31:0] MC_SF_NODE_CLOCK_ANSWER = 32'h830;  // the CLOCK_REQUEST the master answered last (stored with release after CLOCK_ANSWER_TIME)
   localparam logic [31:0] MC_SF_NODE_TX_PCT = 32'h1000;  // transmit PCT, PAGE_COUNT x u32 (tx_pct encoding)
   localparam logic [31:0] MC_SF_PAGE_COUNTER_READS = 32'h0;  // remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps
   localparam logic [31:0] MC_SF_PAGE_COUNTER_ATOMICS = 32'h4;  // remote atomics on the page served (fetch-and-add, compare-and-swap, swap) by requesters without a stripe; in a stripe, that writer's; wraps
@@ -318,6 +322,10 @@ package memchan_regs_pkg;
   localparam logic [63:0] MC_SF_STRIPE_OWNER_NODE_MASK = 64'hFF00000000;  // the writer's node ID + 1 (its node block's HOST_ID says whether kill(pid, 0) can judge the pid)
   localparam logic [31:0] MC_SF_STRIPE_OWNER_THREAD_SHIFT = 32'h28;
   localparam logic [63:0] MC_SF_STRIPE_OWNER_THREAD_MASK = 64'hFFFFFF0000000000;  // the writing thread's serial in its process, never 0
+  localparam logic [31:0] MC_SF_CLOCK_REQUEST_SEQ_SHIFT = 32'h0;
+  localparam logic [63:0] MC_SF_CLOCK_REQUEST_SEQ_MASK = 64'hFFFFFFFF;  // the asker's request number, never 0 (0: no request yet)
+  localparam logic [31:0] MC_SF_CLOCK_REQUEST_MASTER_SHIFT = 32'h20;
+  localparam logic [63:0] MC_SF_CLOCK_REQUEST_MASTER_MASK = 64'hFFFFFFFF00000000;  // the node ID of the master asked
 
   // System pages (cluster service state in reserved network pages)
   localparam logic [31:0] MC_SYS_PAGES = 32'h8;

@@ -310,6 +310,10 @@
 #define MC_SF_NODE_OWNER 0x800U /* adapter claim word: 0 free, else INCARNATION and PID of the process that owns this node ID (fields soft_fabric.owner; compare-and-set) */
 #define MC_SF_NODE_HOST_ID 0x808U /* hash of the owner's boot ID and PID namespace: a peer with the same HOST_ID may check OWNER's pid with kill(pid, 0) */
 #define MC_SF_NODE_INCARNATION 0x810U /* incremented at every claim of this node ID */
+#define MC_SF_NODE_CLOCK_SERVER 0x818U /* the INCARNATION of OWNER while this node's driver answers clock requests (0 or another incarnation: it does not; a host process never does) */
+#define MC_SF_NODE_CLOCK_REQUEST 0x820U /* this node's latest clock request (fields soft_fabric.clock_request), written by this node */
+#define MC_SF_NODE_CLOCK_ANSWER_TIME 0x828U /* the master's monotonic time in ns when it answered, written by the master before CLOCK_ANSWER */
+#define MC_SF_NODE_CLOCK_ANSWER 0x830U /* the CLOCK_REQUEST the master answered last (stored with release after CLOCK_ANSWER_TIME) */
 #define MC_SF_NODE_TX_PCT 0x1000U /* transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
 #define MC_SF_PAGE_COUNTER_READS 0x0U /* remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps */
 #define MC_SF_PAGE_COUNTER_ATOMICS 0x4U /* remote atomics on the page served (fetch-and-add, compare-and-swap, swap) by requesters without a stripe; in a stripe, that writer's; wraps */
@@ -325,6 +329,10 @@
 #define MC_SF_STRIPE_OWNER_NODE_MASK 0xFF00000000ULL /* the writer's node ID + 1 (its node block's HOST_ID says whether kill(pid, 0) can judge the pid) */
 #define MC_SF_STRIPE_OWNER_THREAD_SHIFT 0x28U
 #define MC_SF_STRIPE_OWNER_THREAD_MASK 0xFFFFFF0000000000ULL /* the writing thread's serial in its process, never 0 */
+#define MC_SF_CLOCK_REQUEST_SEQ_SHIFT 0x0U
+#define MC_SF_CLOCK_REQUEST_SEQ_MASK 0xFFFFFFFFULL /* the asker's request number, never 0 (0: no request yet) */
+#define MC_SF_CLOCK_REQUEST_MASTER_SHIFT 0x20U
+#define MC_SF_CLOCK_REQUEST_MASTER_MASK 0xFFFFFFFF00000000ULL /* the node ID of the master asked */
 
 /* System pages (cluster service state in reserved network pages) */
 #define MC_SYS_PAGES 0x8U

@@ -1980,6 +1980,154 @@ static void hw_remote_latency(void)
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 }
 
+/*
+ * ---- remote requests across two guests (board-pair): RTL cycles through the co-simulation ----
+ * The requester (node 0, guest a) makes one-way writes to node 1 (the home, guest b) and reads
+ * and fetch-and-adds a word homed there through MEMCHAN_REMOTE, one at a time, while the device
+ * process times each from its BAR2 store to the host-memory write that completes it
+ * (firmware/cosim `stats`: remote write / read / atomic; tb/remote's figures are measured the
+ * same way). A response to a node's own request is not written to memory, so this needs two
+ * adapters. The requester's statistics must have classified exactly one of each per round.
+ */
+#define PAIR_HOME_PAGE	 200	/* the word: READ | ATOMIC at the home; the responses' page at the requester */
+#define PAIR_WRITE_PAGE	 201	/* the one-way writes, requester -> home */
+#define PAIR_SIGNAL_PAGE 202	/* home -> requester: +0 a nonce repeated until answered, +8 it again: quiet */
+#define PAIR_ANSWER_PAGE 203	/* requester -> home: +0 the nonce answered, +8 the rounds done */
+#define PAIR_ROUNDS	 20
+#define PAIR_BOUND_S	 300	/* the other guest may still be in its earlier step */
+#define PAIR_WORD	 8	/* the word's offset in PAIR_HOME_PAGE */
+
+static volatile uint64_t *pair_map(int fd, uint64_t offset, int prot)
+{
+	void *m = mmap(NULL, 4096, prot, MAP_SHARED, fd, offset);
+
+	CHECK(m != MAP_FAILED);
+	return m;
+}
+
+/* waits, bounded, until *p == want (want 0: until *p != 0); returns *p */
+static uint64_t pair_await(volatile uint64_t *p, uint64_t want, const char *what)
+{
+	double t0 = now_s();
+
+	while ((want ? *p != want : *p == 0) && now_s() - t0 < PAIR_BOUND_S)
+		usleep(1000);
+	EXPECT(want ? *p == want : *p != 0, "no %s within %d s", what, PAIR_BOUND_S);
+	return *p;
+}
+
+static void pair_home(uint32_t peer)
+{
+	int fd = dev_open();
+	volatile uint64_t *word, *written, *answer, *ask;
+	uint64_t nonce = ((uint64_t)time(NULL) * 65599 + (uint64_t)getpid()) | 1;	/* never 0 */
+	double t0 = now_s();
+
+	CHECK(info(fd).node_id != MEMCHAN_NODE_NONE && info(fd).node_id != peer);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_HOME_PAGE, 1, 0,
+			MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_WRITE_PAGE, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_ANSWER_PAGE, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_SIGNAL_PAGE, 1, tx_to(peer), 0, NULL));
+	word = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_HOME_PAGE * 4096, PROT_READ);
+	written = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_WRITE_PAGE * 4096, PROT_READ);
+	answer = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_ANSWER_PAGE * 4096, PROT_READ);
+	ask = pair_map(fd, (uint64_t)PAIR_SIGNAL_PAGE * 4096, PROT_READ | PROT_WRITE);
+	CHECK(word[PAIR_WORD / 8] == 0);	/* a first grant clears the page */
+	/* a store reaches only receivers attached when it is made: ask until answered */
+	while (answer[0] != nonce && now_s() - t0 < PAIR_BOUND_S) {
+		ask[0] = nonce;
+		__sync_synchronize();
+		usleep(10000);
+	}
+	EXPECT(answer[0] == nonce, "node %u did not answer within %d s", peer, PAIR_BOUND_S);
+	ask[1] = nonce;	/* after the last ask (rule 1): nothing more from here */
+	__sync_synchronize();
+	pair_await(&answer[1], PAIR_ROUNDS, "end of the requests");
+	EXPECT(written[0] == PAIR_ROUNDS && word[PAIR_WORD / 8] == PAIR_ROUNDS,
+	       "home: last write %llu, word %llu, want %d each",
+	       (unsigned long long)written[0], (unsigned long long)word[PAIR_WORD / 8], PAIR_ROUNDS);
+	printf("# home: %d one-way writes landed, the word fetch-and-added to %d\n", PAIR_ROUNDS,
+	       PAIR_ROUNDS);
+}
+
+/* the device process's statistic "remote KIND n N min A mean B max C cycles" */
+static double pair_cycles(const char *stats, const char *kind)
+{
+	char key[32];
+	const char *l;
+	unsigned long n = 0, lo, hi;
+	double mean = 0;
+
+	snprintf(key, sizeof(key), "remote %s n ", kind);
+	l = strstr(stats, key);
+	EXPECT(l && sscanf(l + strlen(key), "%lu min %lu mean %lf max %lu", &n, &lo, &mean, &hi) == 4,
+	       "no '%s' statistic", key);
+	EXPECT(n == PAIR_ROUNDS, "%s: %lu timed, want %d (one request at a time, nothing else moving)",
+	       key, n, PAIR_ROUNDS);
+	return mean;
+}
+
+static void pair_requester(uint32_t peer, const char *cosimctl)
+{
+	int fd = dev_open();
+	volatile uint64_t *ask, *response, *tx, *answer;
+	uint64_t nonce, v = 0, addr = (uint64_t)PAIR_HOME_PAGE * 4096 + PAIR_WORD;
+	char cmd[512], stats[4096];
+	double t, rd = 0, fa = 0, wr, rr, ar;
+	size_t len;
+	FILE *p;
+	int i;
+
+	CHECK(info(fd).node_id != MEMCHAN_NODE_NONE && info(fd).node_id != peer);
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_SIGNAL_PAGE, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_HOME_PAGE, 1, 0, 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_WRITE_PAGE, 1, tx_to(peer), 0, NULL));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_ANSWER_PAGE, 1, tx_to(peer), 0, NULL));
+	ask = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_SIGNAL_PAGE * 4096, PROT_READ);
+	response = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_HOME_PAGE * 4096, PROT_READ);
+	tx = pair_map(fd, (uint64_t)PAIR_WRITE_PAGE * 4096, PROT_READ | PROT_WRITE);
+	answer = pair_map(fd, (uint64_t)PAIR_ANSWER_PAGE * 4096, PROT_READ | PROT_WRITE);
+	nonce = pair_await(&ask[0], 0, "ask from the home");
+	answer[0] = nonce;
+	__sync_synchronize();
+	pair_await(&ask[1], nonce, "quiet from the home");
+	snprintf(cmd, sizeof(cmd), "%s latency-reset > /dev/null", cosimctl);
+	EXPECT(system(cmd) == 0, "%s", cmd);
+	for (i = 1; i <= PAIR_ROUNDS; i++) {
+		tx[0] = i;
+		__sync_synchronize();
+		usleep(20000);	/* lands alone: the device process's clock runs on after a BAR write */
+		t = now_s();
+		EXPECT_OK(remote(fd, peer, MEMCHAN_REMOTE_READ, addr, 0, 0, &v));
+		rd += now_s() - t;
+		EXPECT(v == (uint64_t)i - 1 && response[PAIR_WORD / 8] == v,
+		       "read %d: %llu, landed %llu", i, (unsigned long long)v,
+		       (unsigned long long)response[PAIR_WORD / 8]);
+		t = now_s();
+		EXPECT_OK(remote(fd, peer, MEMCHAN_REMOTE_FETCH_ADD, addr, 1, 0, &v));
+		fa += now_s() - t;
+		EXPECT(v == (uint64_t)i - 1 && response[PAIR_WORD / 8] == v,
+		       "fetch-and-add %d: old %llu, landed %llu", i, (unsigned long long)v,
+		       (unsigned long long)response[PAIR_WORD / 8]);
+	}
+	snprintf(cmd, sizeof(cmd), "%s stats", cosimctl);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	len = fread(stats, 1, sizeof(stats) - 1, p);
+	stats[len] = 0;
+	CHECK(pclose(p) == 0);
+	answer[1] = PAIR_ROUNDS;	/* after the statistics: the home may go */
+	__sync_synchronize();
+	wr = pair_cycles(stats, "write");
+	rr = pair_cycles(stats, "read");
+	ar = pair_cycles(stats, "atomic");
+	printf("# remote to node %u, RTL cycles from the BAR2 store to the host-memory write that completes it (mean of %d): one-way write %.1f, read %.1f (%.2fx), fetch-and-add %.1f (%.2fx)\n",
+	       peer, PAIR_ROUNDS, wr, rr, rr / wr, ar, ar / wr);
+	printf("# the same requests in guest wall-clock (MEMCHAN_REMOTE): read %.0f us, fetch-and-add %.0f us\n",
+	       rd / PAIR_ROUNDS * 1e6, fa / PAIR_ROUNDS * 1e6);
+}
+
 /* cost of one BAR0 read and one write round trip, user load/store to the control node's mapping */
 static void hw_bar_cost(void)
 {
@@ -2470,6 +2618,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "clock"))
 		return clock_cmd();
-	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset|hub [TEST]|clock]\n");
+	if (!strcmp(mode, "pair-remote") && argc == 4 && !strcmp(argv[2], "home")) {
+		pair_home(strtoul(argv[3], NULL, 0));
+		return 0;
+	}
+	if (!strcmp(mode, "pair-remote") && argc == 5 && !strcmp(argv[2], "requester")) {
+		pair_requester(strtoul(argv[3], NULL, 0), argv[4]);
+		return 0;
+	}
+	fprintf(stderr, "usage: memchan_test [abi|unbind|hw|info|ctrl retry=0|retry=1|err-reset|hub [TEST]|clock|\n"
+		"                    pair-remote home PEER|pair-remote requester PEER COSIMCTL]\n");
 	return 2;
 }

@@ -21,7 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * node at a time, and is taken back, with the node's hold, from a process that died holding it.
  */
 public final class ClusterLockSet implements AutoCloseable {
-    private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE);
+    /** A timeout that never expires; CasLock and BidLock compare deadlines by difference, so no overflow. */
+    private static final long FOREVER_NANOS = Long.MAX_VALUE;
     private final Fabric fabric;
     private final Region region;
     private final LockKind kind;
@@ -30,10 +31,14 @@ public final class ClusterLockSet implements AutoCloseable {
     /** CAS sets: the words at the home; null for bid sets. */
     private final RemoteMapping home;
     private final NodeLock[] locks;
+    /**
+     * CAS sets: the same locks by their class, so the hot path makes no interface call; each also records
+     * which thread of this process holds it (the word names the process; its CAS already excludes other
+     * threads). Null for bid sets.
+     */
+    private final CasLock[] casLocks;
     /** Bid sets: one thread of this process per lock (the node has one bid slot per lock). */
     private final ReentrantLock[] local;
-    /** CAS sets: the thread holding each lock (the word names the process; its CAS already excludes other threads). */
-    private final Thread[] holders;
     /** The node's local table and this set's node mutex in it: one process of the node bids in the set at a time. */
     private final NodeLocal node;
     private final long nodeMutex;
@@ -50,14 +55,17 @@ public final class ClusterLockSet implements AutoCloseable {
         this.node = fabric.nodeLocal();
         this.nodeMutex = node.lockSetMutex(region.entryIndex());
         this.locks = new NodeLock[count];
+        this.casLocks = kind == LockKind.CAS ? new CasLock[count] : null;
         this.local = new ReentrantLock[count];
-        this.holders = new Thread[count];
         long row = BidLock.rowSize(fabric.maxNodes());
         for (int i = 0; i < count; i++) {
-            locks[i] = kind == LockKind.BID
-                    ? new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
-                            fabric.adapter().incarnation(), out.writeCombining())
-                    : new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.adapter().transmitWriteCombining());
+            if (kind == LockKind.BID) {
+                locks[i] = new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
+                        fabric.adapter().incarnation(), out.writeCombining());
+            } else {
+                casLocks[i] = new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.adapter().transmitWriteCombining());
+                locks[i] = casLocks[i];
+            }
             local[i] = new ReentrantLock();
         }
     }
@@ -92,31 +100,52 @@ public final class ClusterLockSet implements AutoCloseable {
 
     private void check(int lock) {
         if (lock < 0 || lock >= locks.length) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " out of range 0.." + (locks.length - 1));
+            outOfRange(lock);
         }
+    }
+
+    /**
+     * A CAS set's lock {@code lock}: checked against the array it indexes, so the JIT drops the array's own
+     * bounds check (the uncontended path must stay small enough to inline into callers).
+     */
+    private CasLock casLock(int lock) {
+        if (lock < 0 || lock >= casLocks.length) {
+            outOfRange(lock);
+        }
+        return casLocks[lock];
+    }
+
+    private void outOfRange(int lock) {
+        throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " out of range 0.." + (locks.length - 1));
     }
 
     /** Blocks until lock {@code lock} is held by this thread. */
     public void acquire(int lock) {
-        acquire(lock, FOREVER);
+        acquire(lock, FOREVER_NANOS);
     }
 
     /** Acquires within {@code timeout} or throws TIMEOUT. */
     public void acquire(int lock, Duration timeout) {
-        check(lock);
-        if (kind == LockKind.CAS) {
-            if (holders[lock] == Thread.currentThread()) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is already held by this thread");
+        acquire(lock, timeout.toNanos());
+    }
+
+    private void acquire(int lock, long timeoutNanos) {
+        if (casLocks != null) {
+            CasLock l = casLock(lock);
+            long me = Thread.currentThread().threadId();
+            if (l.heldByThread(me)) {
+                alreadyHeld(lock);
             }
-            locks[lock].acquire(timeout.toNanos());
-            holders[lock] = Thread.currentThread();
+            l.acquire(timeoutNanos);
+            l.holdingThread(me);
             return;
         }
+        check(lock);
         local[lock].lock();
         try {
             acquireNode();
             try {
-                locks[lock].acquire(timeout.toNanos());
+                locks[lock].acquire(timeoutNanos);
             } catch (RuntimeException e) {
                 releaseNode();
                 throw e;
@@ -125,6 +154,10 @@ public final class ClusterLockSet implements AutoCloseable {
             local[lock].unlock();
             throw e;
         }
+    }
+
+    private static void alreadyHeld(int lock) {
+        throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is already held by this thread");
     }
 
     /**
@@ -159,14 +192,16 @@ public final class ClusterLockSet implements AutoCloseable {
 
     /** One attempt; true when the lock is now held by this thread. */
     public boolean tryAcquire(int lock) {
-        check(lock);
-        if (kind == LockKind.CAS) {
-            if (holders[lock] != Thread.currentThread() && locks[lock].tryAcquire()) {
-                holders[lock] = Thread.currentThread();
+        if (casLocks != null) {
+            CasLock l = casLock(lock);
+            long me = Thread.currentThread().threadId();
+            if (!l.heldByThread(me) && l.tryAcquire()) {
+                l.holdingThread(me);
                 return true;
             }
             return false;
         }
+        check(lock);
         if (!local[lock].tryLock()) {
             return false;
         }
@@ -182,22 +217,30 @@ public final class ClusterLockSet implements AutoCloseable {
 
     /** Releases a lock held by this thread; its protected stores are fenced before the release. */
     public void release(int lock) {
-        check(lock);
-        if (!heldByCurrentThread(lock)) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
-        }
-        if (kind == LockKind.CAS) {
-            holders[lock] = null;
-            locks[lock].release();
+        if (casLocks != null) {
+            CasLock l = casLock(lock);
+            if (!l.heldByThread(Thread.currentThread().threadId())) {
+                notHeld(lock);
+            }
+            l.holdingThread(0);
+            l.release();
             return;
+        }
+        check(lock);
+        if (!local[lock].isHeldByCurrentThread()) {
+            notHeld(lock);
         }
         locks[lock].release();
         releaseNode();
         local[lock].unlock();
     }
 
+    private static void notHeld(int lock) {
+        throw new MemchanException(Kind.INVALID_ARGUMENT, "lock " + lock + " is not held by this thread");
+    }
+
     private boolean heldByCurrentThread(int lock) {
-        return kind == LockKind.CAS ? holders[lock] == Thread.currentThread() : local[lock].isHeldByCurrentThread();
+        return casLocks != null ? casLocks[lock].heldByThread(Thread.currentThread().threadId()) : local[lock].isHeldByCurrentThread();
     }
 
     /** The node holding lock {@code lock}, or -1 (a racing bid also shows as -1). */

@@ -16,8 +16,9 @@ public record ClusterTime(long time, long bound, long offset, Unit unit) {
     /** What a tick of a {@link ClusterTime} is. */
     public enum Unit {
         /**
-         * Nanoseconds of the host's monotonic clock (soft fabric: every node is a process on one host and
-         * reads the same clock, so the bound is 0).
+         * Nanoseconds of a monotonic clock: the host's on the soft fabric (every node is a process on one host
+         * and reads the same clock, so the bound is 0); the clock master guest's on the driver's ivshmem
+         * backend (each other node estimates it, with a bound).
          */
         NANOSECONDS,
         /**

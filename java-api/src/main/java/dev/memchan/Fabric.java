@@ -442,11 +442,15 @@ public final class Fabric implements AutoCloseable {
      * adapter's GLOBAL_TIME, kept by the hub's (or, back to back, node 0's) synchronization frames, in link
      * cycles: four register reads, each a system call and on the co-simulated board a simulated BAR read, so
      * read it to timestamp events, not in a polling loop. On the soft fabric it is the host's monotonic clock
-     * in nanoseconds, bound 0: every node is a process of this host and reads the same clock.
+     * in nanoseconds, bound 0: every node is a process of this host and reads the same clock. On the driver's
+     * ivshmem backend (guests share no clock) it is the clock master's monotonic clock in nanoseconds, as this
+     * node's driver estimates it from a request-and-answer exchange through the shared file every heartbeat
+     * period; the bound is that exchange's round trip plus drift (milliseconds under emulation).
      *
-     * @throws MemchanException {@code UNSUPPORTED} where the backend has no global clock (the driver's ivshmem
-     *                          backend: guests share no clock), {@code DEVICE_ERROR} while the adapter is not
-     *                          synchronized (no sync frame within 4 intervals: no link, or no master)
+     * @throws MemchanException {@code UNSUPPORTED} where the backend has no global clock, {@code DEVICE_ERROR}
+     *                          while the node is not synchronized (an adapter: no sync frame within 4
+     *                          intervals, no link or no master; ivshmem: no answer from the master within 4
+     *                          heartbeat periods)
      */
     public ClusterTime clusterTime() {
         return backend.clusterTime();

@@ -451,6 +451,14 @@ public final class Regs {
     public static final int SF_NODE_HOST_ID = 0x808;
     /** incremented at every claim of this node ID */
     public static final int SF_NODE_INCARNATION = 0x810;
+    /** the INCARNATION of OWNER while this node's driver answers clock requests (0 or another incarnation: it does not; a host process never does) */
+    public static final int SF_NODE_CLOCK_SERVER = 0x818;
+    /** this node's latest clock request (fields soft_fabric.clock_request), written by this node */
+    public static final int SF_NODE_CLOCK_REQUEST = 0x820;
+    /** the master's monotonic time in ns when it answered, written by the master before CLOCK_ANSWER */
+    public static final int SF_NODE_CLOCK_ANSWER_TIME = 0x828;
+    /** the CLOCK_REQUEST the master answered last (stored with release after CLOCK_ANSWER_TIME) */
+    public static final int SF_NODE_CLOCK_ANSWER = 0x830;
     /** transmit PCT, PAGE_COUNT x u32 (tx_pct encoding) */
     public static final int SF_NODE_TX_PCT = 0x1000;
     /** remote reads of the page served (a load, or a fetch of a range touching the page) by requesters without a stripe; in a stripe, that writer's; wraps */
@@ -476,6 +484,12 @@ public final class Regs {
     public static final int SF_STRIPE_OWNER_THREAD_SHIFT = 0x28;
     /** the writing thread's serial in its process, never 0 */
     public static final long SF_STRIPE_OWNER_THREAD_MASK = 0xFFFFFF0000000000L;
+    public static final int SF_CLOCK_REQUEST_SEQ_SHIFT = 0x0;
+    /** the asker's request number, never 0 (0: no request yet) */
+    public static final long SF_CLOCK_REQUEST_SEQ_MASK = 0xFFFFFFFFL;
+    public static final int SF_CLOCK_REQUEST_MASTER_SHIFT = 0x20;
+    /** the node ID of the master asked */
+    public static final long SF_CLOCK_REQUEST_MASTER_MASK = 0xFFFFFFFF00000000L;
 
     // System pages (cluster service state in reserved network pages)
     public static final int SYS_PAGES = 0x8;

@@ -131,7 +131,7 @@ public interface Backend extends AutoCloseable {
     default dev.memchan.ClusterTime clusterTime() {
         if ((readRegister(dev.memchan.layout.Regs.REG_CAPS) & dev.memchan.layout.Regs.CAPS_GLOBAL_CLOCK_MASK) == 0) {
             throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
-                    location() + ": no global clock (CAPS.GLOBAL_CLOCK is clear: the ivshmem backend's guests share no clock)");
+                    location() + ": no global clock (CAPS.GLOBAL_CLOCK is clear)");
         }
         long nearWrap = 0xFF00_0000L;          // 2^24 cycles before the wrap: 67 ms at 250 MHz
         long time = globalTimeOnce();
@@ -149,7 +149,12 @@ public interface Backend extends AutoCloseable {
                     location() + ": the global clock is not synchronized (no sync frame within 4 intervals)");
         }
         int offset = readRegister(dev.memchan.layout.Regs.REG_CLOCK_OFFSET);
-        return new dev.memchan.ClusterTime(time, bound, offset, dev.memchan.ClusterTime.Unit.LINK_CYCLES);
+        return new dev.memchan.ClusterTime(time, bound, offset, globalTimeUnit());
+    }
+
+    /** What a tick of the GLOBAL_TIME register is: link cycles on an adapter (the default). */
+    default dev.memchan.ClusterTime.Unit globalTimeUnit() {
+        return dev.memchan.ClusterTime.Unit.LINK_CYCLES;
     }
 
     private long globalTimeOnce() {

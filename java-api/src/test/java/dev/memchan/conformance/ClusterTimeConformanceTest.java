@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * The cluster time ({@code Fabric.clusterTime()}) read by two node processes in turn: a reading that happens
  * after another, in real time, may not lie before it by more than the later reading's bound (the master's time
  * at the first read is at least its reading, at the second at most its reading plus its bound). On the soft
- * fabric the bound is 0 and the time never goes back. Backends without a global clock (the driver's ivshmem
- * backend) say so with UNSUPPORTED: the test is then skipped, naming why.
+ * fabric the bound is 0 and the time never goes back. A backend without a global clock would say so with
+ * UNSUPPORTED: the test is then skipped, naming why.
  */
 class ClusterTimeConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(60));

@@ -32,6 +32,12 @@ public final class CasLock implements NodeLock {
     private final long word;
     private final long mine;
     private final boolean writeCombining;
+    /**
+     * {@link Thread#threadId()} of the thread of this process holding the lock, 0 when none (ids are positive):
+     * kept by the lock set, to refuse a second acquire or a release by another thread. Plain: a thread only
+     * compares it with its own id, and a thread always reads its own last write or a later one.
+     */
+    private long holdingThread;
 
     /**
      * @param writeCombining the holder's protected stores may sit in write-combining buffers: drain them with a
@@ -66,6 +72,15 @@ public final class CasLock implements NodeLock {
         return SystemPagesDescriptor.casLockWord(locks);
     }
 
+    public boolean heldByThread(long threadId) {
+        return holdingThread == threadId;
+    }
+
+    /** Records the holding thread of this process after an acquire; 0 before a release. */
+    public void holdingThread(long threadId) {
+        holdingThread = threadId;
+    }
+
     @Override
     public boolean tryAcquire() {
         return home.compareAndExchange(word, 0L, mine) == 0L;
@@ -73,9 +88,16 @@ public final class CasLock implements NodeLock {
 
     @Override
     public void acquire(long timeoutNanos) {
-        if (tryAcquire()) {
-            return; // uncontended: no clock read (a VM's clock source may cost more than the CAS)
+        if (!tryAcquire()) { // uncontended: no clock read (a VM's clock source may cost more than the CAS)
+            acquireContended(timeoutNanos);
         }
+    }
+
+    /**
+     * Out of line: inlined, this loop's second copy of the remote-atomic path made the uncontended acquire's
+     * compiled code too big for the JIT to inline into its callers.
+     */
+    private void acquireContended(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         int attempt = 0;
         while (!tryAcquire()) {

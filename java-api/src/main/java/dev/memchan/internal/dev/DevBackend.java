@@ -126,11 +126,11 @@ public final class DevBackend implements Backend {
 
     private MemchanException fail(String what, ErrnoException e) {
         Kind kind = switch (e.errno()) {
-            case 1, Posix.EACCES -> Kind.PERMISSION;       // EPERM, EACCES
-            case 16, Posix.EEXIST -> Kind.IN_USE;          // EBUSY, EEXIST
-            case 22, 7 -> Kind.INVALID_ARGUMENT;           // EINVAL, E2BIG
+            case Posix.EPERM, Posix.EACCES -> Kind.PERMISSION;
+            case Posix.EBUSY, Posix.EEXIST -> Kind.IN_USE;
+            case Posix.EINVAL, Posix.E2BIG -> Kind.INVALID_ARGUMENT;
             case Posix.ENXIO -> Kind.NOT_FOUND;            // no node ID
-            case 19 -> Kind.CLOSED;                        // ENODEV: the device went away
+            case Posix.ENODEV -> Kind.CLOSED;              // the device went away
             case Posix.ETIMEDOUT -> Kind.TIMEOUT;
             default -> Kind.DEVICE_ERROR;
         };
@@ -154,7 +154,7 @@ public final class DevBackend implements Backend {
             Uapi.memchan_node.node_id(s, id);
             ioctl(Uapi.SET_NODE, s, "set node");
         } catch (ErrnoException e) {
-            throw fail("setting node ID " + id + (e.errno() == 1 ? " needs root (CAP_SYS_ADMIN)" : ""), e);
+            throw fail("setting node ID " + id + (e.errno() == Posix.EPERM ? " needs root (CAP_SYS_ADMIN)" : ""), e);
         }
     }
 
@@ -200,6 +200,13 @@ public final class DevBackend implements Backend {
         return backendKind;
     }
 
+    /** The ivshmem backend's GLOBAL_TIME is the clock master's CLOCK_MONOTONIC in ns (docs/driver.md). */
+    @Override
+    public dev.memchan.ClusterTime.Unit globalTimeUnit() {
+        return backendKind == Uapi.BACKEND_IVSHMEM ? dev.memchan.ClusterTime.Unit.NANOSECONDS
+                : dev.memchan.ClusterTime.Unit.LINK_CYCLES;
+    }
+
     @Override
     public int readRegister(int offset) {
         if (offset < 0 || offset > SF_NODE_REGS_SIZE - 4 || (offset & 3) != 0) {
@@ -233,13 +240,13 @@ public final class DevBackend implements Backend {
         try {
             ioctl(Uapi.PCT, s, "pct");
         } catch (ErrnoException e) {
-            if ((flags & Uapi.PCT_WRITE_TX) != 0 && e.errno() == 16) { // EBUSY: another node routes it elsewhere
+            if ((flags & Uapi.PCT_WRITE_TX) != 0 && e.errno() == Posix.EBUSY) { // another node routes it elsewhere
                 throw new MemchanException(Kind.INVALID_ARGUMENT, location + ": writing the transmit PCT entry of page "
                         + page + " as " + TxPct.describe(tx) + ": another node routes the page elsewhere; one network "
                         + "page has one route", e);
             }
             throw fail((flags == 0 ? "reading" : "writing") + " the PCT entry of page " + page
-                    + (e.errno() == 1 ? " (PCT writes need root)" : ""), e);
+                    + (e.errno() == Posix.EPERM ? " (PCT writes need root)" : ""), e);
         }
         return s;
     }
@@ -309,7 +316,7 @@ public final class DevBackend implements Backend {
         } catch (ErrnoException e) {
             String what = (grant ? "granting" : "revoking") + " pages " + first + "+" + count
                     + (transmit ? " for transmit as " + TxPct.describe(txEntry) : " for receive");
-            if (grant && e.errno() == 16) { // EBUSY: another route on this page
+            if (grant && e.errno() == Posix.EBUSY) { // another route on this page
                 throw new MemchanException(Kind.INVALID_ARGUMENT, location + ": " + what
                         + ": the page already has another route; one network page has one route", e);
             }

@@ -44,13 +44,19 @@ public final class Posix {
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
     public static final int SEEK_END = 2;
+    // errno values of Linux (asm-generic/errno-base.h, errno.h): x86-64 and aarch64 share them
+    public static final int EPERM = 1;
     public static final int ENOENT = 2;
     public static final int ESRCH = 3;
     public static final int EINTR = 4;
     public static final int ENXIO = 6;
+    public static final int E2BIG = 7;
     public static final int EAGAIN = 11;
     public static final int EACCES = 13;
+    public static final int EBUSY = 16;
     public static final int EEXIST = 17;
+    public static final int ENODEV = 19;
+    public static final int EINVAL = 22;
     public static final int EOPNOTSUPP = 95;
     public static final int ETIMEDOUT = 110;
     public static final short POLLIN = 1;

@@ -85,8 +85,13 @@ final class CounterStripes {
             long at = c.stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter;
             INT.setRelease(control, at, (int) INT.get(control, at) + 1);
         } else {
-            INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
+            countAtTheHome(home, page, counter);
         }
+    }
+
+    /** A thread without a stripe; out of line, so that the striped count stays small enough to inline into its callers. */
+    private void countAtTheHome(int home, int page, int counter) {
+        INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
     }
 
     /** Another thread than the last one counts: its claim, made on its first count. */

@@ -42,6 +42,8 @@ final class SoftRemoteWindow implements RemoteWindow {
     private final int pageShift;
     private final Arena arena;
     private final MemorySegment data;
+    /** The last offset an aligned word may start at: the hot bounds check reads no field of the segment. */
+    private final long lastWord;
     private final Consumer<SoftRemoteWindow> release;
 
     SoftRemoteWindow(MemorySegment control, SoftFabricLayout layout, CounterStripes stripes, int home, int firstPage, int count,
@@ -58,6 +60,7 @@ final class SoftRemoteWindow implements RemoteWindow {
         this.pageShift = Integer.numberOfTrailingZeros(layout.pageSize());
         this.arena = arena;
         this.data = data;
+        this.lastWord = data.byteSize() - Long.BYTES;
         this.release = release;
     }
 
@@ -100,7 +103,7 @@ final class SoftRemoteWindow implements RemoteWindow {
      * The hot paths (this, {@link #granted}, {@link #served}) keep their refusals out of line, small enough to inline.
      */
     private int wordPage(long offset, String op) {
-        if (offset < 0 || offset > data.byteSize() - Long.BYTES || (offset & (Long.BYTES - 1)) != 0) {
+        if (offset < 0 || offset > lastWord || (offset & (Long.BYTES - 1)) != 0) {
             badWord(offset, op);
         }
         return firstPage + (int) (offset >>> pageShift);

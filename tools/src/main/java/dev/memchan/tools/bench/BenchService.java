@@ -78,8 +78,14 @@ public final class BenchService {
     /**
      * Serves requests until {@code count} were served ({@code count <= 0}: until the process is stopped;
      * the cluster's clean-up of a node that leaves or dies frees its regions). Returns the number served.
+     * With an {@code idle} bound ({@link Duration#ZERO}: none) it stops when no request arrives within
+     * it of the start or of the last one served (its status says it stopped, then it throws a time-out),
+     * and a started ping-pong fails when its client stays silent that long (a bandwidth run has no such
+     * bound yet): a server whose client died
+     * ends by itself, closing its fabric as a normal exit does.
      */
-    public static int serve(Fabric f, int count, Listener listener) {
+    public static int serve(Fabric f, int count, Duration idle, Listener listener) {
+        long bound = idle.toNanos();
         int me = f.nodeId();
         try (Region request = f.allocate(REQUEST_KEY | me, f.pageSize(), 0660);
              Region status = f.allocate(STATUS_KEY | me, f.pageSize(), 0660)) {
@@ -91,7 +97,8 @@ public final class BenchService {
             publishStatus(out, seen, failedSeq, ready);
             long answered = 0; // a hello left from a client that waited before this server started is answered
             int served = 0;
-            int idle = 0;
+            int emptyPolls = 0;
+            long since = System.nanoTime();
             while (count <= 0 || served < count) {
                 long seq = in.getLongAcquire(SEQ);
                 if (seq == seen) {
@@ -101,21 +108,26 @@ public final class BenchService {
                         out.putLongVolatile(ANSWERED, hello);
                         answered = hello;
                     }
-                    if (++idle > 1000) {
+                    if (bound > 0 && emptyPolls > 1000 && System.nanoTime() - since > bound) {
+                        out.putLongVolatile(READY, 0);
+                        throw new MemchanException(MemchanException.Kind.TIMEOUT, "no benchmark request within "
+                                + idle.toSeconds() + " s (served " + served + (count > 0 ? " of " + count : "") + ")");
+                    }
+                    if (++emptyPolls > 1000) {
                         sleepMillis(1);
                     } else {
                         Thread.onSpinWait();
                     }
                     continue;
                 }
-                idle = 0;
+                emptyPolls = 0;
                 seen = seq;
                 Request r = new Request(seq, (int) in.getLongAcquire(KIND), (int) in.getLongAcquire(CLIENT),
                         in.getLongAcquire(KEY), in.getLongAcquire(PARAM0), in.getLongAcquire(PARAM1));
                 RuntimeException failure = null;
                 try {
                     switch (r.kind()) {
-                        case KIND_PINGPONG -> PingPong.pong(f, r.key(), r.key() + 1, r.client());
+                        case KIND_PINGPONG -> PingPong.pong(f, r.key(), r.key() + 1, r.client(), idle);
                         case KIND_BANDWIDTH -> ChannelThroughput.receive(f, r.key(), r.client(), (int) r.param0(), r.param1());
                         default -> throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT,
                                 "benchmark request of unknown kind " + r.kind() + " from node " + r.client());
@@ -127,6 +139,7 @@ public final class BenchService {
                 }
                 out.putLongVolatile(DONE, seq);
                 served++;
+                since = System.nanoTime();
                 listener.served(r, failure);
             }
             out.putLongVolatile(READY, 0);

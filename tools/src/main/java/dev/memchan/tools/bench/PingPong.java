@@ -10,6 +10,7 @@ import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The 8-byte ping-pong of seed 000 (Table 2, first row) between two nodes: ping stores round r
@@ -33,6 +34,8 @@ public final class PingPong {
     private static final int HELLO = 8;
     private static final long HELLO_REPEAT_NANOS = 10_000_000L;
     private static final Duration HELLO_TIMEOUT = Duration.ofSeconds(30);
+    /** A silent pinger is checked for every 4,096 empty polls: the clock stays off the echo path. */
+    private static final int SILENCE_CHECK_MASK = 4095;
 
     private PingPong() {
     }
@@ -82,13 +85,25 @@ public final class PingPong {
         }
     }
 
-    /** The echoing side; returns after the pinger's stop value. */
+    /** The echoing side; returns after the pinger's stop value (waits for it without a bound). */
     public static void pong(Fabric f, long pingKey, long pongKey, int pingNode) {
+        pong(f, pingKey, pongKey, pingNode, Duration.ZERO);
+    }
+
+    /**
+     * The echoing side; returns after the pinger's stop value, or throws a time-out when the pinger
+     * stays silent (no new hello or round) for {@code silence} ({@link Duration#ZERO}: no bound). A
+     * server across hosts needs the bound: a pinger that died never sends its stop value.
+     */
+    public static void pong(Fabric f, long pingKey, long pongKey, int pingNode, Duration silence) {
+        long bound = silence.toNanos();
         try (Region pingRegion = f.allocate(pingKey, f.pageSize(), 0660);
              Region pongRegion = f.allocate(pongKey, f.pageSize(), 0660)) {
             IncomingMapping in = pingRegion.attachReceive(false);
             OutgoingMapping out = pongRegion.attachTransmit(Route.node(pingNode), false);
             long answered = 0;
+            long heard = System.nanoTime();
+            int spins = 0;
             // before the first round (hello + 1): answer the pinger's hellos, a stale one too (the pinger
             // takes only its own)
             while (answered == 0 || in.getLongAcquire(ROUND) != answered + 1) {
@@ -96,13 +111,20 @@ public final class PingPong {
                 if (hello != answered) {
                     out.putLongVolatile(HELLO, hello);
                     answered = hello;
+                    heard = System.nanoTime();
+                } else if (bound > 0 && (++spins & SILENCE_CHECK_MASK) == 0) {
+                    heard = checkSilence(heard, bound, pingNode);
                 }
                 Thread.onSpinWait();
             }
             long last = answered;
+            heard = System.nanoTime();
             while (true) {
                 long v = in.getLongAcquire(ROUND);
                 if (v == last) {
+                    if (bound > 0 && (++spins & SILENCE_CHECK_MASK) == 0) {
+                        heard = checkSilence(heard, bound, pingNode);
+                    }
                     Thread.onSpinWait();
                     continue;
                 }
@@ -111,8 +133,19 @@ public final class PingPong {
                 }
                 out.putLongVolatile(ROUND, v);
                 last = v;
+                spins = 0;
+                heard = System.nanoTime();
             }
         }
+    }
+
+    /** Throws when more than {@code bound} ns passed since {@code heard}; returns {@code heard}. */
+    private static long checkSilence(long heard, long bound, int pingNode) {
+        if (System.nanoTime() - heard > bound) {
+            throw new MemchanException(MemchanException.Kind.TIMEOUT, "the pinger on node " + pingNode
+                    + " was silent for " + TimeUnit.NANOSECONDS.toSeconds(bound) + " s");
+        }
+        return heard;
     }
 
     /** Repeats a hello until pong's answer to it arrives (then pong is attached both ways); returns the hello. */

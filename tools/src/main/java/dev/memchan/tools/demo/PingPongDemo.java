@@ -19,6 +19,7 @@ import java.util.Arrays;
  *   PingPongDemo responder shm:NAME          (start first; prints its node ID)
  *   PingPongDemo initiator shm:NAME ROUNDS   (finds the responder through membership)
  * </pre>
+ * -Dmemchan.demo.failureTimeoutMs=MS: the cluster's failure timeout (default the library's).
  */
 public final class PingPongDemo {
     private static final long TO_RESPONDER = 0xD0_0001L;
@@ -34,7 +35,20 @@ public final class PingPongDemo {
             System.exit(2);
         }
         FabricOptions options = FabricOptions.defaults();
+        // a board's one-vCPU guests under load starve the cluster agent past the default failure
+        // timeout (board-duo passes a longer one, as board-java does)
+        String timeout = System.getProperty("memchan.demo.failureTimeoutMs");
+        if (timeout != null) {
+            options = new FabricOptions(options.nodeId(), options.create(), options.fabricSize(), options.pageSize(),
+                    options.maxNodes(), options.group(), options.heartbeatPeriod(), Duration.ofMillis(Long.parseLong(timeout)));
+        }
         try (Fabric fabric = Fabric.open(args[1], options)) {
+            // a node judged dead leaves every region: say so, or a channel's wait for it looks like a hang
+            fabric.onClusterEvent(e -> {
+                if (e.type() == ClusterEvent.Type.LEAVE) {
+                    System.out.println("node " + fabric.nodeId() + ": " + e);
+                }
+            });
             if (args[0].equals("responder")) {
                 respond(fabric);
             } else {

@@ -387,19 +387,29 @@ final class BenchCommand extends Base {
     @Command(name = "serve", mixinStandardHelpOptions = true,
             description = {"The far end of pingpong and bandwidth between two hosts: joins the fabric as this host's node "
                     + "and runs the echoing or receiving side of each benchmark a client starts with --peer THIS_NODE.",
-                    "Runs until --count benchmarks were served, or until interrupted. One client at a time."},
+                    "Runs until --count benchmarks were served, --idle-timeout passed without a request, or until interrupted. "
+                            + "One client at a time."},
             footerHeading = "%nExamples:%n",
             footer = {"  mcctl bench serve                        # host A, adapter node 1",
                     "  mcctl bench pingpong --peer 1            # host B",
-                    "  mcctl bench serve --count 2 --json       # serve two runs, one JSON line each"})
+                    "  mcctl bench serve --count 2 --json       # serve two runs, one JSON line each",
+                    "  mcctl bench serve --count 1 --idle-timeout 300   # a script's server: ends if its client never comes"})
     static final class Serve extends Base {
         @Option(names = "--count", defaultValue = "0", description = "Stop after this many benchmarks (0: until interrupted; default ${DEFAULT-VALUE}).")
         int count;
+
+        @Option(names = "--idle-timeout", defaultValue = "0", paramLabel = "SECONDS",
+                description = "Stop (exit 4) when no benchmark is requested within SECONDS of the start or of the last one, "
+                        + "and fail a ping-pong whose client is silent that long (0: no bound; default ${DEFAULT-VALUE}).")
+        int idleTimeout;
 
         @Override
         public Integer call() {
             if (count < 0) {
                 throw McctlException.usage("--count must be 0 (no limit) or more, not " + count);
+            }
+            if (idleTimeout < 0) {
+                throw McctlException.usage("--idle-timeout must be 0 (no bound) or more, not " + idleTimeout);
             }
             try (Fabric f = Targets.join(location())) {
                 if (json()) {
@@ -410,7 +420,7 @@ final class BenchCommand extends Base {
                     out().flush();
                 }
                 int[] failed = {0};
-                BenchService.serve(f, count, (r, failure) -> {
+                BenchService.serve(f, count, Duration.ofSeconds(idleTimeout), (r, failure) -> {
                     String kind = r.kind() == BenchService.KIND_PINGPONG ? "pingpong" : r.kind() == BenchService.KIND_BANDWIDTH
                             ? "bandwidth" : "unknown";
                     if (failure != null) {

@@ -50,6 +50,20 @@ public final class Mcctl implements Callable<Integer> {
     @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "Add stack traces to error messages.")
     boolean verbose;
 
+    /**
+     * The failure timeout of the member mcctl joins as (node join, bench, selftest, apply, PCT changes): how
+     * long another node's heartbeat may stop before it is declared dead and its locks are released.
+     */
+    @Option(names = "--failure-timeout", scope = ScopeType.INHERIT, paramLabel = "MS",
+            defaultValue = "${env:MEMCHAN_FAILURE_TIMEOUT_MS}",
+            description = "Milliseconds a node's heartbeat may stop before mcctl's member declares it dead "
+                    + "(default: $MEMCHAN_FAILURE_TIMEOUT_MS, else the library's " + Regs.SYS_DEFAULT_FAILURE_TIMEOUT_MS
+                    + " ms; at least twice the heartbeat period, " + Regs.SYS_DEFAULT_HEARTBEAT_MS + " ms). "
+                    + "Slow hosts (emulated boards) need seconds.")
+    void failureTimeout(Long ms) {
+        Targets.failureTimeout(spec.commandLine(), ms);
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -70,6 +84,7 @@ public final class Mcctl implements Callable<Integer> {
     }
 
     public static CommandLine commandLine() {
+        Targets.failureTimeout(null, null);     // an earlier command line of this JVM set none for this one
         CommandLine cl = new CommandLine(new Mcctl());
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             Mcctl root = (Mcctl) cmd.getCommandSpec().root().userObject();

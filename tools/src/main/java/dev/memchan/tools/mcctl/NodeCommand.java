@@ -198,7 +198,7 @@ final class NodeCommand extends Base {
             if (node.isPresent() && Targets.isSoft(location)) {
                 refuseHeld(location, node.getAsInt());
             }
-            FabricOptions options = FabricOptions.defaults().withCreate(create && Targets.isSoft(location));
+            FabricOptions options = Targets.memberOptions().withCreate(create && Targets.isSoft(location));
             Fabric fabric = Fabric.open(location, node.isPresent() ? options.withNodeId(node.getAsInt()) : options);
             CountDownLatch left = new CountDownLatch(1);
             // Fabric's own shutdown hook leaves the cluster on SIGINT/SIGTERM; this one waits for that and says so.
@@ -210,9 +210,11 @@ final class NodeCommand extends Base {
             }, "mcctl-leave"));
             long pid = ProcessHandle.current().pid();
             if (cmd.json()) {
-                cmd.printJson(Json.obj("joined", location, "node", fabric.nodeId(), "pid", pid));
+                cmd.printJson(Json.obj("joined", location, "node", fabric.nodeId(), "pid", pid,
+                        "failure_timeout_ms", options.failureTimeout().toMillis()));
             } else {
-                cmd.out().printf("joined %s as node %d (pid %d); SIGINT or SIGTERM to leave%n", location, fabric.nodeId(), pid);
+                cmd.out().printf("joined %s as node %d (pid %d, failure timeout %d ms); SIGINT or SIGTERM to leave%n",
+                        location, fabric.nodeId(), pid, options.failureTimeout().toMillis());
                 cmd.out().flush();
             }
             left.await();

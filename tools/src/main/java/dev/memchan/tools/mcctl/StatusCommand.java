@@ -98,11 +98,13 @@ final class StatusCommand extends Base {
         doc.putAll(t.identity());
         doc.put("adapter", adapter);
         Map<String, Object> own = adapterClock ? adapterClock(t, first) : Map.of();
-        doc.put("clock", adapterClock ? Json.obj("source", "adapter GLOBAL_TIME", "unit", "link_cycles",
-                "time", own.get("time"), "bound", own.get("bound"))
+        boolean masterNanos = t.clockUnit() == dev.memchan.ClusterTime.Unit.NANOSECONDS;
+        doc.put("clock", adapterClock ? Json.obj("source", masterNanos
+                        ? "the clock master's monotonic clock, by the driver's exchange with it (ivshmem)" : "adapter GLOBAL_TIME",
+                "unit", masterNanos ? "ns" : "link_cycles", "time", own.get("time"), "bound", own.get("bound"))
                 : t.kind().equals("soft") ? Json.obj("source", "host monotonic clock: every node of a soft fabric reads it",
                         "unit", "ns", "time", System.nanoTime(), "bound", 0)
-                : Json.obj("source", "none", "reason", "CAPS.GLOBAL_CLOCK is clear (ivshmem guests share no clock)"));
+                : Json.obj("source", "none", "reason", "CAPS.GLOBAL_CLOCK is clear"));
         doc.put("directory_generation", t.generation());
         doc.put("nodes", nodes);
         doc.put("groups", groups);

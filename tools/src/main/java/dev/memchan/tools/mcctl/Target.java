@@ -28,6 +28,11 @@ public interface Target extends AutoCloseable {
     /** "soft" or "dev". */
     String kind();
 
+    /** What a tick of the GLOBAL_TIME register reads in (adapters: link cycles). */
+    default dev.memchan.ClusterTime.Unit clockUnit() {
+        return dev.memchan.ClusterTime.Unit.LINK_CYCLES;
+    }
+
     int maxNodes();
 
     int pageSize();

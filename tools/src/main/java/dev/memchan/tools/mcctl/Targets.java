@@ -106,6 +106,30 @@ public final class Targets {
                 + "use a build of java-api with the driver backend");
     }
 
+    /** The options of every member mcctl joins as: the library's, with the root option --failure-timeout. */
+    private static FabricOptions memberOptions = FabricOptions.defaults();
+
+    /** Sets the failure timeout (null: the library's default); bad values are a usage error, nothing set. */
+    static void failureTimeout(picocli.CommandLine cl, Long ms) {
+        FabricOptions defaults = FabricOptions.defaults();
+        if (ms == null) {
+            memberOptions = defaults;
+            return;
+        }
+        long min = 2 * defaults.heartbeatPeriod().toMillis(), max = 3_600_000;
+        if (ms < min || ms > max) {
+            throw new picocli.CommandLine.ParameterException(cl, "failure timeout " + ms + " ms out of range: "
+                    + min + ".." + max + " ms (at least twice the heartbeat period, "
+                    + defaults.heartbeatPeriod().toMillis() + " ms)");
+        }
+        memberOptions = defaults.withTiming(defaults.heartbeatPeriod(), java.time.Duration.ofMillis(ms));
+    }
+
+    /** The options a member mcctl joins as starts from (see {@link #failureTimeout}). */
+    static FabricOptions memberOptions() {
+        return memberOptions;
+    }
+
     /**
      * Joins the fabric as a (transient) node of this process, for commands that need a member. On an
      * adapter the node is the adapter's, and only while no other process is its member.
@@ -126,7 +150,7 @@ public final class Targets {
                     + "(change it with: mcctl node set ID)");
         }
         // on an adapter whose node has a program, mcctl joins as one more process of that node
-        FabricOptions options = FabricOptions.defaults().withCreate(false);
+        FabricOptions options = memberOptions.withCreate(false);
         return Fabric.open(location, nodeId.isPresent() ? options.withNodeId(nodeId.getAsInt()) : options);
     }
 
@@ -293,6 +317,11 @@ public final class Targets {
         @Override
         public String kind() {
             return "dev";
+        }
+
+        @Override
+        public dev.memchan.ClusterTime.Unit clockUnit() {
+            return adapter.globalTimeUnit();
         }
 
         @Override

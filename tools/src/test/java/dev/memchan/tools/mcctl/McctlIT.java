@@ -285,6 +285,23 @@ class McctlIT {
 
     @Test
     @Order(3)
+    void theFailureTimeoutIsTheOperatorsAndCheckedBeforeAnythingJoins() throws Exception {
+        // refused while parsing, before anything joins (an accepted join would hold node 4 until "hung")
+        Run tooShort = refused(2, "node", "join", "--fabric", FABRIC, "--node", "4", "--failure-timeout", "150");
+        assertTrue(tooShort.err().contains("failure timeout 150 ms out of range: 200..3600000 ms"), tooShort.toString());
+        refused(2, "node", "join", "--fabric", FABRIC, "--node", "4", "--failure-timeout", "soon");
+        Process p = new ProcessBuilder(LAUNCHER, "node", "join", "--fabric", FABRIC, "--node", "4", "--failure-timeout", "15000")
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        agents.add(p);
+        String line = new BufferedReader(new InputStreamReader(p.getInputStream())).readLine();
+        assertNotNull(line, "the agent exited without joining");
+        assertTrue(line.startsWith("joined " + FABRIC + " as node 4 (pid ") && line.contains("failure timeout 15000 ms"), line);
+        ok("node", "leave", "--fabric", FABRIC, "--node", "4");
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the agent did not leave");
+    }
+
+    @Test
+    @Order(3)
     void aCorruptFabricFileIsADeviceErrorAndStaysUntouched() throws Exception {
         Path corrupt = Path.of("/dev/shm/memchan-" + NAME + "-corrupt");
         byte[] junk = new byte[1 << 20];
@@ -499,6 +516,11 @@ class McctlIT {
         assertEquals(4, none.code(), none.toString());
         assertTrue(none.err().contains("start mcctl bench serve on that node"), none.toString());
         refused(2, "bench", "pingpong", "--fabric", FABRIC, "--peer", "99");
+        // a server whose client never comes ends by itself, its node left (a script's server)
+        Run idle = mcctl("bench", "serve", "--fabric", FABRIC, "--count", "1", "--idle-timeout", "1");
+        assertEquals(4, idle.code(), idle.toString());
+        assertTrue(idle.err().contains("no benchmark request within 1 s (served 0 of 1)"), idle.toString());
+        refusedWithin(30, 2, "bench", "serve", "--fabric", FABRIC, "--idle-timeout", "-1");
         assertEquals(2, ok("status", "--fabric", FABRIC, "--json").json().get("nodes").size());
     }
 
