@@ -58,7 +58,8 @@ struct memchan_backend {
 	const char *name;			/* sysfs backend */
 	/*
 	 * Receive pages are this node's own copy, holding only what the adapter delivered while
-	 * their RX PCT entry was on (hardware); not a view of shared memory (ivshmem).
+	 * their RX PCT entry was on (hardware: every page while the node has an ID); not a view of
+	 * shared memory (ivshmem).
 	 */
 	bool rx_private;
 
@@ -84,10 +85,10 @@ struct memchan_backend {
 	/* entry validated by the core (no REMAP); the backend adds remapping */
 	int (*rx_pct_write)(struct memchan_dev *md, u32 page, u64 entry);
 	/*
-	 * rx_private backends: zero a receive page whose RX PCT entry is off, before
-	 * its first local receiver gets it (what it holds is from an earlier user).
+	 * rx_private backends: zero the whole receive area, every RX PCT entry off (a node-ID
+	 * change: what it holds was received under the earlier ID).
 	 */
-	void (*rx_page_clear)(struct memchan_dev *md, u32 page);
+	void (*rx_clear)(struct memchan_dev *md);
 	int (*set_node)(struct memchan_dev *md, u32 node, u32 flags);
 	int (*ack_sweep)(struct memchan_dev *md, u64 timeout_ns, u32 *outstanding);
 	/* emulated receive interrupt; NULL where arrival raises it itself */

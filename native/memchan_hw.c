@@ -584,13 +584,13 @@ static int mc_hw_rx_mmap(struct memchan_dev *md, struct vm_area_struct *vma, u64
 
 /*
  * The adapter writes a receive page only while its RX PCT entry is on; the core
- * calls this with it off, so no DMA races the clear.
+ * calls this with every entry off, so no DMA races the clear.
  */
-static void mc_hw_rx_page_clear(struct memchan_dev *md, u32 page)
+static void mc_hw_rx_clear(struct memchan_dev *md)
 {
 	struct mc_hw_dev *hw = to_hw(md);
 
-	memset(hw->rx_cpu + (size_t)page * md->page_size, 0, md->page_size);
+	memset(hw->rx_cpu, 0, hw->rx_size);
 }
 
 static pgprot_t mc_hw_tx_prot(pgprot_t prot)
@@ -847,7 +847,7 @@ const struct memchan_backend memchan_hw_backend = {
 	.tx_pct_write = mc_hw_tx_pct_write,
 	.tx_route_check = mc_hw_tx_route_check,
 	.rx_pct_write = mc_hw_rx_pct_write,
-	.rx_page_clear = mc_hw_rx_page_clear,
+	.rx_clear = mc_hw_rx_clear,
 	.set_node = mc_hw_set_node,
 	.ack_sweep = mc_hw_barrier,
 	.loopback = mc_hw_loopback,

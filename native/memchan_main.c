@@ -301,16 +301,18 @@ static int memchan_check_rx_entry(struct memchan_dev *md, u64 e)
 }
 
 /*
- * Private receive pages (hardware): the system pages (cluster lock, membership, region
- * directory; docs/soft-fabric.md) are received for as long as the node has an ID, whether or
- * not a process has joined. A node's copy of them is only what its adapter received, so a
- * program that joins later must find every store made since the adapter got its ID; without
- * this, a node whose program started after the others never saw their membership (found on the
- * co-simulated board). On ivshmem the pages are the shared file anyway.
+ * Private receive pages (hardware): every page of the window is received for as long as the node
+ * has an ID, whether or not a process holds a receive grant, so the node's copy of a page is
+ * always current and a process that attaches late finds every store made since the node got
+ * its ID, as on ivshmem, where the pages are the shared file (a process that attached a lock
+ * set after its holder bid missed the bid: FailureConformanceTest on the co-simulated board).
+ * The receive area already covers the whole window; grants bound only what a process may map
+ * and the per-grant attributes (memchan_rx_attrs). Stores made before the node got its ID are
+ * not there (hot join: firmware/cosim/README.md).
  */
-static bool memchan_rx_always(struct memchan_dev *md, u32 page)
+static bool memchan_rx_always(struct memchan_dev *md)
 {
-	return md->be->rx_private && page < MC_SYS_PAGES && md->node_id != MEMCHAN_NODE_NONE;
+	return md->be->rx_private && md->node_id != MEMCHAN_NODE_NONE;
 }
 
 static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
@@ -319,7 +321,7 @@ static u64 memchan_rx_entry(struct memchan_dev *md, u32 page)
 
 	int i;
 
-	if (md->rx_users[page] || memchan_rx_always(md, page)) {
+	if (md->rx_users[page] || memchan_rx_always(md)) {
 		e = MC_RX_PCT_RX_EN_MASK;
 		for (i = 0; i < MEMCHAN_RX_ATTRS; i++)
 			if (md->rx_attr_users[i][page])
@@ -409,15 +411,10 @@ static int memchan_grant(struct memchan_dev *md, struct memchan_file *f,
 			set_bit(p, f->tx_map);
 		} else {
 			/*
-			 * A private receive page (hardware) keeps what it last received,
-			 * perhaps for another user's region: the first local receiver
-			 * starts from zeros, as region creation promises (the library's
-			 * zeroing stores reach only receivers attached when they are made).
+			 * A private receive page (hardware) is received throughout, so it holds
+			 * what the node received (memchan_rx_always); the first local receiver
+			 * counts the accesses it serves from zero, as the region's home
 			 */
-			if (md->rx_users[p] == 0 && !memchan_rx_always(md, p) &&
-			    md->be->rx_page_clear)
-				md->be->rx_page_clear(md, p);
-			/* ... and counts the accesses it serves from zero, as the region's home */
 			if (md->rx_users[p] == 0 && md->be->page_counters_clear)
 				md->be->page_counters_clear(md, p);
 			md->rx_users[p]++;
@@ -560,25 +557,48 @@ static int memchan_ioc_release_node(struct memchan_dev *md, struct memchan_file 
 	return 0;
 }
 
-/* the receive entries of the system pages after a node-ID change (memchan_rx_always) */
-static int memchan_sync_sys_rx(struct memchan_dev *md)
+/* every receive entry as memchan_rx_entry says (at probe, after a node-ID change), or off */
+static int memchan_sync_rx(struct memchan_dev *md, bool off)
 {
 	u32 p;
 	int ret;
 
 	if (!md->be->rx_private)
 		return 0;
-	for (p = 0; p < MC_SYS_PAGES && p < md->page_count; p++) {
-		ret = md->be->rx_pct_write(md, p, memchan_rx_entry(md, p));
+	for (p = 0; p < md->page_count; p++) {
+		ret = md->be->rx_pct_write(md, p, off ? 0 : memchan_rx_entry(md, p));
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+/*
+ * A private receive area holds what the node received under its earlier ID (no grants are
+ * left: set_node refuses with grants held): receive nothing while it is zeroed, so the new ID
+ * starts from zeros as the soft fabric's pages do, then receive under the new one. Without an
+ * ID every entry is already off (no grant, no raw PCT write without one), and stays off: each
+ * pass over the PCT costs four register accesses a page, slow on a co-simulated board.
+ */
+static int memchan_rx_restart(struct memchan_dev *md, bool was_receiving)
+{
+	int ret;
+
+	if (!md->be->rx_private)
+		return 0;
+	if (was_receiving) {
+		ret = memchan_sync_rx(md, true);
+		if (ret)
+			return ret;
+	}
+	md->be->rx_clear(md);
+	return memchan_rx_always(md) ? memchan_sync_rx(md, false) : 0;
+}
+
 static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, void *arg)
 {
 	struct memchan_node *n = arg;
+	bool was_receiving;
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
@@ -597,10 +617,11 @@ static int memchan_ioc_set_node(struct memchan_dev *md, struct memchan_file *f, 
 	}
 	if (md->grants)
 		return -EBUSY;
+	was_receiving = memchan_rx_always(md);
 	ret = md->be->set_node(md, n->node_id, n->flags);
 	if (ret)
 		return ret;
-	return memchan_sync_sys_rx(md);
+	return memchan_rx_restart(md, was_receiving);
 }
 
 static int memchan_ioc_pct(struct memchan_dev *md, struct memchan_file *f, void *arg)
@@ -1430,7 +1451,7 @@ static int memchan_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		ret = -ENOMEM;
 		goto err_backend;
 	}
-	ret = memchan_sync_sys_rx(md);	/* an adapter that kept its node ID */
+	ret = memchan_sync_rx(md, false);	/* an adapter that kept its node ID */
 	if (ret)
 		goto err_backend;
 	pci_set_drvdata(pdev, md);

@@ -463,15 +463,16 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
 	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
 	# MEMCHAN_BOARD_JAVA_SELECT: the JUnit launcher's selectors for its conformance step. Default:
-	# join and clean leave, and bad input: besides the ordering and lock tests (its rule-3 step runs
-	# them under bit flips), the tests a link and the hardware backend can fail that pass here. Left
+	# join and clean leave, a SIGKILLed holder's locks (its watcher attaches the lock set after the
+	# victim bid: state on join), and bad input: besides the ordering and lock tests (its rule-3
+	# step runs them under bit flips), the tests a link and the hardware backend can fail. Left
 	# to the whole suite, "--select-package dev.memchan.conformance" (docs/driver.md, board boots):
-	# the seven-JVM SharedNodeConformanceTest (about 100 s per test on the one vCPU), the tests
-	# ivshmem covers as well, and FailureConformanceTest's SIGKILL test, which fails on the board
-	# (a lock set attached after its holder bid misses the bid: state on join, not built).
+	# the seven-JVM SharedNodeConformanceTest (about 100 s per test on the one vCPU) and the tests
+	# ivshmem covers as well.
 	# The guest reads the selectors from the work directory. Opt-in (MEMCHAN_ONLY=board-java) until
 	# its retry-off step passes and the native suite's savings pay for it (docs/driver.md).
 	sel="--select-method dev.memchan.conformance.FailureConformanceTest#joinAndCleanLeaveAreReportedAsEvents"
+	sel+=" --select-method dev.memchan.conformance.FailureConformanceTest#sigkilledNodeIsDeclaredDeadAndItsLocksAreReleased"
 	sel+=" --select-class dev.memchan.conformance.BadInputConformanceTest"
 	printf '%s\n' "${MEMCHAN_BOARD_JAVA_SELECT:-$sel}" > "$WORK/board-java.select"
 	if console_jar; then

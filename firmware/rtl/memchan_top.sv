@@ -280,7 +280,7 @@ module memchan_top #(
 
   memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
     .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
-    .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset),
+    .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset), .discarding_i(tx_disc || rx_disc),
     .e_valid_i(eq_rv), .e_data_i(eq_r), .e_ready_o(eq_rr), .e_commit_i(eq_commit),
     .merge_busy_i(merge_busy), .lc_hold_o(lc_hold), .echo_rx_i(echo_rx),
     .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),

@@ -19,6 +19,11 @@
 // to this node itself without a loopback, and its response, take the local-copy FIFO
 // instead of the link: the home's own requests go through its adapter too (as in
 // Telegraphos), so they are serialized with everyone else's.
+// While the link discards (discarding_i: after an error, until ERR_RESET) no echo or
+// response can come back, so nothing waits for one: a spoke's frame goes out without H_ECHO
+// (its local copy is lost, as the echo would have been) and a request to another node is
+// refused at once. Waiting held the transmit window, and with it every later host write to
+// the adapter, ERR_RESET included, for good (board-java's rule-3 step without retry froze).
 `default_nettype none
 
 module memchan_tx_builder #(
@@ -33,6 +38,7 @@ module memchan_tx_builder #(
   input  wire logic        hub_i,          // virtual hub: node 0, orders and echoes
   input  wire logic        spoke_i,        // virtual hub: node 1, local copies by echo
   input  wire logic        err_reset_i,    // CTRL.ERR_RESET: echoes of discarded frames never come
+  input  wire logic        discarding_i,   // the link discards: no echo or response comes back
   // descriptors {local_copy, header} and payload words (first-word-fall-through)
   input  wire logic        desc_valid_i,
   input  wire logic [64:0] desc_i,
@@ -120,8 +126,8 @@ module memchan_tx_builder #(
   always_comb begin
     d_data = (desc_i[H_TP_LSB +: 4] == TP_DATA);
     d_req  = tp_request(desc_i[H_TP_LSB +: 4]);
-    d_refuse = d_req && (desc_i[H_DNID_LSB +: 8] >= 8'(NODES));
     d_lconly = d_req && (desc_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
+    d_refuse = d_req && ((desc_i[H_DNID_LSB +: 8] >= 8'(NODES)) || (discarding_i && !d_lconly));
     r_self   = (r_data_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
     // the local-copy FIFO takes a whole frame, not while the hub's merge or echoes need it
     lc_ok    = lc_room_i && !(hub_i && (epend_q != 6'd0 || merge_busy_i));
@@ -130,7 +136,8 @@ module memchan_tx_builder #(
     r_go   = rpend_q != 6'd0 && r_valid_i;
     d_self = (desc_i[C_DKIND +: 2] == 2'd0) &&
              (desc_i[H_DNID_LSB +: 8] == node_id_i);
-    d_echo = d_data && spoke_i && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
+    d_echo = d_data && spoke_i && !discarding_i &&
+             (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
     d_lc   = d_data && !spoke_i &&
              (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
     d_go   = d_lc ? lc_ok

@@ -80,16 +80,47 @@ module tb_pair #(
 
   // basic bring-up: manual node IDs 0/1, identity receive areas, enabled
   task automatic init(input bit retry);
+    for (int n = 0; n < 2; n++) wr(n, MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | 32'(n));
+    enable(retry);
+  endtask
+
+  // nodes 0 and 1 with their IDs set: identity receive areas, enabled; the model's PCTs empty
+  task automatic enable(input bit retry);
     for (int n = 0; n < 2; n++) begin
       node_id[n] = n;
       rx_base[n] = 64'h10_0000_0000 * (n + 1);
-      wr(n, MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | 32'(n));
       wr(n, MC_REG_RX_BASE_LO, rx_base[n][31:0]);
       wr(n, MC_REG_RX_BASE_HI, rx_base[n][63:32]);
       wr(n, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | (retry ? MC_CTRL_RETRY_EN_MASK : 32'h0));
       for (int p = 0; p < NP; p++) begin txe[n][p] = 0; rxe[n][p] = 0; end
     end
     for (int g = 0; g < 16; g++) mcast[g] = 0;
+  endtask
+
+  // bring-up with node IDs from the link (with VHUB the virtual hub: node 0 orders and echoes,
+  // node 1 is its spoke), then enable
+  task automatic init_auto(input bit retry);
+    logic [31:0] v;
+    int t;
+    for (int n = 0; n < 2; n++) begin
+      wr(n, MC_REG_HEARTBEAT_PERIOD, 300);
+      wr(n, MC_REG_NODE_ID, MC_NODE_ID_AUTO_MASK);
+    end
+    for (int n = 0; n < 2; n++) begin
+      t = 0;
+      do begin
+        rd(n, MC_REG_NODE_ID, v);
+        t++;
+        if (t > 5000) $fatal(1, "tb_pair: node %0d got no node ID from the link (%h)", n, v);
+      end while ((v & (MC_NODE_ID_VALID_MASK | MC_NODE_ID_ID_MASK)) != (MC_NODE_ID_VALID_MASK | 32'(n)));
+      t = 0;
+      do begin
+        rd(n, MC_REG_LINK_STATUS, v);
+        t++;
+        if (t > 5000) $fatal(1, "tb_pair: node %0d link not up (%h)", n, v);
+      end while ((v & MC_LINK_STATUS_UP_MASK) == 0);
+    end
+    enable(retry);
   endtask
 
   // does a packet from s for page reach r? (no hub: a packet for this node itself is

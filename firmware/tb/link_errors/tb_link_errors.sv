@@ -7,6 +7,12 @@
 //  c) retry exhausted: cable cut while sending; the sender gives up after LINK_RETRY_LIMIT
 //     retransmissions, discards (DISCARDING, ERROR_COUNT); after the cable is back and
 //     ERR_RESET, delivery resumes (receiver resynchronizes on the new sender epoch).
+//  d) virtual hub, retry off, the spoke (node 1) discarding: its local-copy frames keep going
+//     out to the hub, more of them than its echo credits (it sends them without asking for
+//     the echo, which its discarding receiver would drop); after ERR_RESET its local copies
+//     come back by echo again. Holding them for echoes that never came stopped the spoke's
+//     transmit window for good, and with it the host's writes (ERR_RESET included): the
+//     co-simulated board's one-vCPU guest froze (board-java's retry-off step).
 `default_nettype none
 
 module tb_link_errors;
@@ -16,6 +22,7 @@ module tb_link_errors;
   always #2 clk = ~clk;
 
   tb_pair #(.STALL(20)) p (.clk, .rst_n);
+  tb_pair #(.STALL(20), .VHUB(1'b1)) v (.clk, .rst_n);   // part d: IDs from the link
 
   int unsigned seed;
   logic [31:0] r, r2;
@@ -41,6 +48,73 @@ module tb_link_errors;
       if (off + 4 * len > p.PS) len = (p.PS - off) / 4;
       p.store(s, longint'(page) * p.PS + off, len);
     end
+  endtask
+
+  // words of node r's host log from index first on whose network address is in [lo, hi)
+  function automatic int logged(input int r, input int first, input longint lo, input longint hi);
+    int n, c;
+    longint a;
+    c = 0;
+    n = (r == 0) ? v.a0.host.log_addr.size() : v.a1.host.log_addr.size();
+    for (int k = first; k < n; k++) begin
+      a = ((r == 0) ? v.a0.host.log_addr[k] : v.a1.host.log_addr[k]) - v.rx_base[r];
+      if (a >= lo && a < hi) c++;
+    end
+    return c;
+  endfunction
+
+  task automatic vhub_spoke_discarding();
+    localparam int SPOKE_FRAMES = 40;          // more than ECHO_CREDITS (15)
+    localparam longint LO = 2048, HI = 2048 + 8 * SPOKE_FRAMES;
+    int h0, h1, t;
+    v.init_auto(0);                                     // retry off
+    for (int n = 0; n < 2; n++) begin
+      v.set_tx(n, 0, MC_TX_PCT_TX_EN_MASK | MC_TX_PCT_LOCAL_COPY_MASK |
+                     (32'd1 << MC_TX_PCT_DEST_KIND_SHIFT));
+      v.set_rx(n, 0, MC_RX_PCT_RX_EN_MASK);
+    end
+    // the spoke's receiver discards: bit flips on the hub -> spoke cable while the hub sends
+    v.c01.flip_ppm = 20000;
+    t = 0;
+    do begin
+      v.store(0, 8 * (t % 64), 2);
+      repeat (50) @(posedge clk);
+      v.rd(1, MC_REG_LINK_STATUS, r);
+      t++;
+      if (t > 400) $fatal(1, "d) node 1 never discarding under bit flips");
+    end while ((r & MC_LINK_STATUS_DISCARDING_MASK) == 0);
+    v.c01.flip_ppm = 0;
+    // the spoke's local-copy frames, one store each
+    h0 = v.a0.host.log_addr.size();
+    h1 = v.a1.host.log_addr.size();
+    for (int i = 0; i < SPOKE_FRAMES; i++) begin
+      v.store(1, LO + 8 * i, 1);
+      repeat (40) @(posedge clk);
+    end
+    t = 0;
+    while (logged(0, h0, LO, HI) < SPOKE_FRAMES) begin
+      @(posedge clk);
+      t++;
+      if (t > 50000)
+        $fatal(1, "d) the hub got %0d of the spoke's %0d frames: the spoke held them for echoes its discarding receiver never accepts",
+               logged(0, h0, LO, HI), SPOKE_FRAMES);
+    end
+    if (logged(1, h1, LO, HI) != 0)
+      $fatal(1, "d) the discarding spoke delivered %0d of its own words", logged(1, h1, LO, HI));
+    v.rd(1, MC_REG_LINK_STATUS, r);
+    if ((r & MC_LINK_STATUS_DISCARDING_MASK) == 0) $fatal(1, "d) node 1 left DISCARDING by itself");
+    // ERR_RESET: the spoke's local copy comes back by echo again
+    v.wr(1, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_ERR_RESET_MASK);
+    h1 = v.a1.host.log_addr.size();
+    v.store(1, HI, 1);
+    t = 0;
+    while (logged(1, h1, HI, HI + 8) == 0) begin
+      @(posedge clk);
+      t++;
+      if (t > 50000) $fatal(1, "d) after ERR_RESET the spoke's local copy did not come back");
+    end
+    $display("link_errors d) virtual hub, spoke discarding: %0d local-copy frames reached the hub, none echoed; after ERR_RESET echoed again: ok",
+             SPOKE_FRAMES);
   endtask
 
   initial begin
@@ -132,6 +206,7 @@ module tb_link_errors;
     p.quiesce(3000);
     p.check(0);
     $display("link_errors c) after ERR_RESET delivery complete: ok");
+    vhub_spoke_discarding();
     $display("link_errors: PASS");
     $finish;
   end

@@ -77,23 +77,7 @@ module tb_vhub_run #(
     @(posedge rst_n);
     repeat (5) @(posedge clk);
     // ---------------- two-node direct mode: autoconfigured IDs ----------------
-    for (int n = 0; n < 2; n++) begin
-      p.wr(n, MC_REG_HEARTBEAT_PERIOD, 300);
-      p.wr(n, MC_REG_NODE_ID, MC_NODE_ID_AUTO_MASK);
-    end
-    for (int n = 0; n < 2; n++) begin
-      wait_reg(n, MC_REG_NODE_ID, MC_NODE_ID_VALID_MASK | MC_NODE_ID_ID_MASK,
-               MC_NODE_ID_VALID_MASK | 32'(n), "autoconfigured node ID");
-      wait_reg(n, MC_REG_LINK_STATUS, MC_LINK_STATUS_UP_MASK, MC_LINK_STATUS_UP_MASK, "link up");
-    end
-    for (int n = 0; n < 2; n++) begin
-      p.node_id[n] = n;
-      p.rx_base[n] = 64'h10_0000_0000 * (n + 1);
-      p.wr(n, MC_REG_RX_BASE_LO, p.rx_base[n][31:0]);
-      p.wr(n, MC_REG_RX_BASE_HI, p.rx_base[n][63:32]);
-      p.wr(n, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK);
-      for (int pg = 0; pg < p.NP; pg++) begin p.txe[n][pg] = 0; p.rxe[n][pg] = 0; end
-    end
+    p.init_auto(1);
     for (int n = 0; n < 2; n++) begin
       // page 0: bids, broadcast with local copy; page 3: broadcast, local copy, acknowledged
       p.set_tx(n, 0, MC_TX_PCT_TX_EN_MASK | MC_TX_PCT_LOCAL_COPY_MASK |

@@ -180,7 +180,9 @@ final class SelftestCommand extends Base {
             }
             for (int i = 0; i < n; i++) {
                 savedTx[i] = a.txPct(first + i);
-                savedRx[i] = a.rxPct(first + i);
+                // without the driver's remapping, which it adds back (a board's driver receives
+                // every page, so the entries are on, remapped, and refused if written back as read)
+                savedRx[i] = a.rxPct(first + i) & ~(RX_PCT_REMAP_EN_MASK | RX_PCT_REMAP_ADDR_MASK);
             }
             String[] rest = {"walking-ones", "address-in-data", "random", "ordering", "barrier"};
             // A board loops its own transmit stream back into receive (LOOPBACK.MODE INTERNAL), so every

@@ -424,6 +424,15 @@ public final class Targets {
             return out;
         }
 
+        /**
+         * A receive entry as the driver takes it: remapping is the driver's (it adds its own and
+         * refuses a written one), and an entry read back carries it (a board's driver receives
+         * every page, so put-back values of unused pages are remapped too).
+         */
+        private static long withoutRemap(long rx) {
+            return rx & ~(RX_PCT_REMAP_EN_MASK | RX_PCT_REMAP_ADDR_MASK);
+        }
+
         @Override
         public void writePct(List<PctWrite> batch) {
             List<String> problems = pctProblems(batch);
@@ -438,13 +447,13 @@ public final class Targets {
                         adapter.writeTxPct(w.page(), w.tx());
                     }
                     if (w.rx() != null) {
-                        adapter.writeRxPct(w.page(), w.rx());
+                        adapter.writeRxPct(w.page(), withoutRemap(w.rx()));
                     }
                 }
             } catch (MemchanException e) {
                 for (PctWrite u : undo.reversed()) { // the driver refused one entry: put back what was written
                     adapter.writeTxPct(u.page(), u.tx());
-                    adapter.writeRxPct(u.page(), u.rx());
+                    adapter.writeRxPct(u.page(), withoutRemap(u.rx()));
                 }
                 throw e;
             }
