@@ -431,9 +431,9 @@ int main(int argc, char **argv)
 	/* 1. handshake */
 	/*
 	 * Each side's clock capability travels just ahead of its hello (fenced: a board's transmit
-	 * window is write-combining). On a board a receiver gets only what arrives after it has a
-	 * node ID and its grant, and the other guest may not be that far yet: a says hello again
-	 * every second until b answers; b answers once it saw a's hello, when a's grant is in place.
+	 * window is write-combining). On a board a node receives only what arrives after it has a
+	 * node ID, and the other guest may not be that far yet: a says hello again every second
+	 * until b answers; b answers once it saw a's hello, when a has its ID.
 	 */
 	clock = use_dev && (dev_reg(&x, MC_REG_CAPS) & MC_CAPS_GLOBAL_CLOCK_MASK);
 	if (role_a) {

@@ -2054,8 +2054,8 @@ static void pair_home(uint32_t peer)
 	written = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_WRITE_PAGE * 4096, PROT_READ);
 	answer = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_ANSWER_PAGE * 4096, PROT_READ);
 	ask = pair_map(fd, (uint64_t)PAIR_SIGNAL_PAGE * 4096, PROT_READ | PROT_WRITE);
-	CHECK(word[PAIR_WORD / 8] == 0);	/* a first grant clears the page */
-	/* a store reaches only receivers attached when it is made: ask until answered */
+	CHECK(word[PAIR_WORD / 8] == 0);	/* nothing stored there since the node got its ID */
+	/* a store reaches only nodes with an ID when it is made: ask until answered */
 	while (answer[0] != nonce && now_s() - t0 < PAIR_BOUND_S) {
 		ask[0] = nonce;
 		__sync_synchronize();

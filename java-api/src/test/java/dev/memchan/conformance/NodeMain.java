@@ -329,8 +329,8 @@ public final class NodeMain {
         f.ackBarrier();
         say("READY node=" + f.nodeId() + " first=" + own.firstPage() + " pages=" + own.pageCount());
         await("GO");
-        // after GO, when every process has attached: a store reaches the receivers attached when it is
-        // made (a board's adapter delivers to nodes whose receive entry is on), not later ones
+        // after GO, when every process has attached: on a board a store reaches the nodes that have
+        // their node ID when it is made (docs/driver.md, "receive pages"), not nodes that get one later
         out.putLongRelease(8L * index, ProcessHandle.current().pid());
         f.ackBarrier();
         long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(30)).toNanos();

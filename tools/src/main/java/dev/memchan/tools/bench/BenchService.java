@@ -33,8 +33,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * </pre>
  *
  * A client asks for the status and the server answers, instead of the server publishing it once:
- * on a board a store reaches only the receivers attached when it is made, so a client that attaches
- * after the server started would never see a status written at start. The client repeats its hello
+ * on a board a store reaches only the nodes that have their node ID when it is made, so a client whose node
+ * got its ID after the server started would never see a status written at start. The client repeats its hello
  * (the server may not be attached to the request region yet either); the server answers each new
  * one by storing its whole status again, then the hello, so the answer implies the status.
  *

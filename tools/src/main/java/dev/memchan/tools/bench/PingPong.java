@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  *  pong region (pong -> ping):  +0 u64 round   +8 u64 the last hello pong saw
  * </pre>
  *
- * The hello is a question, not a flag: on a board a store reaches only receivers attached when it
- * is made, so a ready flag written once by pong is lost if ping attaches later. Ping repeats its
+ * The hello is a question, not a flag: on a board a store reaches only nodes that have their node ID
+ * when it is made, so a ready flag written once by pong is lost if ping's node gets its ID later. Ping repeats its
  * hello until pong's answer arrives; pong answers each one it sees until the first round. Round r
  * is stored as hello + r: a board's receive page keeps what an earlier region on it received (no
  * receiver saw the creator's zeroing), so a round counted from 0 could be taken from a stale page.
