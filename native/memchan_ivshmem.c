@@ -320,8 +320,8 @@ static u32 mc_sf_reg_read(struct memchan_dev *md, u32 off)
 	if (md->node_id == MEMCHAN_NODE_NONE)
 		return 0;
 	switch (off) {
-	case MC_REG_CAPS:	/* the file's CAPS, and this driver keeps a global clock */
-		return READ_ONCE(*sf_reg(md, md->node_id, off)) | MC_CAPS_GLOBAL_CLOCK_MASK;
+	case MC_REG_CAPS:	/* the file's CAPS and what this driver provides itself */
+		return READ_ONCE(*sf_reg(md, md->node_id, off)) | MC_SF_DRIVER_CAPS;
 	case MC_REG_GLOBAL_TIME_LO:
 	case MC_REG_GLOBAL_TIME_HI:
 	case MC_REG_CLOCK_STATUS:
@@ -858,7 +858,7 @@ static int mc_sf_probe(struct memchan_dev *md)
 	 * and atomics (a CPU atomic on it) by itself; this driver programs READ_EN /
 	 * ATOMIC_EN into its RX PCT.
 	 */
-	md->caps = MC_SF_INIT_CAPS | MC_CAPS_GLOBAL_CLOCK_MASK;
+	md->caps = MC_SF_INIT_CAPS | MC_SF_DRIVER_CAPS;
 	md->ctl_start = sf->fab_start;
 	md->ctl_len = len;
 	sf->host_id = mc_sf_host_id();

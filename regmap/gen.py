@@ -143,6 +143,13 @@ def build(rm):
             value |= ((1 << w) - 1) << lsb
         c.add(f"SF_INIT_{reg.upper()}", value, 32, f"{reg.upper()} of every node block at creation: "
               + " | ".join(sf[f"init_{reg}"]))
+        if reg == "caps":
+            added = 0
+            for name in sf["driver_caps"]:
+                lsb, w = bits(fields[name]["bits"])
+                added |= ((1 << w) - 1) << lsb
+            c.add("SF_DRIVER_CAPS", added, 32, "CAPS the ivshmem driver adds to a node block's: "
+                  + " | ".join(sf["driver_caps"]))
     for f in sf["header"]:
         c.add(f"SF_HDR_{f['name']}", f["offset"], 32, f["desc"])
     for f in sf["node"]:
@@ -785,15 +792,17 @@ class TxPctRule:
 
     def render_vectors(self, meta, caps_all):
         """Every OP x CAS x DEST_KIND, DEST at the edges of each bound, on an emulated adapter and on boards
-        with and without each OP's CAPS (and with an emulated adapter's CAPS, SF_INIT_CAPS, which the
-        driver's abi test looks up), for three cluster sizes (2, the soft fabric's default, the most);
-        and each of them once with the lowest reserved bit set."""
+        with and without each OP's CAPS (and with an emulated adapter's CAPS: SF_INIT_CAPS, and with
+        SF_DRIVER_CAPS added as the ivshmem driver reports them, which the driver's abi test looks up),
+        for three cluster sizes (2, the soft fabric's default, the most); and each of them once with the
+        lowest reserved bit set."""
         c = self.constants
         out = [f"# {HEADER_NOTE}",
                "# Transmit PCT rule: tx_pct_rule,entry,max_nodes,caps,emulated,verdict (decimal). Java (TxPctRuleVectorsTest)",
                "# and C (native/tools/mcfab-vectors, through mc_tx_pct_rule) must reproduce every row exactly.",
                "tx_pct_rule,entry,max_nodes,caps,emulated,verdict"]
-        needs = sorted({0, caps_all, c["SF_INIT_CAPS"]} | {need for *_, need in self.ops.values()})
+        needs = sorted({0, caps_all, c["SF_INIT_CAPS"], c["SF_INIT_CAPS"] | c["SF_DRIVER_CAPS"]}
+                       | {need for *_, need in self.ops.values()})
         for max_nodes in sorted({2, c["SF_DEFAULT_MAX_NODES"], meta["max_nodes"]}):
             for op in sorted(self.ops):
                 for cas in (0, c["TX_PCT_CAS_MASK"]):

@@ -282,6 +282,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SF_COUNTER_STRIPES = 32'h10;
   localparam logic [31:0] MC_SF_STRIPE_ENTRY_SIZE = 32'h8;
   localparam logic [31:0] MC_SF_INIT_CAPS = 32'h800000E8;  // CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS
+  localparam logic [31:0] MC_SF_DRIVER_CAPS = 32'h200;  // CAPS the ivshmem driver adds to a node block's: GLOBAL_CLOCK
   localparam logic [31:0] MC_SF_INIT_CTRL = 32'h3;  // CTRL of every node block at creation: ENABLE | RETRY_EN
   localparam logic [31:0] MC_SF_INIT_LINK_STATUS = 32'h1;  // LINK_STATUS of every node block at creation: UP
   localparam logic [31:0] MC_SF_HDR_MAGIC = 32'h0;  // 0x4349524241464D43, bytes "MCFABRIC"

@@ -289,6 +289,7 @@
 #define MC_SF_COUNTER_STRIPES 0x10U
 #define MC_SF_STRIPE_ENTRY_SIZE 0x8U
 #define MC_SF_INIT_CAPS 0x800000E8U /* CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
+#define MC_SF_DRIVER_CAPS 0x200U /* CAPS the ivshmem driver adds to a node block's: GLOBAL_CLOCK */
 #define MC_SF_INIT_CTRL 0x3U /* CTRL of every node block at creation: ENABLE | RETRY_EN */
 #define MC_SF_INIT_LINK_STATUS 0x1U /* LINK_STATUS of every node block at creation: UP */
 #define MC_SF_HDR_MAGIC 0x0U /* 0x4349524241464D43, bytes "MCFABRIC" */

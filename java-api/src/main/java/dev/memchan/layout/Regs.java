@@ -409,6 +409,8 @@ public final class Regs {
     public static final int SF_STRIPE_ENTRY_SIZE = 0x8;
     /** CAPS of every node block at creation: SOFT | MULTICAST | REMOTE_READ | ATOMICS | PAGE_COUNTERS */
     public static final long SF_INIT_CAPS = 0x800000E8L;
+    /** CAPS the ivshmem driver adds to a node block's: GLOBAL_CLOCK */
+    public static final int SF_DRIVER_CAPS = 0x200;
     /** CTRL of every node block at creation: ENABLE | RETRY_EN */
     public static final int SF_INIT_CTRL = 0x3;
     /** LINK_STATUS of every node block at creation: UP */
