@@ -67,8 +67,7 @@ class ClusterTimeConformanceTest {
             }
         } finally {
             for (NodeProcess p : nodes) {
-                p.send("QUIT");
-                p.close();
+                p.close();  // QUIT, tolerating a node that already exited (its failure is the one to see)
             }
         }
     }
