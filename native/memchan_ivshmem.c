@@ -205,11 +205,16 @@ static void mc_sf_clock_ask(struct memchan_dev *md, u32 master)
 		smp_rmb();	/* the time belongs to the answer if the answer did not change */
 		if (READ_ONCE(*answer_p) == sf->clock_req) {
 			spin_lock_irqsave(&sf->clock_lock, flags);
-			/* keep the sample whose bound is smaller now */
+			/*
+			 * keep the sample whose bound is smaller now, but none older than two
+			 * heartbeat periods: it must not age out of VALID (4 periods) while
+			 * newer samples with longer round trips keep coming
+			 */
 			new_bound = t3 - sf->clock_t1;
 			age = t3 - sf->clock_s3;
 			old_bound = sf->clock_s3 - sf->clock_s1 + 2 * mc_sf_clock_drift(age);
-			if (!sf->clock_have || new_bound <= old_bound) {
+			if (!sf->clock_have || new_bound <= old_bound ||
+			    age >= 2ULL * max(memchan_heartbeat_ms, 1U) * NSEC_PER_MSEC) {
 				sf->clock_s1 = sf->clock_t1;
 				sf->clock_s2 = t2;
 				sf->clock_s3 = t3;
