@@ -167,6 +167,7 @@ uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
 uint64_t busy_cycles = 0, idle_waits = 0;
+double busy_s = 0;              // wall time spent with the clock running (ticking, serving)
 // cycles of one kind of event: count, min, mean, max
 struct Span {
   uint64_t n = 0, min = 0, max = 0, sum = 0;
@@ -870,6 +871,12 @@ std::string stats_text() {
                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
            now_s() - t_start);
   s += buf;
+  // how much of the wall time the clock ran, and for how long each write or DMA beat keeps it
+  // running (a guest that stores every 100 ms keeps the clock running all the time if that
+  // run is longer than 100 ms)
+  snprintf(buf, sizeof(buf), "running wall_seconds %.3f idle_cycles %" PRIu64 "\n", busy_s,
+           idle_cycles);
+  s += buf;
   for (int k = 0; k < nadapters; k++) {
     const Adapter &a = adapters[k];
     snprintf(buf, sizeof(buf),
@@ -917,6 +924,12 @@ std::string control(const std::string &req) {
   std::string c = cmd;
   if (c == "stats" && n == 1) return "ok\n" + stats_text();
   if (c == "clock" && n == 1) return "ok\n" + clock_text();
+  if (c == "idle-cycles" && n == 2) {
+    // cable holds the number here (one argument); a run already extended keeps its end
+    if (cable < 1) return "error: idle cycles must be at least 1\n";
+    idle_cycles = cable;
+    return "ok\n";
+  }
   if (c == "latency-reset" && n == 1) {
     lat = Latency();
     for (RemoteTiming &t : remote_timing) t = RemoteTiming();
@@ -1105,7 +1118,7 @@ int main(int argc, char **argv) {
        kHub ? " on the ports of a hub" : "");
 
   t_start = now_s();
-  double t_ctl = 0, busy_s = 0;
+  double t_ctl = 0;
   pollfd pfd[kAdapters];
   while (!stop_requested) {
     int open = 0;

@@ -3,7 +3,7 @@
 # (memchan-cosim --ctl DIR, exported to the guest as the writable 9p tag "cosimctl").
 # Mounts the export at $COSIMCTL_DIR (default /run/cosimctl) if it is not mounted, writes the
 # request, waits up to 20 s for the answer, prints it and exits 0 if it starts with "ok".
-#   cosimctl.sh flip CABLE PPM | stall CABLE PERCENT | cut CABLE 0|1 | stats | clock
+#   cosimctl.sh flip CABLE PPM | stall CABLE PERCENT | cut CABLE 0|1 | idle-cycles N | stats | clock
 # One requester at a time per device process (the files have fixed names).
 d=${COSIMCTL_DIR:-/run/cosimctl}
 if ! grep -q " $d 9p " /proc/mounts; then
