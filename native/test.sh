@@ -27,7 +27,8 @@
 # board-duo board-pair board-hub board-hub-java" (subset of the boots;
 # default: all), MEMCHAN_BOARD_JAVA_SELECT (JUnit launcher selectors for board-java's conformance
 # step; default the tests a link can fail, docs/driver.md; the whole suite:
-# "--select-package dev.memchan.conformance").
+# "--select-package dev.memchan.conformance"), MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g.
+# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=$ROOT/native
@@ -475,6 +476,9 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	sel+=" --select-method dev.memchan.conformance.FailureConformanceTest#sigkilledNodeIsDeclaredDeadAndItsLocksAreReleased"
 	sel+=" --select-class dev.memchan.conformance.BadInputConformanceTest"
 	printf '%s\n' "${MEMCHAN_BOARD_JAVA_SELECT:-$sel}" > "$WORK/board-java.select"
+	# MEMCHAN_BOARD_JAVA_STEPS: which of board_java.sh's steps run (default all: 1 2 3 4 5; step 1,
+	# the node IDs, always runs; "cost" adds the measurement of where a command's time goes)
+	printf '%s\n' "${MEMCHAN_BOARD_JAVA_STEPS:-1 2 3 4 5}" > "$WORK/board-java.steps"
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
 	else

@@ -11,6 +11,11 @@
 #   5. rule 3 without retry: a receiver gets a prefix of the sender's stores in order, never a
 #      flag ahead of its data; Fabric.errorsSince and mcctl status report the error; after
 #      CTRL.ERR_RESET delivery resumes
+#   cost (opt-in) where a command's time goes on the board: wall and guest CPU time of a JVM start,
+#      of mcctl --version and mcctl status, and what the device process did meanwhile, at two idle
+#      runs of its clock and two driver poll periods, alternating in the same boot (comments only)
+# The steps to run come from native/test.sh (MEMCHAN_BOARD_JAVA_STEPS, default "1 2 3 4 5"); step 1
+# always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
 # Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
 R=$1
 N=$R/native
@@ -21,6 +26,30 @@ cd /tmp || exit 1
 . "$R/native/tests/guest_lib.sh"
 i=0
 while [ ! -e /dev/memchan1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+steps=$(cat /run/work/board-java.steps 2> /dev/null)
+[ -n "$steps" ] || steps="1 2 3 4 5"
+for s in $steps; do
+	case $s in
+	1 | 2 | 3 | 4 | 5 | cost) ;;
+	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 3 4 5 cost), not '$s'"; exit 1 ;;
+	esac
+done
+echo "# steps: $steps"
+want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+t_step=$(date +%s)
+took() {
+	echo "# step $1 took $(( $(date +%s) - t_step )) s"
+	t_step=$(date +%s)
+}
+# the cluster's failure timeout is this deployment's configuration: its node processes share one
+# TCG vCPU, where a cluster agent's 100 ms heartbeat tick was seen 340-840 ms apart with two JVMs
+# (the agent reports gaps on stderr), over the default 800 ms timeout's 400 ms hand-over window
+timing="-Dmemchan.test.failureTimeoutMs=15000"
+# BoardLinkErrors (java-api's test classes): the retry-off step's roles, and a joined process
+jrun() {
+	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED "$timing" \
+		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
+}
 
 # ---- 1. node IDs from the link ----
 echo 3000 > /sys/module/memchan/parameters/node_auto_ms
@@ -45,75 +74,78 @@ sed 's/^/# node auto: /' /tmp/auto0.out /tmp/auto1.out
 	grep -q "node 1, assigned by the link" /tmp/auto1.out
 check $? "node auto on both adapters: the link assigns 0 (lower serial: the virtual hub) and 1"
 dmesg | grep "assigned by the link" | sed 's/^/# dmesg: /'
+took 1
 
 # ---- 2. the conformance suite ----
-# The cluster's failure timeout is this deployment's configuration: its node processes share one
-# TCG vCPU, where a cluster agent's 100 ms heartbeat tick was seen 340-840 ms apart with two JVMs
-# (the agent reports gaps on stderr), over the default 800 ms timeout's 400 ms hand-over window.
-timing="-Dmemchan.test.failureTimeoutMs=15000"	# also for the retry-off step's two processes
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 $timing"
 # the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
 sel=$(cat /run/work/board-java.select 2> /dev/null)
 [ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
-set -f
-# shellcheck disable=SC2086
-sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" $sel || rc=1
-set +f
+if want 2; then
+	set -f
+	# shellcheck disable=SC2086
+	sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" $sel || rc=1
+	set +f
+	took 2
+fi
 
 # ---- 3. mcctl ----
-sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
+if want 3; then
+	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
+	took 3
+fi
 
 # ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
-crc0=$(field /dev/memchan0 crc_errors)
-crc1=$(field /dev/memchan1 crc_errors)
-retry0=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) ))
-$CTL flip 0 200 > /dev/null && $CTL flip 1 200 > /dev/null
-check $? "control channel: 200 ppm bit flips on both cables"
-sh "$N/tests/conformance_guest.sh" "$JAVA" board-flips "$props" \
-	--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
-	--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)' ||
-	rc=1
-$CTL flip 0 0 > /dev/null && $CTL flip 1 0 > /dev/null
-$CTL stats > /tmp/stats-flips.out
-sed 's/^/# cosim: /' /tmp/stats-flips.out
-for d in 0 1; do
-	MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" info | tr '\n' ' ' | sed "s/^/# memchan$d: /"
-	echo
-done
-d0=$(( $(field /dev/memchan0 crc_errors) - crc0 ))
-d1=$(( $(field /dev/memchan1 crc_errors) - crc1 ))
-retries=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) - retry0 ))
-errs=$(( $(field /dev/memchan0 error_count) + $(field /dev/memchan1 error_count) ))
-flips=$(sed -n 's/^cable .* flips \([0-9]*\) .*/\1/p' /tmp/stats-flips.out | awk '{ n += $1 } END { print n + 0 }')
-[ $((d0 + d1)) -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
-check $? "the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+if want 4; then
+	crc0=$(field /dev/memchan0 crc_errors)
+	crc1=$(field /dev/memchan1 crc_errors)
+	retry0=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) ))
+	$CTL flip 0 200 > /dev/null && $CTL flip 1 200 > /dev/null
+	check $? "control channel: 200 ppm bit flips on both cables"
+	sh "$N/tests/conformance_guest.sh" "$JAVA" board-flips "$props" \
+		--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
+		--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)' ||
+		rc=1
+	$CTL flip 0 0 > /dev/null && $CTL flip 1 0 > /dev/null
+	$CTL stats > /tmp/stats-flips.out
+	sed 's/^/# cosim: /' /tmp/stats-flips.out
+	for d in 0 1; do
+		MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" info | tr '\n' ' ' | sed "s/^/# memchan$d: /"
+		echo
+	done
+	d0=$(( $(field /dev/memchan0 crc_errors) - crc0 ))
+	d1=$(( $(field /dev/memchan1 crc_errors) - crc1 ))
+	retries=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) - retry0 ))
+	errs=$(( $(field /dev/memchan0 error_count) + $(field /dev/memchan1 error_count) ))
+	flips=$(sed -n 's/^cable .* flips \([0-9]*\) .*/\1/p' /tmp/stats-flips.out | awk '{ n += $1 } END { print n + 0 }')
+	[ $((d0 + d1)) -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
+	check $? "the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+	took 4
+fi
 
 # ---- 5. rule 3 without retry ----
-mkdir -p /tmp/lossy
-key=0x4c4f535359
-MEMCHAN_DEV=/dev/memchan0 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan0 /'
-MEMCHAN_DEV=/dev/memchan1 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan1 /'
-jrun() {
-	"$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED "$timing" \
-		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
-}
-jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &
-recv=$!
-jrun send dev:/dev/memchan0 $key 20000 /tmp/lossy > /tmp/lossy-send.out 2>&1 &
-send=$!
-# bounds in wall-clock seconds (a loop count stretches with the load of the one vCPU)
-t0=$(date +%s)
-until grep -q READY /tmp/lossy-recv.out && grep -q READY /tmp/lossy-send.out; do
-	[ $(( $(date +%s) - t0 )) -gt 300 ] && break; sleep 0.5
-done
-if ! grep -q READY /tmp/lossy-recv.out || ! grep -q READY /tmp/lossy-send.out; then
-	# no point in flipping bits under processes that never attached: fail now, with their output
-	check 1 "the retry-off step's sender and receiver attached within 300 s"
-	kill $recv $send 2> /dev/null
-	sed 's/^/# lossy recv: /' /tmp/lossy-recv.out
-	sed 's/^/# lossy send: /' /tmp/lossy-send.out
-	for d in 0 1; do MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 > /dev/null; done
-	exit 1
+if want 5; then
+	mkdir -p /tmp/lossy
+	key=0x4c4f535359
+	MEMCHAN_DEV=/dev/memchan0 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan0 /'
+	MEMCHAN_DEV=/dev/memchan1 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan1 /'
+	jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &
+	recv=$!
+	jrun send dev:/dev/memchan0 $key 20000 /tmp/lossy > /tmp/lossy-send.out 2>&1 &
+	send=$!
+	# bounds in wall-clock seconds (a loop count stretches with the load of the one vCPU)
+	t0=$(date +%s)
+	until grep -q READY /tmp/lossy-recv.out && grep -q READY /tmp/lossy-send.out; do
+		[ $(( $(date +%s) - t0 )) -gt 300 ] && break; sleep 0.5
+	done
+	if ! grep -q READY /tmp/lossy-recv.out || ! grep -q READY /tmp/lossy-send.out; then
+		# no point in flipping bits under processes that never attached: fail now, with their output
+		check 1 "the retry-off step's sender and receiver attached within 300 s"
+		kill $recv $send 2> /dev/null
+		sed 's/^/# lossy recv: /' /tmp/lossy-recv.out
+		sed 's/^/# lossy send: /' /tmp/lossy-send.out
+		for d in 0 1; do MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 > /dev/null; done
+		exit 1
 fi
 echo "# retry-off step: sender and receiver attached after $(( $(date +%s) - t0 )) s"
 $CTL flip 0 3000 > /dev/null	# the sender's cable: adapter 0 -> 1
@@ -143,4 +175,69 @@ check $? "mcctl status on the receiving adapter shows the errors (error_count ${
 grep -q "^RECOVERED" /tmp/lossy-recv.out
 check $? "after CTRL.ERR_RESET the receiver gets the sender's next store"
 $CTL stats | sed 's/^/# cosim: /'
+took 5
+fi
+
+# ---- cost (opt-in): where a command's time goes on the board ----
+if want cost; then
+	MC="env $MCCTL_ENV $R/scripts/mcctl"
+	# cycles, CPU seconds, wall seconds, seconds the clock ran, BAR0 reads, BAR0 writes and
+	# transmit-window writes of both adapters: the device process's statistics
+	devstat() {
+		$CTL stats | awk '/^cycles /{ c = $2; cpu = $4; w = $6 } /^running /{ r = $3 }
+			/^adapter /{ rd += $4; wr += $6; ww += $8 } END { print c, cpu, w, r, rd, wr, ww }'
+	}
+	# cost LABEL CMD...: CMD's wall time and guest CPU time, and the device process's work meanwhile
+	cost() {
+		label=$1
+		shift
+		a=$(devstat)
+		/usr/bin/time -f "%e %U %S" -o /tmp/cost.time "$@" > /tmp/cost.out 2>&1
+		st=$?
+		b=$(devstat)
+		echo "$a $b $(tail -n 1 /tmp/cost.time) $st" | awk -v l="$label" 'NF == 18 {
+			printf "# cost %s: exit %d, wall %.1f s (guest user %.1f s, sys %.1f s); device process: %d cycles, CPU %.1f s, clock running %.1f of %.1f s; BAR0 reads %d, writes %d, window writes %d\n",
+				l, $18, $15, $16, $17, $8 - $1, $9 - $2, $11 - $4, $10 - $3, $12 - $5, $13 - $6, $14 - $7 }
+			NF != 18 { print "# cost " l ": no measurement (" $0 ")" }'
+	}
+	# no process joined: the guest's own commands only; the clock's idle run alternating between
+	# the default and a quarter of it
+	for idle in 65536 16384 65536 16384; do
+		$CTL idle-cycles $idle > /dev/null
+		cost "idle $idle, nobody joined: sleep 5" sleep 5
+		cost "idle $idle, nobody joined: java -version" "$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto -version
+		# shellcheck disable=SC2086
+		cost "idle $idle, nobody joined: mcctl --version" $MC --version
+		# shellcheck disable=SC2086
+		cost "idle $idle, nobody joined: mcctl status" $MC status --fabric dev:/dev/memchan0
+	done
+	# a joined process that sleeps (its cluster agent stores a heartbeat every 100 ms), as while
+	# the conformance and mcctl steps run
+	mkdir -p /tmp/cost-bg
+	jrun recv dev:/dev/memchan1 0x434f5354 10 /tmp/cost-bg > /tmp/cost-bg.out 2>&1 &
+	bg=$!
+	t0=$(date +%s)
+	until grep -q READY /tmp/cost-bg.out || [ $(( $(date +%s) - t0 )) -gt 300 ]; do sleep 0.5; done
+	echo "# cost: a joined process (BoardLinkErrors recv) ready after $(( $(date +%s) - t0 )) s"
+	for idle in 65536 16384 65536 16384; do
+		$CTL idle-cycles $idle > /dev/null
+		cost "idle $idle, one process joined: sleep 5" sleep 5
+		# shellcheck disable=SC2086
+		cost "idle $idle, one process joined: mcctl status" $MC status --fabric dev:/dev/memchan0
+	done
+	$CTL idle-cycles 65536 > /dev/null
+	# the driver's poll: one IRQ_STATUS read per poll_ms per adapter (default 1 ms: a jiffy)
+	for p in 20 1; do
+		echo $p > /sys/module/memchan/parameters/poll_ms
+		# shellcheck disable=SC2086
+		cost "poll_ms $p, one process joined: mcctl status" $MC status --fabric dev:/dev/memchan0
+	done
+	# the system calls of one mcctl status (ioctl: the driver's BAR accesses)
+	# shellcheck disable=SC2086
+	cost "strace -f -c: mcctl status" timeout 300 strace -f -c -o /tmp/cost.strace $MC status --fabric dev:/dev/memchan0
+	head -n 20 /tmp/cost.strace | sed 's/^/# strace: /'
+	kill $bg 2> /dev/null
+	wait $bg
+	took cost
+fi
 exit $rc
