@@ -22,14 +22,21 @@ import java.time.Duration;
  *
  * <p>The roles are two processes on two adapters; the shell coordinates them through files:
  * <pre>
- * java ... BoardLinkErrors recv dev:/dev/memchan1 KEY N DIR   READY, RESULT ..., then RECOVERED
- * java ... BoardLinkErrors send dev:/dev/memchan0 KEY N DIR   READY, waits for DIR/go, DONE; waits for DIR/again
+ * java ... BoardLinkErrors recv dev:/dev/memchan1 KEY N DIR   READY, PREFIX, RESULT ..., then RECOVERED
+ * java ... BoardLinkErrors send dev:/dev/memchan0 KEY N DIR   READY, waits for DIR/go, PREFIX; waits for
+ *                                                             DIR/flips, DONE; waits for DIR/again
  * </pre>
+ * The first {@link #PREFIX} stores cross a clean cable: the receiver says PREFIX once it has seen them,
+ * and the harness turns the bit flips on and writes DIR/flips only then, so what the receiver keeps is a
+ * prefix of at least that many stores (with flips from the start, the cluster agents' heartbeats met
+ * the first flip before the sender's first store and the prefix was empty).
  * Lines on stdout; exit 0 when the role did its part (the verdict is the shell's, from RESULT).
  */
 public final class BoardLinkErrors {
     /** A flag value past every sequence number: the store that shows delivery resumed. */
     private static final long RESUMED = Long.MAX_VALUE;
+    /** Stores sent before the harness turns the bit flips on. */
+    static final int PREFIX = 1000;
 
     private BoardLinkErrors() {
     }
@@ -79,6 +86,10 @@ public final class BoardLinkErrors {
         for (int i = 1; i <= n; i++) {
             out.putLong(8L * (i % SingleSenderCheck.WORDS), i);
             out.putLongRelease(flag, i);
+            if (i == PREFIX) {
+                say("PREFIX sent=" + i);
+                awaitFile(dir.resolve("flips"), Duration.ofMinutes(10));
+            }
         }
         say("DONE sent=" + n);
         awaitFile(dir.resolve("again"), Duration.ofMinutes(10));
@@ -111,6 +122,9 @@ public final class BoardLinkErrors {
                 if (violation != null) {
                     violations++;
                     example = violation;
+                }
+                if (last < PREFIX && seen >= PREFIX) {
+                    say("PREFIX seen=" + seen);
                 }
                 last = seen;
                 progressAt = now;
