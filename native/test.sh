@@ -13,7 +13,7 @@
 #   board-bad    adapters with a wrong ID / VERSION major are refused
 #   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
 #                tests a link can fail, mcctl, ordering under bit flips with and without retry
-#                (opt-in: its retry-off step has not yet passed, and it costs 15-30 minutes here)
+#                (opt-in: it cost 15-30 minutes at load 10-16; docs/performance.md, "Session 8")
 #   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
@@ -471,7 +471,8 @@ if [[ " $ONLY " == *" board-java "* ]]; then
 	# the seven-JVM SharedNodeConformanceTest (about 100 s per test on the one vCPU) and the tests
 	# ivshmem covers as well.
 	# The guest reads the selectors from the work directory. Opt-in (MEMCHAN_ONLY=board-java) until
-	# its retry-off step passes and the native suite's savings pay for it (docs/driver.md).
+	# the native suite's savings pay for it (docs/driver.md; its retry-off step passed in session 8).
+	# To put it in the default run: add board-java to the default list of the ONLY= line (one word).
 	sel="--select-method dev.memchan.conformance.FailureConformanceTest#joinAndCleanLeaveAreReportedAsEvents"
 	sel+=" --select-method dev.memchan.conformance.FailureConformanceTest#sigkilledNodeIsDeclaredDeadAndItsLocksAreReleased"
 	sel+=" --select-class dev.memchan.conformance.BadInputConformanceTest"
