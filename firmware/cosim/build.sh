@@ -23,6 +23,11 @@ out="$here/build/a$adapters"
 [ $hub = 1 ] && out="$out-hub"
 bin="$out/memchan-cosim"
 "$root/scripts/need-packages" verilator g++ make || exit 3
+# one build of a directory at a time: the firmware suite and the native suite's board boots may
+# ask for the same model at once (scripts/test-all runs them side by side)
+mkdir -p "$here/build"
+exec 9> "$out.lock"
+flock 9
 
 # the hub's sources in every build: cosim_top names the hub even where HUB = 0 leaves it out
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
