@@ -98,6 +98,11 @@ public final class ClusterLockSet implements AutoCloseable {
         return locks.length;
     }
 
+    /** The set's region (its pages, its home). */
+    Region region() {
+        return region;
+    }
+
     private void check(int lock) {
         if (lock < 0 || lock >= locks.length) {
             outOfRange(lock);
