@@ -227,8 +227,11 @@ public final class ClusterLockSet implements AutoCloseable {
             if (!l.heldByThread(Thread.currentThread().threadId())) {
                 notHeld(lock);
             }
-            l.holdingThread(0);
-            l.release();
+            try {
+                l.release();
+            } finally { // after the CAS: a store before it would have to drain first; and not held either way
+                l.holdingThread(0);
+            }
             return;
         }
         check(lock);
