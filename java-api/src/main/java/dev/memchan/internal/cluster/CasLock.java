@@ -80,7 +80,7 @@ public final class CasLock implements NodeLock {
         return holdingThread == threadId;
     }
 
-    /** Records the holding thread of this process after an acquire; 0 before a release. */
+    /** Records the holding thread of this process after an acquire ({@link #release} clears it). */
     public void holdingThread(long threadId) {
         holdingThread = threadId;
     }
@@ -112,16 +112,25 @@ public final class CasLock implements NodeLock {
         }
     }
 
+    /**
+     * Releases the word and forgets the holding thread: after the CAS (a store ahead of a locked instruction must
+     * drain first), and also when the word was no longer this process's.
+     */
     @Override
     public void release() {
         if (writeCombining) {
             VarHandle.fullFence();
         }
         long was = lockWord.compareAndExchange(mine, 0L);
+        holdingThread = 0;
         if (was != mine) {
-            throw new MemchanException(Kind.DEVICE_ERROR, "CAS lock word at the home holds " + was + ", not this node's "
-                    + mine + ": the lock was taken from this node (declared dead?)");
+            takenFromThisProcess(was);
         }
+    }
+
+    private void takenFromThisProcess(long was) {
+        throw new MemchanException(Kind.DEVICE_ERROR, "CAS lock word at the home holds " + was + ", not this node's "
+                + mine + ": the lock was taken from this node (declared dead?)");
     }
 
     @Override
