@@ -139,9 +139,10 @@ hub_param_check() {
   fi
   echo "PORTS=33 rejected at elaboration, as it must be"
   if verilator --lint-only -Wall -DSYNTHESIS lint/verilator.vlt $RTL -f rtl/hub_files.f \
-       --top-module memchan_hub -GACK_MERGE=0 2>&1 | tee "$build/hub_ack_merge_check.log"; then
+       --top-module memchan_hub -GACK_MERGE=0 > "$build/hub_ack_merge_check.log" 2>&1; then
     echo "ACK_MERGE=0 elaborated for synthesis: parameter check missing"; return 1
   fi
+  cat "$build/hub_ack_merge_check.log"
   grep -q "ACK_MERGE = 0" "$build/hub_ack_merge_check.log" &&
   echo "ACK_MERGE=0 rejected at elaboration for synthesis, as it must be"
 }
