@@ -266,7 +266,7 @@ hub_controls() {
 job hub_controls step hub_controls hub_controls
 # the hub forwarding every receiver's ACK to the sender instead of merging them (ACK_MERGE=0)
 # must FAIL the barrier check: DONE at the first receiver's answer, before the others have
-# the sender's earlier words (the hub runs above pass it with ACK_MERGE=1)
+# the sender's earlier words (hub_seed1, the same run with ACK_MERGE=1, passes it)
 hub_ack_forward() {
   verilator $VFLAGS --Mdir "$build/hub_ack_forward" $RTL $HUBC tb/hub/tb_hub.sv --top-module tb_hub \
     -GNN=4 -GACK_MERGE=0 -o tb_hub || return 1
