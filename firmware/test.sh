@@ -105,9 +105,9 @@ job synth synth_job synth
 RTL="-f rtl/files.f"
 TBC="tb/common/tb_score_pkg.sv tb/common/tb_host_mem.sv tb/common/tb_link_chan.sv tb/common/tb_adapter.sv"
 # benches build without C++ optimization: compile time dominates, the runs take seconds. One
-# C++ file per model (--output-split 0): split files each parse Verilator's headers again,
-# which cost a hub model 47 CPU-s instead of 29 (docs/performance.md "Session 8: firmware suite time");
-# the jobs already keep both cores busy
+# C++ file per model (--output-split 0): split files each parse Verilator's headers again, 47
+# CPU-s instead of 29 for the hub's model (docs/performance.md "Session 8: firmware suite
+# time"); the jobs already keep both cores busy
 VFLAGS="--binary --timing -O1 -j 2 --output-split 0 -Wno-fatal -Wno-WIDTH -Wno-UNUSED -MAKEFLAGS OPT_FAST=-O0 -MAKEFLAGS OPT_SLOW=-O0 -MAKEFLAGS OPT_GLOBAL=-O0"
 
 bench() {   # bench NAME TOP FILES... ; build once, run with the given plusargs
