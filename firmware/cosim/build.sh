@@ -37,8 +37,13 @@ flock 9
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
 cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
-vflags="--cc --exe --build -j 2 -O3 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH
-  -Wno-UNUSED  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -GHUB=$hub -MAKEFLAGS OPT_FAST=-O2"
+# Build time against simulation speed (docs/performance.md, "Session 8: the hub board's cost"):
+# no Verilator -O3, whose only effect is --inline-mult -1: inlining every adapter into the top
+# made four copies of its code and cost 2.6x the g++ time for no speed; the model's code at
+# g++ -O1 and its run-once code (__Slow) at -O0 halved the g++ time again for 8 % of the speed
+vflags="--cc --exe --build -j 2 --x-assign fast --x-initial fast -Wno-fatal -Wno-WIDTH
+  -Wno-UNUSED  --top-module cosim_top -GADAPTERS=$adapters -GPAGES=$pages -GHUB=$hub
+  -MAKEFLAGS OPT_FAST=-O1 -MAKEFLAGS OPT_SLOW=-O0"
 options="$vflags $cflags"
 stamp=$( (verilator --version; g++ --version | head -n 1; echo "${options//$root/.}"
           for f in $srcs "$here/cosim_main.cpp" "$root/native/include/memchan_regs.h"; do
