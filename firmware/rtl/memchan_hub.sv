@@ -42,6 +42,10 @@
 //     barrier sweep), when every destination the request was granted to has acknowledged.
 //     Its ACK frames, one header word each, enter an output while the output is free, ahead
 //     of the crossbar's grants (inject): that is the one place where the hub makes frames.
+//     ACK_MERGE = 0 forwards every receiver's ACK to its sender instead, as any sequenced
+//     frame to node DNID, so a sender's barrier completes at the first receiver's answer;
+//     it exists only for the negative control of the hub bench's barrier check, and
+//     synthesis refuses it.
 //   * No back-pressure inside the crossbar: an output is granted only while its link
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
 //     once it took the header, and its room only grows while it is idle, from the second
@@ -62,6 +66,7 @@ module memchan_hub #(
   parameter bit          CLOCK_SYNC  = 1'b1,     // 0: no sync frames (clock bench's control)
   parameter bit          SUPERVISION = 1'b1,     // 0: no port isolation (port-cut bench's control)
   parameter bit          MCAST_FILTER = 1'b1,    // 0: multicast to every port (membership control)
+  parameter bit          ACK_MERGE   = 1'b1,     // 0: receivers' ACKs forwarded (barrier control)
   localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
 ) (
   input  wire logic                    clk_i,
@@ -85,6 +90,11 @@ module memchan_hub #(
   if (PORTS < 2 || PORTS > 32) begin : g_check
     $error("memchan_hub: PORTS must be 2..32 (node IDs are 5 bits)");
   end
+`ifdef SYNTHESIS
+  if (!ACK_MERGE) begin : g_check_ack_merge
+    $error("memchan_hub: ACK_MERGE = 0 (ACKs forwarded) is a bench control, not hardware");
+  end
+`endif
   localparam int unsigned INQ_AW = $clog2(INQ_DEPTH);
 
   // Per-port vectors are flat, port p at [W*p +: W] (yosys 0.23 cannot parse packed 2-D
@@ -216,7 +226,7 @@ module memchan_hub #(
         if (h[H_ECHO]) m |= PORTS'(1) << src;
       end
       TP_ACKREQ: m = others;
-      TP_ACK:    m = '0;          // consumed by the acknowledgement merging
+      TP_ACK:    m = ACK_MERGE ? '0 : port_bit(h[H_DNID_LSB +: 8]);   // merged, see u_ack
       default:   m = port_bit(h[H_DNID_LSB +: 8]);
     endcase
     route = m;
@@ -316,9 +326,9 @@ module memchan_hub #(
   // is granted to); an ACK is consumed at its grant (it has no destination)
   always_comb begin
     for (int i = 0; i < PORTS; i++) begin
-      apush[i] = gnt[i] && afirst_q[i] && areq_q[i];
+      apush[i] = ACK_MERGE && gnt[i] && afirst_q[i] && areq_q[i];
       apush_set[PORTS*i +: PORTS] = aset_q[PORTS*i +: PORTS] & rem[PORTS*i +: PORTS];
-      aack[i] = gnt[i] && hdr[64*i + H_TP_LSB +: 4] == TP_ACK &&
+      aack[i] = ACK_MERGE && gnt[i] && hdr[64*i + H_TP_LSB +: 4] == TP_ACK &&
                 hdr[64*i + H_DNID_LSB +: 8] < 8'(PORTS);
       aack_dst[PW*i +: PW] = hdr[64*i + H_DNID_LSB +: PW];
       aack_cnt[8*i +: 8]   = hdr[64*i + H_ADDR_LSB +: 8];

@@ -23,7 +23,8 @@ module tb_hub_net #(
   parameter bit CLOCK_SYNC    = 1'b1,
   parameter int RST_STAGGER   = 0,
   parameter bit SUPERVISION   = 1'b1,
-  parameter bit MCAST_FILTER  = 1'b1
+  parameter bit MCAST_FILTER  = 1'b1,
+  parameter bit ACK_MERGE     = 1'b1
 ) (
   input wire logic clk,
   input wire logic rst_n
@@ -39,7 +40,8 @@ module tb_hub_net #(
 
   memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC),
                 .SYNC_INTERVAL(SYNC_INTERVAL), .CLOCK_SYNC(CLOCK_SYNC),
-                .SUPERVISION(SUPERVISION), .MCAST_FILTER(MCAST_FILTER)) hub (
+                .SUPERVISION(SUPERVISION), .MCAST_FILTER(MCAST_FILTER),
+                .ACK_MERGE(ACK_MERGE)) hub (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'h4855_4231),
     .m_link_tvalid(h_tv), .m_link_tdata(h_td), .m_link_tlast(h_tl), .m_link_tready(h_tr),
     .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),

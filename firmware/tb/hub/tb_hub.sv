@@ -19,7 +19,8 @@
 // within REPORT_BOUND cycles of the cut, with IRQ_STATUS.LINK_CHANGE set; after the heal (the
 // cut adapter's software resets its DISCARDING state) the node is re-admitted, every NODES_UP
 // shows every node again, and traffic among all nodes completes. SUPERVISION = 0 (the hub
-// never isolates a port) must fail so: a barrier waits forever.
+// never isolates a port) must fail so: a barrier waits forever. ACK_MERGE = 0 (the hub
+// forwards every receiver's ACK instead of merging them) must fail the barrier check.
 // Plusargs: +seed, +rounds, +nodes, +cut, +mcast=0 (no multicast pages), +flips=PPM (bit flips
 // per million words on every cable, both directions: every hop retries; the bench then
 // requires retries), +bp=PCT (back-pressure percentage on every cable, host port and BAR
@@ -29,7 +30,8 @@
 module tb_hub #(
   parameter int NN           = 8,
   parameter bit MCAST_FILTER = 1'b1,
-  parameter bit SUPERVISION  = 1'b1
+  parameter bit SUPERVISION  = 1'b1,
+  parameter bit ACK_MERGE    = 1'b1
 );
   import memchan_regs_pkg::*;
 
@@ -52,7 +54,7 @@ module tb_hub #(
   bit cut_mode, mcast_on;
 
   tb_hub_net #(.NN(NN), .PORTS(8), .HB_PERIOD(HB), .MCAST_FILTER(MCAST_FILTER),
-               .SUPERVISION(SUPERVISION)) net (.clk, .rst_n);
+               .SUPERVISION(SUPERVISION), .ACK_MERGE(ACK_MERGE)) net (.clk, .rst_n);
 
   longint cyc = 0;
   always @(posedge clk) cyc <= cyc + 1;

@@ -98,6 +98,11 @@ public final class ClusterLockSet implements AutoCloseable {
         return locks.length;
     }
 
+    /** The set's region (its pages, its home). */
+    Region region() {
+        return region;
+    }
+
     private void check(int lock) {
         if (lock < 0 || lock >= locks.length) {
             outOfRange(lock);
@@ -140,6 +145,14 @@ public final class ClusterLockSet implements AutoCloseable {
             l.holdingThread(me);
             return;
         }
+        acquireBid(lock, timeoutNanos);
+    }
+
+    /**
+     * Out of line, as {@link #releaseBid} and {@link #tryAcquireBid}: in a process using both kinds, the bid path
+     * compiled into {@link #acquire(int)} made it too big for the JIT to inline into its callers.
+     */
+    private void acquireBid(int lock, long timeoutNanos) {
         check(lock);
         local[lock].lock();
         try {
@@ -201,6 +214,10 @@ public final class ClusterLockSet implements AutoCloseable {
             }
             return false;
         }
+        return tryAcquireBid(lock);
+    }
+
+    private boolean tryAcquireBid(int lock) {
         check(lock);
         if (!local[lock].tryLock()) {
             return false;
@@ -222,10 +239,13 @@ public final class ClusterLockSet implements AutoCloseable {
             if (!l.heldByThread(Thread.currentThread().threadId())) {
                 notHeld(lock);
             }
-            l.holdingThread(0);
             l.release();
             return;
         }
+        releaseBid(lock);
+    }
+
+    private void releaseBid(int lock) {
         check(lock);
         if (!local[lock].isHeldByCurrentThread()) {
             notHeld(lock);

@@ -203,7 +203,6 @@ public final class Fabric implements AutoCloseable {
                 + (skipped.isEmpty() ? "" : ": " + String.join("; ", skipped)));
     }
 
-    /** Opens {@code location}'s backend: one ServiceLoader lookup of its scheme ({@code shm}, {@code dev}). */
     /** A shared flock, retried briefly: another process may hold it exclusively between taking it and sharing it. */
     private static boolean lockShared(int fd) throws ErrnoException {
         for (int attempt = 0; attempt < 100; attempt++) {
@@ -215,6 +214,7 @@ public final class Fabric implements AutoCloseable {
         return false;
     }
 
+    /** Opens {@code location}'s backend: one ServiceLoader lookup of its scheme ({@code shm}, {@code dev}). */
     static Backend openBackend(String location, FabricOptions options) {
         NativeAccess.require();
         int colon = location.indexOf(':');

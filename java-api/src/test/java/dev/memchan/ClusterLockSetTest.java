@@ -5,6 +5,7 @@ import dev.memchan.conformance.TestBackend;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -94,6 +95,38 @@ class ClusterLockSetTest {
             assertFalse(locks.tryAcquire(0), "lock 0 held by the other thread");
             CompletableFuture.runAsync(() -> locks.release(0), other).get();
             assertEquals(-1, locks.holder(0));
+        }
+    }
+
+    /**
+     * Every compare-and-swap of a CAS lock is an atomic its home serves and counts in the lock page's counter,
+     * whichever thread of the process makes it: acquisitions, releases and a failed try, with the threads taking
+     * turns (each turn counts in another thread's stripe).
+     */
+    @Test
+    void everyCompareAndSwapOfACasLockIsCountedAtItsHome() throws Exception {
+        assumeTrue(TestBackend.remoteUnsupported() == null, "the CAS lock needs remote atomics: " + TestBackend.remoteUnsupported());
+        int pairs = 500;
+        int turns = 6;
+        try (ClusterLockSet locks = fabric.lockSet(TestBackend.key(), 1, LockKind.CAS)) {
+            Runnable pairsInOneThread = () -> {
+                for (int i = 0; i < pairs; i++) {
+                    locks.acquire(0);
+                    locks.release(0);
+                }
+            };
+            assertEquals(fabric.nodeId(), locks.region().home(), "the only node is the home: its counters are read here");
+            int page = locks.region().firstPage();
+            long before = fabric.remoteAtomicsServed(page);
+            for (int turn = 0; turn < turns; turn++) {
+                pairsInOneThread.run();
+                CompletableFuture.runAsync(pairsInOneThread, other).get();
+            }
+            locks.acquire(0);
+            assertFalse(tryAcquireInOtherThread(locks, 0), "lock 0 taken by a second thread while held");
+            locks.release(0);
+            assertEquals(before + 2L * pairs * 2 * turns + 3, fabric.remoteAtomicsServed(page),
+                    "two atomics per acquire + release, and one for the failed try");
         }
     }
 }

@@ -31,6 +31,14 @@ public interface RemoteWindow extends AutoCloseable {
     /** Remote swap (fetch-and-store) on an aligned word; returns the old value. Full fence semantics. */
     long getAndSet(long offset, long value);
 
+    /**
+     * The aligned word at {@code offset}, for many atomics on it. A bad offset is refused as an atomic at it is
+     * (here, or by this default at the word's first atomic), with nothing else changed.
+     */
+    default RemoteWord word(long offset) {
+        return new RemoteWord.InWindow(this, offset);
+    }
+
     @Override
     void close();
 }

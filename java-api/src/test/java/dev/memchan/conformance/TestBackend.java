@@ -87,7 +87,6 @@ public final class TestBackend {
         return remoteRefusal;
     }
 
-    /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
     /**
      * Whether {@code f} is a hardware adapter (CAPS without SOFT), whose remote operations are counted at the
      * home as docs/driver.md says for it: a remote mapping of a region homed at another node is checked by
@@ -98,6 +97,7 @@ public final class TestBackend {
         return (f.adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
     }
 
+    /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
     public static synchronized String newFabric(String tag) {
         if (!isSoft()) {
             return property();

@@ -6,6 +6,7 @@ import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.RemoteWindow;
+import dev.memchan.spi.RemoteWord;
 
 import java.lang.invoke.VarHandle;
 
@@ -30,6 +31,8 @@ import java.lang.invoke.VarHandle;
 public final class CasLock implements NodeLock {
     private final RemoteWindow home;
     private final long word;
+    /** The word at the home, taken once: each CAS skips the window's offset checks. */
+    private final RemoteWord lockWord;
     private final long mine;
     private final boolean writeCombining;
     /**
@@ -47,6 +50,7 @@ public final class CasLock implements NodeLock {
     public CasLock(RemoteWindow home, int lock, int me, int pid, boolean writeCombining) {
         this.home = home;
         this.word = SystemPagesDescriptor.casLockWord(lock);
+        this.lockWord = home.word(word);
         this.mine = value(me, pid);
         this.writeCombining = writeCombining;
     }
@@ -76,14 +80,14 @@ public final class CasLock implements NodeLock {
         return holdingThread == threadId;
     }
 
-    /** Records the holding thread of this process after an acquire; 0 before a release. */
+    /** Records the holding thread of this process after an acquire ({@link #release} clears it). */
     public void holdingThread(long threadId) {
         holdingThread = threadId;
     }
 
     @Override
     public boolean tryAcquire() {
-        return home.compareAndExchange(word, 0L, mine) == 0L;
+        return lockWord.compareAndExchange(0L, mine) == 0L;
     }
 
     @Override
@@ -108,16 +112,25 @@ public final class CasLock implements NodeLock {
         }
     }
 
+    /**
+     * Releases the word and forgets the holding thread: after the CAS (a store ahead of a locked instruction must
+     * drain first), and also when the word was no longer this process's.
+     */
     @Override
     public void release() {
         if (writeCombining) {
             VarHandle.fullFence();
         }
-        long was = home.compareAndExchange(word, mine, 0L);
+        long was = lockWord.compareAndExchange(mine, 0L);
+        holdingThread = 0;
         if (was != mine) {
-            throw new MemchanException(Kind.DEVICE_ERROR, "CAS lock word at the home holds " + was + ", not this node's "
-                    + mine + ": the lock was taken from this node (declared dead?)");
+            takenFromThisProcess(was);
         }
+    }
+
+    private void takenFromThisProcess(long was) {
+        throw new MemchanException(Kind.DEVICE_ERROR, "CAS lock word at the home holds " + was + ", not this node's "
+                + mine + ": the lock was taken from this node (declared dead?)");
     }
 
     @Override

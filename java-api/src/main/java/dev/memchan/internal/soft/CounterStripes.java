@@ -38,7 +38,9 @@ final class CounterStripes {
     /** Serial of the next thread to claim a stripe in this process: the owner word's THREAD field. */
     private static final AtomicInteger THREAD_SERIALS = new AtomicInteger();
     private static final ThreadLocal<Integer> THREAD_SERIAL = ThreadLocal.withInitial(CounterStripes::nextThreadSerial);
-    private static final long NO_STRIPE = -1;
+    static final long NO_STRIPE = -1;
+    /** No thread's claim: the first count of any thread looks its claim up. */
+    static final Claim NO_CLAIM = new Claim(null, NO_STRIPE);
 
     private final MemorySegment control;
     private final SoftFabricLayout layout;
@@ -47,11 +49,11 @@ final class CounterStripes {
     private final List<Long> claimed = new ArrayList<>(); // owner-table offsets this instance holds
     private final ThreadLocal<Claim> mine = ThreadLocal.withInitial(() -> new Claim(Thread.currentThread(), claim()));
     /** The last thread's claim: a lock loop in one thread skips the ThreadLocal lookup (immutable, so a racy read is safe). */
-    private Claim last = new Claim(null, NO_STRIPE);
+    private Claim last = NO_CLAIM;
     private boolean closed;
 
     /** A thread's stripe (offset of its first entry), or NO_STRIPE. */
-    private record Claim(Thread thread, long stripe) {
+    record Claim(Thread thread, long stripe) {
     }
 
     CounterStripes(MemorySegment control, SoftFabricLayout layout, int node) {
@@ -82,20 +84,24 @@ final class CounterStripes {
             c = claimOfThisThread();
         }
         if (c.stripe != NO_STRIPE) {
-            long at = c.stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter;
-            INT.setRelease(control, at, (int) INT.get(control, at) + 1);
+            countInStripe(control, c.stripe + (long) SF_STRIPE_ENTRY_SIZE * page + counter);
         } else {
             countAtTheHome(home, page, counter);
         }
     }
 
+    /** The stripe's single writer counts one access in the entry at {@code at}: a plain load and a release store, no locked add. */
+    static void countInStripe(MemorySegment control, long at) {
+        INT.setRelease(control, at, (int) INT.get(control, at) + 1);
+    }
+
     /** A thread without a stripe; out of line, so that the striped count stays small enough to inline into its callers. */
-    private void countAtTheHome(int home, int page, int counter) {
+    void countAtTheHome(int home, int page, int counter) {
         INT.getAndAdd(control, layout.pageCounters(home, page) + counter, 1);
     }
 
     /** Another thread than the last one counts: its claim, made on its first count. */
-    private Claim claimOfThisThread() {
+    Claim claimOfThisThread() {
         Claim c = mine.get();
         last = c;
         return c;

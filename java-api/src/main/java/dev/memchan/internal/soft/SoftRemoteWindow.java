@@ -6,6 +6,7 @@ import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricLayout;
 import dev.memchan.spi.RemoteWindow;
+import dev.memchan.spi.RemoteWord;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -230,6 +231,66 @@ final class SoftRemoteWindow implements RemoteWindow {
         long old = (long) LONG.getAndSet(data, offset, value);
         served(page, SF_PAGE_COUNTER_ATOMICS, entry);
         return old;
+    }
+
+    @Override
+    public RemoteWord word(long offset) {
+        return new Word(this, offset, wordPage(offset, "compare-and-swap"));
+    }
+
+    /**
+     * A word for many atomics: the offset checked once, and what each atomic reads kept in the word itself (the
+     * segments, the PCT entry's offset, its page's entry in a counter stripe, the last counting thread's claim),
+     * so that the chains of loads between one atomic and the next stay short.
+     */
+    private static final class Word implements RemoteWord {
+        private final SoftRemoteWindow window;
+        private final MemorySegment control;
+        private final MemorySegment data;
+        private final CounterStripes stripes;
+        private final long offset;
+        private final long rxPctEntry;
+        /** The ATOMICS count of the word's page, from a stripe's first entry. */
+        private final long stripeEntry;
+        private final int home;
+        private final int page;
+        /** The claim of the thread that counted last through this word (immutable, so a racy read is safe). */
+        private CounterStripes.Claim claim = CounterStripes.NO_CLAIM;
+
+        Word(SoftRemoteWindow window, long offset, int page) {
+            this.window = window;
+            this.control = window.control;
+            this.data = window.data;
+            this.stripes = window.stripes;
+            this.offset = offset;
+            this.rxPctEntry = window.rxPctBase + (long) RX_PCT_ENTRY_SIZE * page;
+            this.stripeEntry = (long) SF_STRIPE_ENTRY_SIZE * page + SF_PAGE_COUNTER_ATOMICS;
+            this.home = window.home;
+            this.page = page;
+        }
+
+        @Override
+        public long compareAndExchange(long expected, long value) {
+            long entry = (long) LONG.getVolatile(control, rxPctEntry);
+            if ((entry & RX_PCT_ATOMIC_EN_MASK) == 0) {
+                window.notGranted(page, RX_PCT_ATOMIC_EN_MASK, "compare-and-swap", entry);
+            }
+            long old = (long) LONG.compareAndExchange(data, offset, expected, value);
+            if (RxPct.countInterrupt(entry)) {
+                window.servedCountingAtTheHome(page, SF_PAGE_COUNTER_ATOMICS);
+            } else {
+                CounterStripes.Claim c = claim;
+                if (c.thread() != Thread.currentThread()) {
+                    c = claim = stripes.claimOfThisThread();
+                }
+                if (c.stripe() != CounterStripes.NO_STRIPE) {
+                    CounterStripes.countInStripe(control, c.stripe() + stripeEntry);
+                } else {
+                    stripes.countAtTheHome(home, page, SF_PAGE_COUNTER_ATOMICS);
+                }
+            }
+            return old;
+        }
     }
 
     @Override

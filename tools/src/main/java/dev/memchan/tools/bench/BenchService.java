@@ -80,9 +80,8 @@ public final class BenchService {
      * the cluster's clean-up of a node that leaves or dies frees its regions). Returns the number served.
      * With an {@code idle} bound ({@link Duration#ZERO}: none) it stops when no request arrives within
      * it of the start or of the last one served (its status says it stopped, then it throws a time-out),
-     * and a started ping-pong fails when its client stays silent that long (a bandwidth run has no such
-     * bound yet): a server whose client died
-     * ends by itself, closing its fabric as a normal exit does.
+     * and a started ping-pong or bandwidth run fails when its client stays silent that long: a server
+     * whose client died ends by itself, closing its fabric as a normal exit does.
      */
     public static int serve(Fabric f, int count, Duration idle, Listener listener) {
         long bound = idle.toNanos();
@@ -128,7 +127,7 @@ public final class BenchService {
                 try {
                     switch (r.kind()) {
                         case KIND_PINGPONG -> PingPong.pong(f, r.key(), r.key() + 1, r.client(), idle);
-                        case KIND_BANDWIDTH -> ChannelThroughput.receive(f, r.key(), r.client(), (int) r.param0(), r.param1());
+                        case KIND_BANDWIDTH -> ChannelThroughput.receive(f, r.key(), r.client(), (int) r.param0(), r.param1(), idle);
                         default -> throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT,
                                 "benchmark request of unknown kind " + r.kind() + " from node " + r.client());
                     }

@@ -17,6 +17,8 @@ public final class ChannelThroughput {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     /** Messages per poll: the consumer position goes back at most once per batch. */
     static final int BATCH = 256;
+    /** A silent sender is checked for every 4,096 empty polls. */
+    private static final int SILENCE_CHECK_MASK = 4095;
 
     private ChannelThroughput() {
     }
@@ -55,15 +57,35 @@ public final class ChannelThroughput {
 
     /** Receives and checks {@code count} messages; returns the bytes received. */
     public static long receive(Fabric f, long key, int senderNode, int capacity, long count) {
+        return receive(f, key, senderNode, capacity, count, Duration.ZERO);
+    }
+
+    /**
+     * Receives and checks {@code count} messages; returns the bytes received. Throws a time-out when no
+     * message arrives for {@code silence} ({@link Duration#ZERO}: no bound): a server across hosts needs
+     * the bound, since a sender that died never sends the rest.
+     */
+    public static long receive(Fabric f, long key, int senderNode, int capacity, long count, Duration silence) {
+        long bound = silence.toNanos();
         try (MessageChannel.Receiver rx = MessageChannel.receiver(f, key, senderNode, capacity)) {
             Checker checker = new Checker();
             Idle idle = new Idle();
+            long heard = System.nanoTime();
+            int emptyPolls = 0;
             while (checker.next < count) {
-                if (rx.poll(checker, BATCH) == 0) {
-                    idle.idle();
-                } else {
+                if (rx.poll(checker, BATCH) != 0) {
                     idle.reset();
+                    emptyPolls = 0;
+                    heard = System.nanoTime();
+                    continue;
                 }
+                // the clock is read once per SILENCE_CHECK_MASK + 1 empty polls, never between messages
+                if (bound > 0 && (++emptyPolls & SILENCE_CHECK_MASK) == 0 && System.nanoTime() - heard > bound) {
+                    throw new MemchanException(MemchanException.Kind.TIMEOUT, "the sender on node " + senderNode
+                            + " was silent for " + silence.toSeconds() + " s (" + checker.next + " of " + count
+                            + " messages received)");
+                }
+                idle.idle();
             }
             return checker.bytes;
         }

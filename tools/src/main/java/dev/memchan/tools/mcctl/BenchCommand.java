@@ -400,7 +400,7 @@ final class BenchCommand extends Base {
 
         @Option(names = "--idle-timeout", defaultValue = "0", paramLabel = "SECONDS",
                 description = "Stop (exit 4) when no benchmark is requested within SECONDS of the start or of the last one, "
-                        + "and fail a ping-pong whose client is silent that long (0: no bound; default ${DEFAULT-VALUE}).")
+                        + "and fail a ping-pong or bandwidth run whose client is silent that long (0: no bound; default ${DEFAULT-VALUE}).")
         int idleTimeout;
 
         @Override
