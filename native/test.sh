@@ -19,8 +19,8 @@
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
 #                point to point, multicast, the global clock, the two quick Java conformance tests
-#                that need 4 nodes; board-hub-java (opt-in) all the Java conformance tests that
-#                need three or more nodes
+#                that need 4 nodes; board-hub-java (the default) the same checks, then every Java
+#                conformance test that needs three or more nodes
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
@@ -294,7 +294,7 @@ newfab() {
 	echo "$f"
 }
 
-ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-duo board-pair board-hub}
+ONLY=${MEMCHAN_ONLY:-abi cluster host java conformance board-loop board-bad board-java board-duo board-pair board-hub-java}
 
 # ---- board-hub's device process (firmware/cosim/build.sh --hub), built in the background from here
 # on, beside the boots before board-hub (most of them keep one core busy); hub_build collects it
@@ -514,10 +514,10 @@ fi
 # ---- board-hub: one guest, four RTL adapters on the RTL hub (native/tests/board_hub.sh) ----
 # The device process with the hub is its own Verilator build (firmware/cosim/build.sh --hub),
 # started in the background before the first boot and collected here, outside the boot's bound.
-# board-hub (in the default run since session 8, docs/performance.md "Session 8: the hub board's
-# cost"): the C checks and the two conformance tests that need 4 nodes and take seconds
-# (multicast, conflicting routes). board-hub-java (opt-in: minutes more in the guest's one vCPU):
-# every conformance test that needs 3 or more nodes, mcctl status.
+# board-hub: the C checks and the two conformance tests that need 4 nodes and take seconds
+# (multicast, conflicting routes). board-hub-java (in the default run since session 8: 215 s on a
+# quiet machine, docs/performance.md "Session 8"): the same, then every conformance test that
+# needs 3 or more nodes, and mcctl status.
 hub_build() {	# once: the background build's verdict, after waiting for it if it still runs
 	local t0=$(date +%s) rc secs
 	if [ -z "${hub_built:-}" ]; then
@@ -541,7 +541,7 @@ if [[ " $ONLY " == *" board-hub "* ]] && hub_build; then
 	fi
 fi
 if [[ " $ONLY " == *" board-hub-java "* ]] && hub_build; then
-	# opt-in: board-hub's checks, then every Java conformance test that needs three or more nodes
+	# board-hub's checks, then every Java conformance test that needs three or more nodes
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
 	else
