@@ -210,26 +210,17 @@ j_selftest() {
   for s in $seeds; do step "selftest_seed$s" run selftest tb_selftest +seed=$s; done
 }
 job selftest j_selftest
-j_b2b() {
-  step b2b_build bench b2b tb_b2b $TBC tb/common/tb_pair.sv tb/b2b/tb_b2b.sv
-  for s in $seeds; do step "b2b_seed$s" run b2b tb_b2b +seed=$s +rounds=6; done
+# a bench of two adapters cabled back to back (tb/common/tb_pair.sv, tb/NAME/tb_NAME.sv): one
+# build, then every seed with the run arguments given
+pair_bench() {   # pair_bench NAME RUN_ARGS...
+  local name="$1"; shift
+  step "${name}_build" bench "$name" "tb_$name" $TBC tb/common/tb_pair.sv "tb/$name/tb_$name.sv"
+  for s in $seeds; do step "${name}_seed$s" run "$name" "tb_$name" +seed=$s "$@"; done
 }
-job b2b j_b2b
-j_link_errors() {
-  step link_errors_build bench link_errors tb_link_errors $TBC tb/common/tb_pair.sv tb/link_errors/tb_link_errors.sv
-  for s in $seeds; do step "link_errors_seed$s" run link_errors tb_link_errors +seed=$s; done
-}
-job link_errors j_link_errors
-j_features() {
-  step features_build bench features tb_features $TBC tb/common/tb_pair.sv tb/features/tb_features.sv
-  for s in $seeds; do step "features_seed$s" run features tb_features +seed=$s; done
-}
-job features j_features
-j_vhub() {
-  step vhub_build bench vhub tb_vhub $TBC tb/common/tb_pair.sv tb/vhub/tb_vhub.sv
-  for s in $seeds; do step "vhub_seed$s" run vhub tb_vhub +seed=$s +rounds=64; done
-}
-job vhub j_vhub
+job b2b pair_bench b2b +rounds=6
+job link_errors pair_bench link_errors
+job features pair_bench features
+job vhub pair_bench vhub +rounds=64
 
 # the hub: 4 (+nodes=8: 8) adapters on an 8-port memchan_hub (docs/firmware.md "The hub"),
 # one build for all of its runs (rtl/hub_files.f: the hub's own modules, after rtl/files.f)
