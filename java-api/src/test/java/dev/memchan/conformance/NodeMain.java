@@ -211,6 +211,9 @@ public final class NodeMain {
         Region r = f.allocate(key, f.pageSize(), 0660);
         IncomingMapping in = r.attachReceive(false);
         say("READY node=" + f.nodeId());
+        // spin only once everyone is set up: on a board guest's one vCPU two spinning readers starved
+        // the senders' region allocation until their cluster lock timed out
+        await("GO");
         long a0 = -1;
         long b0 = -1;
         int count = 0;

@@ -78,6 +78,8 @@ class OrderingConformanceTest {
             for (NodeProcess p : List.of(x, y, a, b)) {
                 p.expect("READY", T);
             }
+            x.send("GO"); // the readers first, so they are reading when the stores begin
+            y.send("GO");
             a.send("GO");
             b.send("GO");
             a.expect("DONE", T);
