@@ -164,6 +164,7 @@ public final class NodeMain {
         Region r = f.allocate(key, 2L * f.pageSize(), 0660);
         IncomingMapping in = r.attachReceive(false);
         say("READY node=" + f.nodeId());
+        await("GO"); // as iriwRecv: no spinning while the sender sets up
         int flag = f.pageSize();
         long last = 0;
         long observations = 0;

@@ -38,6 +38,9 @@ class OrderingConformanceTest {
             }
             try (NodeProcess s = NodeProcess.start("send", "order-send", fabric, "" + key, "" + n)) {
                 s.expect("READY", T);
+                for (NodeProcess r : recv) {
+                    r.send("GO"); // the readers first, so they are reading when the stores begin
+                }
                 s.send("GO");
                 s.expect("DONE", T);
                 // Each receiver checked, at every flag value it saw, that all earlier data stores were visible.
