@@ -46,6 +46,7 @@ class MulticastConformanceTest {
                 assertEquals(MemchanException.Kind.INVALID_ARGUMENT, outOfRange.kind());
             }
             out.putLongRelease(0, 77);
+            a.ackBarrier(); // the store has reached the members (on a board it crosses the hub; no load may race it)
             assertEquals(77, in.getLongAcquire(0));
             // a device fabric outlives the test: leave the group as found
             ra.close();

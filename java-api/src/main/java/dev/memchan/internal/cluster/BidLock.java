@@ -149,6 +149,17 @@ public final class BidLock implements NodeLock {
         return holder(rx, row, nodes);
     }
 
+    /** The nodes with a bid in a row, e.g. "[0, 2]" (for messages). */
+    public static String bidders(MemorySegment rx, long rowOffset, int nodes) {
+        StringBuilder b = new StringBuilder("[");
+        for (int n = 0; n < nodes; n++) {
+            if ((long) LONG.getVolatile(rx, rowOffset + SystemPagesDescriptor.bidInRow(n)) != 0) {
+                b.append(b.length() > 1 ? ", " : "").append(n);
+            }
+        }
+        return b.append(']').toString();
+    }
+
     /** The node holding the only bid in a row, or -1. */
     public static int holder(MemorySegment rx, long rowOffset, int nodes) {
         int holder = -1;

@@ -86,14 +86,20 @@ public final class ClusterLock {
     }
 
     private void acquire() {
+        long start = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
             try {
                 bids.acquire(ATTEMPT_NANOS);
                 return;
             } catch (MemchanException e) {
                 if (e.kind() != Kind.TIMEOUT || attempt >= ATTEMPTS) {
+                    // what the row shows says which failure this was: one bid is a holder that stays,
+                    // several are bidders in each other's way, none is a lock that kept changing hands
                     throw new MemchanException(Kind.TIMEOUT, "cluster lock of " + backend.location()
-                            + " not acquired: held by node " + BidLock.holder(rx, row(), nodes), e);
+                            + " not acquired in " + (attempt + 1) + " attempts over "
+                            + (System.nanoTime() - start) / 1_000_000 + " ms: held by node "
+                            + BidLock.holder(rx, row(), nodes) + ", bids now from nodes "
+                            + BidLock.bidders(rx, row(), nodes), e);
                 }
                 clearBidsOfDeadBidders();
             }
