@@ -13,6 +13,16 @@
 //     come back by echo again. Holding them for echoes that never came stopped the spoke's
 //     transmit window for good, and with it the host's writes (ERR_RESET included): the
 //     co-simulated board's one-vCPU guest froze (board-java's retry-off step).
+//  e) virtual hub, retry on, the hub's (node 0's) retry exhausted: the hub -> spoke cable is
+//     cut while the hub sends, the hub discards, the cable comes back, and the spoke (whose
+//     own link is fine) keeps storing local-copy frames, more than its echo credits. The hub
+//     announces its discarding in its heartbeats, so the spoke asks for no echo and returns
+//     its credits: every frame reaches the hub, every lost local copy is counted once (the
+//     spoke's given-up copies in its ERROR_COUNT, the echoes the hub dropped in the hub's).
+//     Then ERR_RESET on node 0 only: the spoke's local copies come back by echo again, more
+//     of them than its credits, and the hub's stores reach the spoke. Waiting for echoes the
+//     hub dropped held the spoke's transmit window until node 0's ERR_RESET (on the board's
+//     one vCPU for good): 15 of the frames reached the hub.
 `default_nettype none
 
 module tb_link_errors;
@@ -63,6 +73,19 @@ module tb_link_errors;
     return c;
   endfunction
 
+  // the hub stores (page 0), gap cycles apart, until node n's link discards
+  task automatic hub_stores_until_discarding(input int n, input int gap, input string never);
+    int t;
+    t = 0;
+    do begin
+      v.store(0, 8 * (t % 64), 2);
+      repeat (gap) @(posedge clk);
+      v.rd(n, MC_REG_LINK_STATUS, r);
+      t++;
+      if (t > 400) $fatal(1, "%s", never);
+    end while ((r & MC_LINK_STATUS_DISCARDING_MASK) == 0);
+  endtask
+
   task automatic vhub_spoke_discarding();
     localparam int SPOKE_FRAMES = 40;          // more than ECHO_CREDITS (15)
     localparam longint LO = 2048, HI = 2048 + 8 * SPOKE_FRAMES;
@@ -75,14 +98,7 @@ module tb_link_errors;
     end
     // the spoke's receiver discards: bit flips on the hub -> spoke cable while the hub sends
     v.c01.flip_ppm = 20000;
-    t = 0;
-    do begin
-      v.store(0, 8 * (t % 64), 2);
-      repeat (50) @(posedge clk);
-      v.rd(1, MC_REG_LINK_STATUS, r);
-      t++;
-      if (t > 400) $fatal(1, "d) node 1 never discarding under bit flips");
-    end while ((r & MC_LINK_STATUS_DISCARDING_MASK) == 0);
+    hub_stores_until_discarding(1, 50, "d) node 1 never discarding under bit flips");
     v.c01.flip_ppm = 0;
     // the spoke's local-copy frames, one store each
     h0 = v.a0.host.log_addr.size();
@@ -115,6 +131,102 @@ module tb_link_errors;
     end
     $display("link_errors d) virtual hub, spoke discarding: %0d local-copy frames reached the hub, none echoed; after ERR_RESET echoed again: ok",
              SPOKE_FRAMES);
+  endtask
+
+  // the spoke's local-copy frames from address lo on, one 8-byte store each, 40 cycles apart;
+  // all must reach the hub within the bound (they did not while the spoke waited for echoes)
+  task automatic spoke_frames(input string part, input longint lo, input int frames, input int h0);
+    int t;
+    for (int i = 0; i < frames; i++) begin
+      v.store(1, lo + 8 * i, 2);
+      repeat (40) @(posedge clk);
+    end
+    t = 0;
+    while (logged(0, h0, lo, lo + 8 * frames) < 2 * frames) begin
+      @(posedge clk);
+      t++;
+      if (t > 50000)
+        $fatal(1, "%s the hub got %0d of the spoke's %0d frames, %0d stuck in the spoke: it held them for echoes",
+               part, logged(0, h0, lo, lo + 8 * frames) / 2, frames,
+               frames - logged(0, h0, lo, lo + 8 * frames) / 2);
+    end
+  endtask
+
+  task automatic vhub_hub_exhausted();
+    localparam int FRAMES = 40;                // more than ECHO_CREDITS
+    localparam int CREDITS = 15;               // node 0's echo FIFO / maximum frame
+    localparam longint LO = 3072, MID = LO + 8 * FRAMES, HI = MID + 8 * FRAMES;
+    // heartbeats 2000 cycles apart: the spoke runs out of credits before it hears the hub
+    localparam int HB = 2000;
+    int h0, h1, t;
+    logic [31:0] e0, e1, e0b, e1b;
+    v.quiesce(1000);                           // retry on only while the link is idle
+    for (int n = 0; n < 2; n++) begin
+      v.wr(n, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK | MC_CTRL_ERR_RESET_MASK);
+      v.wr(n, MC_REG_LINK_RETRY_LIMIT, 3);
+      v.wr(n, MC_REG_LINK_ACK_TIMEOUT, 200);
+      v.wr(n, MC_REG_HEARTBEAT_PERIOD, HB);
+    end
+    // the hub's retry runs out: the hub -> spoke cable cut while the hub stores
+    v.c01.cut = 1;
+    hub_stores_until_discarding(0, 100, "e) node 0's retry never ran out with the cable cut");
+    // the cable comes back just after a periodic heartbeat of the hub was lost in the cut,
+    // so that the spoke's credits run out well before the next one
+    while (v.a0.dut.u_lctrl.hb_q != 0) @(posedge clk);
+    repeat (50) @(posedge clk);
+    v.c01.cut = 0;
+    v.rd(1, MC_REG_LINK_STATUS, r);
+    if ((r & MC_LINK_STATUS_DISCARDING_MASK) != 0) $fatal(1, "e) the spoke's own link discards");
+    v.rd(0, MC_REG_ERROR_COUNT, e0);
+    v.rd(1, MC_REG_ERROR_COUNT, e1);
+    // at once, before the spoke can have heard the hub's announcement (sent into the cut)
+    h0 = v.a0.host.log_addr.size();
+    h1 = v.a1.host.log_addr.size();
+    spoke_frames("e)", LO, FRAMES, h0);
+    v.quiesce(2000);
+    if (logged(1, h1, LO, MID) != 0)
+      $fatal(1, "e) the spoke got %0d words of its own back from a discarding hub", logged(1, h1, LO, MID));
+    v.rd(0, MC_REG_LINK_STATUS, r);
+    if ((r & MC_LINK_STATUS_DISCARDING_MASK) == 0) $fatal(1, "e) node 0 left DISCARDING by itself");
+    v.rd(1, MC_REG_LINK_STATUS, r);
+    if ((r & MC_LINK_STATUS_DISCARDING_MASK) != 0) $fatal(1, "e) the spoke's own link discards");
+    v.rd(0, MC_REG_ERROR_COUNT, e0b);
+    v.rd(1, MC_REG_ERROR_COUNT, e1b);
+    // each lost local copy once: the first CREDITS frames asked for echoes that the hub
+    // dropped, the spoke gave the others up once it heard the hub
+    if (e0b - e0 != CREDITS || e1b - e1 != FRAMES - CREDITS)
+      $fatal(1, "e) %0d local copies lost, counted: %0d by the spoke, %0d echoes dropped by the hub",
+             FRAMES, e1b - e1, e0b - e0);
+    $display("link_errors e) hub retry exhausted: all %0d spoke frames reached the hub; local copies lost: %0d given up by the spoke, %0d echoes dropped by the hub",
+             FRAMES, e1b - e1, e0b - e0);
+    // ERR_RESET on node 0 only: echoes again, beyond the credits, and the hub's stores arrive
+    v.wr(0, MC_REG_CTRL, MC_CTRL_ENABLE_MASK | MC_CTRL_RETRY_EN_MASK | MC_CTRL_ERR_RESET_MASK);
+    // the end of the hub's announcement reaches the spoke with the next heartbeat (one at
+    // once, the periodic one later if that was lost); until then the spoke gives its local
+    // copies up
+    repeat (2 * HB) @(posedge clk);
+    h0 = v.a0.host.log_addr.size();
+    h1 = v.a1.host.log_addr.size();
+    spoke_frames("e) after node 0's ERR_RESET", MID, FRAMES, h0);
+    t = 0;
+    while (logged(1, h1, MID, HI) < 2 * FRAMES) begin
+      @(posedge clk);
+      t++;
+      if (t > 50000) $fatal(1, "e) after node 0's ERR_RESET %0d of the spoke's %0d local copies came back",
+                            logged(1, h1, MID, HI) / 2, FRAMES);
+    end
+    h1 = v.a1.host.log_addr.size();
+    v.store(0, HI, 2);
+    t = 0;
+    while (logged(1, h1, HI, HI + 8) < 2) begin
+      @(posedge clk);
+      t++;
+      if (t > 50000) $fatal(1, "e) after node 0's ERR_RESET its stores do not reach the spoke");
+    end
+    v.rd(1, MC_REG_ERROR_COUNT, r);
+    if (r != e1b) $fatal(1, "e) the spoke counted %0d errors after node 0's recovery", r - e1b);
+    $display("link_errors e) after ERR_RESET on node 0 only: %0d local copies echoed, the hub's stores arrive: ok",
+             FRAMES);
   endtask
 
   initial begin
@@ -207,6 +319,7 @@ module tb_link_errors;
     p.check(0);
     $display("link_errors c) after ERR_RESET delivery complete: ok");
     vhub_spoke_discarding();
+    vhub_hub_exhausted();
     $display("link_errors: PASS");
     $finish;
   end
