@@ -74,7 +74,7 @@ module memchan_axil_regs #(
   input  wire logic          ev_rx_drop_dis_i,
   input  wire logic          ev_crc_err_i,
   input  wire logic          ev_retry_i,
-  input  wire logic [4:0]    ev_err_i,      // ERROR_COUNT events (one bit each, summed here)
+  input  wire logic [5:0]    ev_err_i,      // ERROR_COUNT events (one bit each, summed here)
   input  wire logic          ev_ack_rcv_i,
   input  wire logic [7:0]    ev_ack_cnt_i,
   input  wire logic          ev_ackreq_sent_i,
@@ -224,10 +224,10 @@ module memchan_axil_regs #(
   logic ev_ack_rcv_q, ev_ackreq_sent_q, ev_barrier_sent_q, ev_crc_err_q, ev_notify_q,
         ev_retry_q, ev_rx_drop_dis_q, ev_rx_pkt_q, ev_tx_drop_dis_q, ev_tx_drop_part_q,
         ev_tx_pkt_q;
-  logic [4:0] ev_err_q;      // each event registered, summed after the register
+  logic [5:0] ev_err_q;      // each event registered, summed after the register
   logic [2:0] ev_err_n;      // number of ERROR_COUNT events of the registered cycle
   assign ev_err_n = 3'(ev_err_q[0]) + 3'(ev_err_q[1]) + 3'(ev_err_q[2]) + 3'(ev_err_q[3]) +
-                    3'(ev_err_q[4]);
+                    3'(ev_err_q[4]) + 3'(ev_err_q[5]);
   logic [31:0] ev_notify_page_q;
   logic [8:0] ev_rx_bytes_q;
   logic ev_req_sent_q, ev_resp_done_q, ev_resp_err_q, ev_req_refused_q, ev_home_refused_q,
@@ -290,7 +290,7 @@ module memchan_axil_regs #(
     irq_set = '0;
     irq_set[MC_IRQ_STATUS_RX_NOTIFY_SHIFT]    = ev_notify_q;
     irq_set[MC_IRQ_STATUS_LINK_CHANGE_SHIFT]  = (lstat != lstat_q) || (nodes_up_i != nodes_up_q);
-    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 5'd0);
+    irq_set[MC_IRQ_STATUS_ERROR_SHIFT]        = (ev_err_q != 6'd0);
     irq_set[MC_IRQ_STATUS_BARRIER_DONE_SHIFT] = bar_done_now;
     irq_set[MC_IRQ_STATUS_PAGE_HOT_SHIFT]     = ev_hot_q;
   end

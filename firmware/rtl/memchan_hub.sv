@@ -127,7 +127,7 @@ module memchan_hub #(
     logic [7:0]  rx_seq, req_seq, peer_node, auto_id;
     logic [63:0] ctrl_hdr, hb_hdr, hub_hb_hdr;
     logic [31:0] hub_nodes;
-    logic        peer_seen, peer_auto, peer_hub, auto_set;
+    logic        peer_seen, peer_auto, peer_hub, auto_set, peer_disc, peer_disc_seen;
     // per-port events of the link layer, not counted by the hub (it has no register block)
     logic        crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event, tx_err_drop;
     logic        tx_pkt, ackreq_sent, barrier_sent, sync_rx;   // sync_rx: the hub is the master
@@ -156,12 +156,13 @@ module memchan_hub #(
 
     memchan_link_ctrl u_lctrl (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
-      .serial_i(32'(up_q)), .groups_i(16'b0),
+      .serial_i(32'(up_q)), .groups_i(16'b0), .disc_i(1'b0),
       .hb_period_i(32'(HB_PERIOD)), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
       .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(port_up_o[p]),
       .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
       .auto_set_o(auto_set), .auto_id_o(auto_id), .hub_nodes_o(hub_nodes),
-      .peer_groups_o(groups[16*p +: 16]));
+      .peer_groups_o(groups[16*p +: 16]), .peer_disc_o(peer_disc),
+      .peer_disc_seen_o(peer_disc_seen));
 
     // the hub's heartbeat: "I am a hub, you are node p"
     always_comb begin
@@ -197,7 +198,7 @@ module memchan_hub #(
     assign unused = ^{rx_disc, peer_seen, peer_node, peer_auto, peer_hub, auto_set, auto_id,
                       crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event,
                       tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len, sync_rx,
-                      hub_nodes};
+                      hub_nodes, peer_disc, peer_disc_seen};
   end
 
   // ---------------- routing: destination set of a head frame ----------------

@@ -8,6 +8,10 @@
 // heartbeats' serial-number word: a hub's heartbeats carry the nodes whose ports are up
 // (hub_nodes_o), an adapter's heartbeats to a hub carry its multicast groups (H_HB_GROUPS,
 // peer_groups_o on the hub's side). A change of the announced word is announced at once.
+// Each heartbeat also says whether the sender's link discards (H_HB_DISC, disc_i), so that a
+// virtual hub's spoke stops waiting for echoes its hub drops (peer_disc_o), and whether it
+// hears the peer's such announcement (H_HB_DISC_SEEN, peer_disc_seen_o on the other side);
+// both announced at once.
 // PEER_SEEN, the heartbeat request and the heartbeat header are registered (one cycle
 // later than their inputs), so that the period comparisons stay off the transmitter's path.
 `default_nettype none
@@ -21,6 +25,7 @@ module memchan_link_ctrl
   input  wire logic        node_auto_i,
   input  wire logic [31:0] serial_i,
   input  wire logic [15:0] groups_i,       // bit g: this node is a member of multicast group g
+  input  wire logic        disc_i,         // our link discards (announced in H_HB_DISC)
   input  wire logic [31:0] hb_period_i,
   input  wire logic        ctrl_i,
   input  wire logic [63:0] ctrl_hdr_i,
@@ -34,18 +39,21 @@ module memchan_link_ctrl
   output logic             auto_set_o,
   output logic [7:0]       auto_id_o,
   output logic [31:0]      hub_nodes_o,    // from a hub while the link is up: nodes up (bit n)
-  output logic [15:0]      peer_groups_o   // the peer's multicast groups (0 unless announced)
+  output logic [15:0]      peer_groups_o,  // the peer's multicast groups (0 unless announced)
+  output logic             peer_disc_o,    // the peer's last heartbeat: its link discards
+  output logic             peer_disc_seen_o   // ... and it hears our announcement of ours
 );
   import memchan_pkt_pkg::*;
 
   logic [31:0] hb_q;
   logic [33:0] seen_q;         // cycles since the last heartbeat from the peer
   logic        heard_q;        // at least one heartbeat since reset
-  logic        peer_valid_q, peer_auto_q, peer_hears_q, peer_hub_q;
+  logic        peer_valid_q, peer_auto_q, peer_hears_q, peer_hub_q, peer_disc_q;
+  logic        peer_disc_seen_q;
   logic [7:0]  peer_node_q, hub_id_q;
   logic [31:0] peer_serial_q;
   logic        peer_groups_q;  // the peer's last heartbeat carried its groups (H_HB_GROUPS)
-  logic [42:0] ident_q;        // what we announced last, to announce changes at once
+  logic [44:0] ident_q;        // what we announced last, to announce changes at once
   logic        seen_ok_q, hb_req_q;
   logic [63:0] hb_hdr_q;
 
@@ -53,14 +61,16 @@ module memchan_link_ctrl
   // serial only matters to a partner back to back, for autoconfiguration)
   logic [31:0] word;
   assign word  = peer_hub_q ? {16'b0, groups_i} : serial_i;
-  logic [42:0] ident;
-  assign ident = {word, node_valid_i, node_auto_i, peer_seen_o, node_id_i};
+  logic [44:0] ident;
+  assign ident = {peer_disc_q, disc_i, word, node_valid_i, node_auto_i, peer_seen_o, node_id_i};
 
   assign peer_seen_o = seen_ok_q;
   assign link_up_o   = peer_seen_o && peer_hears_q;
   assign peer_node_o = peer_node_q;
   assign peer_auto_o = peer_auto_q;
   assign peer_hub_o  = peer_hub_q;
+  assign peer_disc_o = peer_disc_q;
+  assign peer_disc_seen_o = peer_disc_seen_q;
   assign hb_req_o    = hb_req_q;
   assign hub_nodes_o   = (peer_hub_q && link_up_o) ? peer_serial_q : 32'b0;
   assign peer_groups_o = peer_groups_q ? peer_serial_q[15:0] : 16'b0;
@@ -75,6 +85,8 @@ module memchan_link_ctrl
     hb_hdr[C_PEER_SEEN]    = peer_seen_o;
     hb_hdr[H_SID_LSB +: 8] = node_id_i;
     hb_hdr[H_HB_GROUPS]    = peer_hub_q;
+    hb_hdr[H_HB_DISC]      = disc_i;
+    hb_hdr[H_HB_DISC_SEEN] = peer_disc_q;
     hb_hdr[63:32]          = word;
   end
 
@@ -100,7 +112,8 @@ module memchan_link_ctrl
     if (!rst_ni) begin
       hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
       peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
-      peer_hub_q <= 1'b0; peer_groups_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
+      peer_hub_q <= 1'b0; peer_disc_q <= 1'b0; peer_disc_seen_q <= 1'b0;
+      peer_groups_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
       seen_ok_q <= 1'b0; hb_req_q <= 1'b0; hb_hdr_q <= '0;
     end else begin
       ident_q   <= ident;
@@ -115,6 +128,8 @@ module memchan_link_ctrl
         peer_auto_q   <= ctrl_hdr_i[C_ID_AUTO];
         peer_hears_q  <= ctrl_hdr_i[C_PEER_SEEN];
         peer_hub_q    <= ctrl_hdr_i[C_HUB];
+        peer_disc_q   <= ctrl_hdr_i[H_HB_DISC];
+        peer_disc_seen_q <= ctrl_hdr_i[H_HB_DISC_SEEN];
         peer_groups_q <= ctrl_hdr_i[H_HB_GROUPS];
         hub_id_q      <= ctrl_hdr_i[H_DNID_LSB +: 8];
         peer_node_q   <= ctrl_hdr_i[H_SID_LSB +: 8];

@@ -70,6 +70,12 @@ package memchan_pkt_pkg;
   // knows it is on a hub its multicast groups in bits 47:32 (bit g: member of group g),
   // marked by H_HB_GROUPS (SEQ bit 0: control frames carry no sequence number)
   localparam int unsigned H_HB_GROUPS = H_SEQ_LSB;
+  // A heartbeat's SEQ bit 1: the sender's link discards (its transmitter's retry ran out or
+  // its receiver saw an error without retry), so no echo or response comes back from it; held
+  // after its ERR_RESET until its echo FIFO is empty and the peer has said, by SEQ bit 2 of
+  // its own heartbeats, that it heard it (docs/firmware.md "Ordering in two-node direct mode")
+  localparam int unsigned H_HB_DISC      = H_SEQ_LSB + 1;
+  localparam int unsigned H_HB_DISC_SEEN = H_SEQ_LSB + 2;
 
   // SYNC frames (header + CRC, from the clock master: the hub, or node 0 back to back):
   // the frame's index (3 bits, counts sync frames on this link) and the master's time at

@@ -152,6 +152,7 @@ module memchan_top #(
   logic       ev_tx_pkt, ev_rx_pkt, ev_tx_dd, ev_tx_dp, ev_rx_dd, ev_crc, ev_retry;
   logic       ev_ack_rcv, ev_ackreq, ev_bar_sent, ev_notify, ev_bus_err;
   logic       tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, tx_disc, rx_disc;
+  logic       lc_lost;        // the spoke gave up a local copy (its path discards)
   logic [5:0] ev_tx_len;
   logic [8:0] ev_rx_bytes;
   logic [7:0] ev_ack_cnt;
@@ -190,8 +191,8 @@ module memchan_top #(
     .ev_tx_pkt_i(ev_tx_pkt), .ev_tx_len_i(ev_tx_len), .ev_rx_pkt_i(ev_rx_pkt),
     .ev_rx_bytes_i(ev_rx_bytes), .ev_tx_drop_dis_i(ev_tx_dd), .ev_tx_drop_part_i(ev_tx_dp),
     .ev_rx_drop_dis_i(ev_rx_dd), .ev_crc_err_i(ev_crc), .ev_retry_i(ev_retry),
-    // five ERROR_COUNT events, registered one by one in u_regs and summed there
-    .ev_err_i({tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, ev_bus_err}),
+    // six ERROR_COUNT events, registered one by one in u_regs and summed there
+    .ev_err_i({tx_err_event, tx_err_drop, rx_err_event, rx_err_drop, ev_bus_err, lc_lost}),
     .ev_ack_rcv_i(ev_ack_rcv), .ev_ack_cnt_i(ev_ack_cnt), .ev_ackreq_sent_i(ev_ackreq),
     .ev_barrier_sent_i(ev_bar_sent), .ev_notify_i(ev_notify), .ev_notify_page_i(ev_notify_page),
     .ev_req_sent_i(ev_req_sent), .ev_resp_done_i(ev_resp_done), .ev_resp_err_i(ev_resp_err),
@@ -278,9 +279,22 @@ module memchan_top #(
   assign hub   = hub_q;
   assign spoke = spoke_q;
 
+  // "my link discards", announced in every heartbeat (H_HB_DISC) from the entry into
+  // DISCARDING (either direction) until ERR_RESET ended it, the echo FIFO is empty and the
+  // peer's heartbeat said it heard the announcement: the peer meanwhile asks for no echo and
+  // returns its credits (memchan_tx_builder), so that when the announcement ends no echo it
+  // asked for earlier is left to come (a peer that never heard it would wait for them forever)
+  logic disc_ann_q, peer_disc, peer_disc_seen;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni)                 disc_ann_q <= 1'b0;
+    else if (tx_disc || rx_disc) disc_ann_q <= 1'b1;
+    else if (!eq_rv && !merge_busy && peer_disc_seen) disc_ann_q <= 1'b0;
+  end
+
   memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
     .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
     .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset), .discarding_i(tx_disc || rx_disc),
+    .peer_disc_i(peer_disc && lb_mode == 2'd0), .lc_lost_o(lc_lost),   // loopback: ourselves
     .e_valid_i(eq_rv), .e_data_i(eq_r), .e_ready_o(eq_rr), .e_commit_i(eq_commit),
     .merge_busy_i(merge_busy), .lc_hold_o(lc_hold), .echo_rx_i(echo_rx),
     .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),
@@ -358,11 +372,13 @@ module memchan_top #(
 
   memchan_link_ctrl u_lctrl (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
-    .serial_i, .groups_i(mcast_groups), .hb_period_i(hb_period), .ctrl_i(ctrl_rx),
+    .serial_i, .groups_i(mcast_groups), .disc_i(disc_ann_q), .hb_period_i(hb_period),
+    .ctrl_i(ctrl_rx),
     .ctrl_hdr_i(ctrl_hdr), .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen),
     .link_up_o(link_up), .peer_node_o(peer_node), .peer_auto_o(peer_auto),
     .peer_hub_o(peer_hub), .auto_set_o(auto_set), .auto_id_o(auto_id),
-    .hub_nodes_o(nodes_up), .peer_groups_o(peer_groups));
+    .hub_nodes_o(nodes_up), .peer_groups_o(peer_groups), .peer_disc_o(peer_disc),
+    .peer_disc_seen_o(peer_disc_seen));
   logic        unused_groups;
   assign unused_groups = ^peer_groups;
   // the hub replicates multicast by the groups announced here (as memchan_link_rx filters)

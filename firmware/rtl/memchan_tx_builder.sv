@@ -24,6 +24,12 @@
 // (its local copy is lost, as the echo would have been) and a request to another node is
 // refused at once. Waiting held the transmit window, and with it every later host write to
 // the adapter, ERR_RESET included, for good (board-java's rule-3 step without retry froze).
+// The same holds while the peer announces that its link discards (peer_disc_i, its
+// heartbeats): a hub whose retry ran out drops the echoes, and a peer whose receiver discards
+// drops the frames. Every local copy given up so counts in ERROR_COUNT (lc_lost_o), and the
+// echo and request credits are returned while the peer discards: what they wait for never
+// comes, and the peer ends its announcement only once its echo FIFO is empty and it has
+// heard from us that we heard it (memchan_top).
 `default_nettype none
 
 module memchan_tx_builder #(
@@ -39,6 +45,8 @@ module memchan_tx_builder #(
   input  wire logic        spoke_i,        // virtual hub: node 1, local copies by echo
   input  wire logic        err_reset_i,    // CTRL.ERR_RESET: echoes of discarded frames never come
   input  wire logic        discarding_i,   // the link discards: no echo or response comes back
+  input  wire logic        peer_disc_i,    // the peer's link discards (its heartbeats): the same
+  output logic             lc_lost_o,      // a local copy was given up (ERROR_COUNT)
   // descriptors {local_copy, header} and payload words (first-word-fall-through)
   input  wire logic        desc_valid_i,
   input  wire logic [64:0] desc_i,
@@ -107,7 +115,8 @@ module memchan_tx_builder #(
   logic [63:0] b_data;
   logic [5:0]  left_q;
   logic [63:0] hdr;
-  logic        d_data, d_self, d_lc, hdr_fire, ack_fire;
+  logic        d_data, d_self, d_lc, d_wants_lc, hdr_fire, ack_fire;
+  logic        path_down;              // no echo or response can come back
   logic [5:0]  e_nwords;
 
   always_comb begin
@@ -127,7 +136,8 @@ module memchan_tx_builder #(
     d_data = (desc_i[H_TP_LSB +: 4] == TP_DATA);
     d_req  = tp_request(desc_i[H_TP_LSB +: 4]);
     d_lconly = d_req && (desc_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
-    d_refuse = d_req && ((desc_i[H_DNID_LSB +: 8] >= 8'(NODES)) || (discarding_i && !d_lconly));
+    path_down = discarding_i || peer_disc_i;
+    d_refuse = d_req && ((desc_i[H_DNID_LSB +: 8] >= 8'(NODES)) || (path_down && !d_lconly));
     r_self   = (r_data_i[H_DNID_LSB +: 8] == node_id_i) && !loopback_i;
     // the local-copy FIFO takes a whole frame, not while the hub's merge or echoes need it
     lc_ok    = lc_room_i && !(hub_i && (epend_q != 6'd0 || merge_busy_i));
@@ -136,10 +146,9 @@ module memchan_tx_builder #(
     r_go   = rpend_q != 6'd0 && r_valid_i;
     d_self = (desc_i[C_DKIND +: 2] == 2'd0) &&
              (desc_i[H_DNID_LSB +: 8] == node_id_i);
-    d_echo = d_data && spoke_i && !discarding_i &&
-             (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
-    d_lc   = d_data && !spoke_i &&
-             (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
+    d_wants_lc = d_data && (loopback_i ? (desc_i[64] && !d_self) : (desc_i[64] || d_self));
+    d_echo = d_wants_lc && spoke_i && !path_down;
+    d_lc   = d_wants_lc && !spoke_i;
     d_go   = d_lc ? lc_ok
                   : d_req ? (d_refuse || (rcred_q < 4'(REQ_CREDITS) && (!d_lconly || lc_ok)))
                   : (!d_echo || cred_q < 5'(ECHO_CREDITS));
@@ -210,6 +219,7 @@ module memchan_tx_builder #(
     e_fire    = !body_q && !ack_v_q && e_go && f_ready_i;
     r_fire    = !body_q && !ack_v_q && !e_go && r_go && r_ready_o;
     req_sent_o    = hdr_fire && d_req && !d_refuse;
+    lc_lost_o     = hdr_fire && d_wants_lc && spoke_i && path_down;
     req_refused_o = hdr_fire && d_refuse;
     req_addr_o    = desc_i[H_ADDR_LSB +: 26];
     ack_fire  = !body_q && ack_v_q && f_ready_i;
@@ -259,7 +269,7 @@ module memchan_tx_builder #(
       end
       epend_q <= epend_q + 6'(e_commit_i) - 6'(e_fire);
       rpend_q <= rpend_q + 6'(r_commit_i) - 6'(r_fire);
-      if (err_reset_i) rcred_q <= '0;
+      if (err_reset_i || peer_disc_i) rcred_q <= '0;
       else rcred_q <= rcred_q + 4'(req_sent_o) - 4'(resp_done_i && rcred_q != 4'd0);
       // the owed-acknowledgement choice is registered (the priority encoder over the counts
       // is not in front of f_valid_o): a count only drops to 0 when its ACK frame is sent,
@@ -267,7 +277,7 @@ module memchan_tx_builder #(
       // is made again (one cycle without an ACK frame)
       ack_v_q   <= ack_any && !ack_fire;
       ack_sel_q <= ack_sel;
-      if (err_reset_i) cred_q <= '0;
+      if (err_reset_i || peer_disc_i) cred_q <= '0;
       else cred_q <= cred_q + 5'(hdr_fire && d_echo) - 5'(echo_rx_i && cred_q != 5'd0);
       for (int i = 0; i < NODES; i++) begin
         ackc_q[i] <= ackc_q[i]
