@@ -72,6 +72,11 @@ if [ "$(cat /sys/class/misc/memchan0/backend)" != hw ]; then
 fi
 mcctl bench serve --fabric dev:/dev/memchan1 --count 1 --json > /tmp/mcctl-serve.out 2>&1 &
 serve=$!
+# node 1 joined ("serving", its regions follow at once) before a refused command's baseline is
+# read: a baseline read first lacks them, and a state read after has them
+t0=$(date +%s)
+until grep -q '"serving":true' /tmp/mcctl-serve.out || [ $(( $(date +%s) - t0 )) -gt 300 ]; do sleep 1; done
+grep -q '"serving":true' /tmp/mcctl-serve.out || fail "bench serve on node 1 joined within 300 s"
 
 if [ "$(cat /sys/class/misc/memchan0/backend)" = hw ]; then
 	# a board cabled to a live peer: the self-test's internal loopback would cut into the peer's

@@ -23,6 +23,7 @@
  * iterations, default 20000).
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -48,6 +49,16 @@
 #include "../include/uapi/linux/memchan.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The network page size of every device these tests open: the harness creates the ivshmem
+ * fabric with the soft fabric's default, and the co-simulated adapter keeps its PAGE_SIZE
+ * reset value (info_fields and the sysfs test check the device's own).
+ */
+#define PAGE		MC_SF_DEFAULT_PAGE_SIZE
+#define PAGE_WORDS	(PAGE / 8)	/* 8-byte words in a network page */
+static_assert(MC_SF_DEFAULT_PAGE_SIZE == MC_REG_PAGE_SIZE_RESET,
+	      "one network page size on both backends");
 
 static const char *dev_path = "/dev/memchan0";
 static char ctl_path[64];
@@ -153,11 +164,11 @@ static char *ctl_map(size_t *len)
 
 	if (fd < 0)
 		FAIL("open %s: %s", ctl_path, strerror(errno));
-	hdr = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	hdr = mmap(NULL, MC_SF_HEADER_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	if (hdr == MAP_FAILED)
 		FAIL("mmap ctl: %s", strerror(errno));
 	size = *(uint64_t *)(hdr + MC_SF_HDR_FILE_SIZE);
-	munmap(hdr, 4096);
+	munmap(hdr, MC_SF_HEADER_SIZE);
 	fab = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (fab == MAP_FAILED)
 		FAIL("mmap ctl %zu: %s", size, strerror(errno));
@@ -225,6 +236,16 @@ static int touch(volatile char *p, int write)
 	return fault_sig;
 }
 
+/* one network page of fd: its transmit window (writable) or its receive page (read-only) */
+static volatile uint64_t *map_page(int fd, uint32_t page, int tx)
+{
+	uint64_t off = (tx ? MEMCHAN_MMAP_TX_BASE : MEMCHAN_MMAP_RX_BASE) + (uint64_t)page * PAGE;
+	void *m = mmap(NULL, PAGE, tx ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, off);
+
+	CHECK(m != MAP_FAILED);
+	return m;
+}
+
 static uint64_t rnd_state = 0x2545F4914F6CDD1DULL;
 
 static uint64_t rnd(void)
@@ -287,7 +308,7 @@ static void info_fields(void)
 
 	CHECK(in.api_version == MEMCHAN_API_VERSION);
 	CHECK(in.backend == MEMCHAN_BACKEND_IVSHMEM);
-	CHECK(in.page_size == 4096);
+	CHECK(in.page_size == PAGE);
 	CHECK(in.page_count > MC_SYS_PAGES && in.page_count <= MC_MAX_PAGES);
 	CHECK(in.max_nodes == 16);
 	CHECK(in.caps & MC_CAPS_SOFT_MASK);
@@ -484,11 +505,11 @@ static void grant_tx_programs_pct(void)
 	uint64_t off = 1;
 
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 100, 4, tx_to(1), 0, &off));
-	CHECK(off == MEMCHAN_MMAP_TX_BASE + 100 * 4096);
+	CHECK(off == MEMCHAN_MMAP_TX_BASE + 100 * PAGE);
 	CHECK(pct(fd, 100).tx_entry == tx_to(1) && pct(fd, 103).tx_entry == tx_to(1));
 	CHECK(pct(fd, 104).tx_entry == 0);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 100, 2, 0, MEMCHAN_RX_IRQ, &off));
-	CHECK(off == MEMCHAN_MMAP_RX_BASE + 100 * 4096);
+	CHECK(off == MEMCHAN_MMAP_RX_BASE + 100 * PAGE);
 	CHECK(pct(fd, 101).rx_entry == (MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK));
 	EXPECT_ERR(grant(fd, MEMCHAN_GRANT_TX, 103, 2, tx_to(1), 0, NULL), EEXIST);
 	CHECK(pct(fd, 104).tx_entry == 0);
@@ -546,28 +567,28 @@ static void mmap_checks(void)
 
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 140, 2, tx_to(1), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 140, 2, 0, 0, NULL));
-	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 142 * 4096) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 142 * PAGE) == MAP_FAILED &&
 	      errno == EACCES);
-	CHECK(mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * 4096) ==
+	CHECK(mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * PAGE) ==
 	      MAP_FAILED && errno == EACCES);
-	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 140 * 4096) ==
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 140 * PAGE) ==
 	      MAP_FAILED && errno == EINVAL);
-	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + 140 * 4096) == MAP_FAILED && errno == EACCES);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + 139 * 4096) == MAP_FAILED && errno == EACCES);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (uint64_t)pc * 4096) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 140 * PAGE) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 139 * PAGE) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, (uint64_t)pc * PAGE) == MAP_FAILED &&
 	      errno == EINVAL);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 1ULL << 39) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE / 2) == MAP_FAILED &&
 	      errno == EINVAL);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 1ULL << 41) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE * 2) == MAP_FAILED &&
 	      errno == EINVAL);
-	p = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 140 * 4096);
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 140 * PAGE);
 	CHECK(p != MAP_FAILED);
-	EXPECT_ERR(mprotect(p, 4096, PROT_READ | PROT_WRITE), EACCES);
-	p = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * 4096);
+	EXPECT_ERR(mprotect(p, PAGE, PROT_READ | PROT_WRITE), EACCES);
+	p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 140 * PAGE);
 	CHECK(p != MAP_FAILED);
-	CHECK(mremap(p, 2 * 4096, 4 * 4096, 0) == MAP_FAILED);	/* VM_DONTEXPAND */
+	CHECK(mremap(p, 2 * PAGE, 4 * PAGE, 0) == MAP_FAILED);	/* VM_DONTEXPAND */
 }
 
 static void tx_stores_reach_rx_page(void)
@@ -579,17 +600,17 @@ static void tx_stores_reach_rx_page(void)
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 150, 4,
 			tx_to(0) | MC_TX_PCT_LOCAL_COPY_MASK, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 150, 4, 0, 0, NULL));
-	tx = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * 4096);
-	rx = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * 4096);
+	tx = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * PAGE);
+	rx = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	for (b = 0; b < 64; b++)
 		tx[b] = 1ULL << b;	/* walking ones */
 	for (b = 0; b < 64; b++)
 		bad += rx[b] != 1ULL << b;
-	for (i = 0; i < 4 * 512; i++)
-		tx[i] = 150 * 4096 + i * 8;	/* address in data */
-	for (i = 0; i < 4 * 512; i++)
-		bad += rx[i] != 150 * 4096 + i * 8;
+	for (i = 0; i < 4 * PAGE_WORDS; i++)
+		tx[i] = 150 * PAGE + i * 8;	/* address in data */
+	for (i = 0; i < 4 * PAGE_WORDS; i++)
+		bad += rx[i] != 150 * PAGE + i * 8;
 	EXPECT(bad == 0, "%llu words differ", (unsigned long long)bad);
 }
 
@@ -599,7 +620,7 @@ static void rx_store_segv(void)
 	char *rx;
 
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 160, 1, 0, 0, NULL));
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 160 * 4096);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 160 * PAGE);
 	CHECK(rx != MAP_FAILED);
 	CHECK(touch(rx, 0) == 0);
 	CHECK(touch(rx, 1) == SIGSEGV);
@@ -612,13 +633,13 @@ static void revoke_while_mapped_sigbus(void)
 
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 170, 2, tx_to(1), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 170, 1, 0, 0, NULL));
-	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 170 * 4096);
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 170 * 4096);
+	tx = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 170 * PAGE);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 170 * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
-	CHECK(touch(tx, 1) == 0 && touch(tx + 4096, 1) == 0 && touch(rx, 0) == 0);
+	CHECK(touch(tx, 1) == 0 && touch(tx + PAGE, 1) == 0 && touch(rx, 0) == 0);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, 171, 1));
 	CHECK(touch(tx, 1) == 0);		/* page 170 still granted */
-	CHECK(touch(tx + 4096, 1) == SIGBUS);
+	CHECK(touch(tx + PAGE, 1) == SIGBUS);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 170, 1));
 	CHECK(touch(rx, 0) == SIGBUS);
 	/* a new grant of the same page makes the old mapping usable again */
@@ -631,7 +652,7 @@ static void other_file_grants_do_not_map(void)
 	int a = dev_open(), b = dev_open();
 
 	EXPECT_OK(grant(a, MEMCHAN_GRANT_TX, 180, 1, tx_to(1), 0, NULL));
-	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, b, 180 * 4096) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, b, 180 * PAGE) == MAP_FAILED &&
 	      errno == EACCES);
 }
 
@@ -845,7 +866,7 @@ static void tx_rule_vectors(void)
 	int fd = dev_open();
 	struct memchan_info in = info(fd);
 	struct memchan_pct p = { .argsz = sizeof(p), .flags = MEMCHAN_PCT_WRITE_TX, .page = 201 };
-	char path[4096], line[160], want[32];
+	char path[PATH_MAX], line[160], want[32];
 	unsigned int e, nodes, caps, rows = 0, seen = 0;
 	int emulated, r, err;
 	ssize_t n;
@@ -1173,7 +1194,8 @@ static void sysfs_attributes(void)
 
 	CHECK(read_sysfs("backend", buf, sizeof(buf)) == 0 && !strcmp(buf, "ivshmem\n"));
 	CHECK(read_sysfs("node_id", buf, sizeof(buf)) == 0 && !strcmp(buf, "0\n"));
-	CHECK(read_sysfs("page_size", buf, sizeof(buf)) == 0 && !strcmp(buf, "4096\n"));
+	snprintf(want, sizeof(want), "%u\n", PAGE);
+	CHECK(read_sysfs("page_size", buf, sizeof(buf)) == 0 && !strcmp(buf, want));
 	CHECK(read_sysfs("page_count", buf, sizeof(buf)) == 0 &&
 	      (uint32_t)atoi(buf) == info(fd).page_count);
 	snprintf(want, sizeof(want), "%u.%u api=%u", MC_VERSION_MAJOR, MC_VERSION_MINOR,
@@ -1214,12 +1236,12 @@ static void unprivileged_refused(void)
 				MC_TX_PCT_TX_EN_MASK | MC_TX_PCT_LOCAL_COPY_MASK |
 				MC_DEST_KIND_BROADCAST << MC_TX_PCT_DEST_KIND_SHIFT, 0, NULL));
 		EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 0, MC_SYS_PAGES, 0, MEMCHAN_RX_IRQ, NULL));
-		m = mmap(NULL, MC_SYS_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		m = mmap(NULL, MC_SYS_PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		CHECK(m != MAP_FAILED);
-		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 231 * 4096) == MAP_FAILED &&
+		CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 231 * PAGE) == MAP_FAILED &&
 		      errno == EACCES);
-		CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
-			   MEMCHAN_MMAP_RX_BASE + 231 * 4096) == MAP_FAILED && errno == EACCES);
+		CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+			   MEMCHAN_MMAP_RX_BASE + 231 * PAGE) == MAP_FAILED && errno == EACCES);
 		_exit(0);
 	}
 	CHECK(waitpid(pid, &st, 0) == pid);
@@ -1286,12 +1308,12 @@ static void ioctl_fuzz(void)
 		if (ioctl(fd, cmd, rnd() % 64 ? (void *)buf : (void *)(uintptr_t)(rnd() % 4096)) == 0)
 			ok++;
 		if (rnd() % 64 == 0) {
-			m = mmap(NULL, 4096 * (1 + rnd() % 4), rnd() % 2 ? PROT_READ :
+			m = mmap(NULL, PAGE * (1 + rnd() % 4), rnd() % 2 ? PROT_READ :
 				 PROT_READ | PROT_WRITE, rnd() % 8 ? MAP_SHARED : MAP_PRIVATE, fd,
-				 (rnd() % 2 ? MEMCHAN_MMAP_RX_BASE : 0) + 4096 * (rnd() % (pc + 2)));
+				 (rnd() % 2 ? MEMCHAN_MMAP_RX_BASE : 0) + PAGE * (rnd() % (pc + 2)));
 			if (m != MAP_FAILED) {
 				touch(m, rnd() % 2);
-				munmap(m, 4096);
+				munmap(m, PAGE);
 			}
 		}
 		if (rnd() % 500 == 0) {
@@ -1395,7 +1417,7 @@ static void hw_loopback_data(void)
 	int fd = dev_open();
 	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
 	volatile uint64_t *tx, *rx;
-	uint64_t i, bad = 0, words = 3 * 512;
+	uint64_t i, bad = 0, words = 3 * PAGE_WORDS;
 	double t0;
 
 	if (info(fd).node_id == MEMCHAN_NODE_NONE)
@@ -1404,20 +1426,20 @@ static void hw_loopback_data(void)
 	CHECK(info(fd).loopback == 1);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 150, 4, tx_to(0), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 150, 4, 0, 0, NULL));
-	tx = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * 4096);
-	rx = mmap(NULL, 4 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * 4096);
+	tx = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 150 * PAGE);
+	rx = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 150 * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	t0 = now_s();
 	for (i = 0; i < words; i++)
-		tx[i] = 0x5a00000000000000ULL | (150 * 4096 + i * 8);
+		tx[i] = 0x5a00000000000000ULL | (150 * PAGE + i * 8);
 	printf("# %llu 8-byte stores in %.3f s\n", (unsigned long long)words, now_s() - t0);
 	/* the last word lands last (one path, in order) */
-	while (rx[words - 1] != (0x5a00000000000000ULL | (150 * 4096 + (words - 1) * 8)) &&
+	while (rx[words - 1] != (0x5a00000000000000ULL | (150 * PAGE + (words - 1) * 8)) &&
 	       now_s() - t0 < 60)
 		usleep(1000);
 	printf("# last word arrived after %.3f s\n", now_s() - t0);
 	for (i = 0; i < words; i++)
-		bad += rx[i] != (0x5a00000000000000ULL | (150 * 4096 + i * 8));
+		bad += rx[i] != (0x5a00000000000000ULL | (150 * PAGE + i * 8));
 	EXPECT(bad == 0, "%llu of %llu words differ", (unsigned long long)bad,
 	       (unsigned long long)words);
 	CHECK(info(fd).rx_packets > 0 && info(fd).error_count == 0);
@@ -1440,7 +1462,7 @@ static void hw_notify_on_arrival(void)
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 160, 1, tx_to(0), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 160, 1, 0, MEMCHAN_RX_IRQ, NULL));
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 160 * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 160 * PAGE);
 	CHECK(tx != MAP_FAILED);
 	before = info(fd).notify_count;
 	tx[0] = 1;
@@ -1483,28 +1505,28 @@ static void hw_rx_mapping(void)
 
 	hw_loop_pages(fd, 180, 2);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, pc - 1, 1, 0, 0, NULL));
-	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 180 * 4096);
-	rx2 = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * 4096);
-	rx1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * 4096);
+	tx = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 180 * PAGE);
+	rx2 = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * PAGE);
+	rx1 = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * PAGE);
 	CHECK(tx != MAP_FAILED && rx2 != MAP_FAILED && rx1 != MAP_FAILED);
 	/* bounds: beyond the grants, beyond the area, writable */
-	CHECK(mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * 4096) ==
+	CHECK(mmap(NULL, 3 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 180 * PAGE) ==
 	      MAP_FAILED && errno == EACCES);
-	CHECK(mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * 4096) == MAP_FAILED && errno == EINVAL);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + (uint64_t)pc * 4096) == MAP_FAILED && errno == EINVAL);
-	CHECK(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + 181 * 4096) == MAP_FAILED && errno == EACCES);
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
-		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * 4096) != MAP_FAILED);
+	CHECK(mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * PAGE) == MAP_FAILED && errno == EINVAL);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)pc * PAGE) == MAP_FAILED && errno == EINVAL);
+	CHECK(mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + 181 * PAGE) == MAP_FAILED && errno == EACCES);
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd,
+		   MEMCHAN_MMAP_RX_BASE + (uint64_t)(pc - 1) * PAGE) != MAP_FAILED);
 	/* page 181 word 3 through both mappings, page 180 untouched */
 	t0 = now_s();
-	tx[512 + 3] = v;
+	tx[PAGE_WORDS + 3] = v;
 	while (rx1[3] != v && now_s() - t0 < 60)
 		usleep(1000);
-	EXPECT(rx1[3] == v && rx2[512 + 3] == v, "page 181 word 3: %#llx / %#llx",
-	       (unsigned long long)rx1[3], (unsigned long long)rx2[512 + 3]);
+	EXPECT(rx1[3] == v && rx2[PAGE_WORDS + 3] == v, "page 181 word 3: %#llx / %#llx",
+	       (unsigned long long)rx1[3], (unsigned long long)rx2[PAGE_WORDS + 3]);
 	CHECK(rx2[3] != v);
 	/* page 180 word 5 */
 	tx[5] = v;
@@ -1514,7 +1536,7 @@ static void hw_rx_mapping(void)
 	/* revoked: gone from both mappings; page 180 stays */
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 181, 1));
 	CHECK(touch((char *)rx1, 0) == SIGBUS);
-	CHECK(touch((char *)rx2 + 4096, 0) == SIGBUS);
+	CHECK(touch((char *)rx2 + PAGE, 0) == SIGBUS);
 	CHECK(touch((char *)rx2, 0) == 0);
 	/*
 	 * granted again: the old mapping stays gone (mapped at mmap time); a new one shows what the
@@ -1524,7 +1546,7 @@ static void hw_rx_mapping(void)
 	 */
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 181, 1, 0, 0, NULL));
 	CHECK(touch((char *)rx1, 0) == SIGBUS);
-	rx1 = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * 4096);
+	rx1 = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 181 * PAGE);
 	CHECK(rx1 != MAP_FAILED);
 	EXPECT(rx1[3] == v, "page 181 word 3 after a new first grant: %#llx", (unsigned long long)rx1[3]);
 	CHECK(rx2[5] == v);
@@ -1549,9 +1571,9 @@ static void hw_rx_other_files_mapping_stays(void)
 
 	hw_loop_pages(a, 190, 1);
 	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 190, 1, 0, 0, NULL));
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a, 190 * 4096);
-	ra = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
-	rb = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, a, 190 * PAGE);
+	ra = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, a, MEMCHAN_MMAP_RX_BASE + 190 * PAGE);
+	rb = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * PAGE);
 	CHECK(tx != MAP_FAILED && ra != MAP_FAILED && rb != MAP_FAILED);
 	CHECK(touch((char *)ra, 0) == 0 && touch((char *)rb, 0) == 0);
 	/* b revokes: its mapping goes, a's stays */
@@ -1560,9 +1582,9 @@ static void hw_rx_other_files_mapping_stays(void)
 	CHECK(touch((char *)ra, 0) == 0);
 	/* b takes the page again, unmaps and closes: a's mapping still stays */
 	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 190, 1, 0, 0, NULL));
-	rb = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * 4096);
+	rb = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 190 * PAGE);
 	CHECK(rb != MAP_FAILED);
-	CHECK(munmap((void *)rb, 4096) == 0);
+	CHECK(munmap((void *)rb, PAGE) == 0);
 	CHECK(close(b) == 0);
 	CHECK(touch((char *)ra, 0) == 0);
 	/* and receives what arrives after */
@@ -1602,20 +1624,20 @@ static void hw_rx_late_receiver(void)
 
 	hw_loop_pages(a, 200, 2);
 	EXPECT_OK(ungrant(a, MEMCHAN_GRANT_RX, 200, 1));	/* page 200: no receiver on the node */
-	tx = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a, 200 * 4096);
-	flag = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, MEMCHAN_MMAP_RX_BASE + 201 * 4096);
+	tx = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, a, 200 * PAGE);
+	flag = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, a, MEMCHAN_MMAP_RX_BASE + 201 * PAGE);
 	CHECK(tx != MAP_FAILED && flag != MAP_FAILED);
 	drops = info(a).rx_drop_disabled;
 	tx[9] = v;
 	__sync_synchronize();	/* write-combining: the data leaves before the flag */
-	tx[512] = f;
+	tx[PAGE_WORDS] = f;
 	EXPECT(hw_wait_word(flag, 0, f), "flag on page 201: %#llx", (unsigned long long)flag[0]);
 	EXPECT(info(a).rx_drop_disabled == drops, "RX_DROP_DISABLED %u -> %u: the store was dropped",
 	       drops, info(a).rx_drop_disabled);
 	/* another process of the node attaches now */
 	b = dev_open();
 	EXPECT_OK(grant(b, MEMCHAN_GRANT_RX, 200, 1, 0, 0, NULL));
-	late = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 200 * 4096);
+	late = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, b, MEMCHAN_MMAP_RX_BASE + 200 * PAGE);
 	CHECK(late != MAP_FAILED);
 	EXPECT(late[9] == v, "page 200 word 9, stored before the receiver attached: %#llx",
 	       (unsigned long long)late[9]);
@@ -1636,8 +1658,8 @@ static void hw_rx_cleared_on_node_change(void)
 	double t0, changes = 0;
 
 	hw_loop_pages(fd, 210, 1);
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 210 * 4096);
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 210 * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 210 * PAGE);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 210 * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	tx[2] = v;
 	EXPECT(hw_wait_word(rx, 2, v), "page 210 word 2: %#llx", (unsigned long long)rx[2]);
@@ -1645,7 +1667,7 @@ static void hw_rx_cleared_on_node_change(void)
 	/* refused with grants held: ID and copy as they were */
 	EXPECT_ERR(set_node(fd, 1, 0), EBUSY);
 	CHECK(info(fd).node_id == 0 && rx[2] == v);
-	CHECK(munmap((void *)tx, 4096) == 0 && munmap((void *)rx, 4096) == 0);
+	CHECK(munmap((void *)tx, PAGE) == 0 && munmap((void *)rx, PAGE) == 0);
 	CHECK(close(fd) == 0);
 	fd = dev_open();
 	/* no ID: no page received */
@@ -1660,7 +1682,7 @@ static void hw_rx_cleared_on_node_change(void)
 	changes += now_s() - t0;
 	CHECK(pct(fd, 210).rx_entry & MC_RX_PCT_RX_EN_MASK);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 210, 1, 0, 0, NULL));
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 210 * 4096);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 210 * PAGE);
 	CHECK(rx != MAP_FAILED);
 	EXPECT(rx[2] == 0, "page 210 word 2 under the new ID: %#llx", (unsigned long long)rx[2]);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_RX, 210, 1));
@@ -1761,13 +1783,9 @@ static void remote_done_some(int fd, uint32_t done)
 /* a transmit grant of page, with OP op, to this node itself; the mapping of that page */
 static volatile uint64_t *request_page(int fd, uint32_t page, uint32_t node, uint32_t op)
 {
-	void *m;
-
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(node) | op << MC_TX_PCT_OP_SHIFT, 0,
 			NULL));
-	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (uint64_t)page * 4096);
-	CHECK(m != MAP_FAILED);
-	return m;
+	return map_page(fd, page, 1);
 }
 
 /*
@@ -1805,9 +1823,9 @@ static void hw_remote_requests(void)
 	CHECK(info(fd).loopback == 0);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, p, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, q, 1, 0, MEMCHAN_RX_READ, NULL));
-	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + p * 4096);
+	rx = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + p * PAGE);
 	CHECK(rx != MAP_FAILED);
-	CHECK(rx[3] == 0 && rx[512] == 0);	/* a first grant clears the page */
+	CHECK(rx[3] == 0 && rx[PAGE_WORDS] == 0);	/* a first grant clears the page */
 	c0 = counters(fd, p, 0, 0);
 	cq = counters(fd, q, 0, 0);
 	done = reg(fd, MC_REG_REMOTE_DONE);
@@ -1823,7 +1841,7 @@ static void hw_remote_requests(void)
 		       "step %zu (OP %u, store %llu): REMOTE_LAST %#llx, word %#llx", i, step[i].op,
 		       (unsigned long long)step[i].store, (unsigned long long)last,
 		       (unsigned long long)rx[3]);
-		munmap((void *)tx, 4096);
+		munmap((void *)tx, PAGE);
 		EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, p, 1));
 	}
 	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors && reg(fd, MC_REG_REMOTE_REFUSED) == refused);
@@ -1835,9 +1853,9 @@ static void hw_remote_requests(void)
 	remote_done(fd, done++);
 	CHECK(reg(fd, MC_REG_REMOTE_ERRORS) == errors + 1);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1);
-	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) == q * 4096);
-	CHECK(rx[512] == 0);
-	munmap((void *)tx, 4096);
+	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) == q * PAGE);
+	CHECK(rx[PAGE_WORDS] == 0);
+	munmap((void *)tx, PAGE);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, q, 1));
 
 	/*
@@ -1854,12 +1872,12 @@ static void hw_remote_requests(void)
 	EXPECT(reg(fd, MC_REG_REMOTE_ERRORS) - errors == reg(fd, MC_REG_REMOTE_DONE) - done,
 	       "misaligned store: %u completions, %u failed", reg(fd, MC_REG_REMOTE_DONE) - done,
 	       reg(fd, MC_REG_REMOTE_ERRORS) - errors);
-	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) >= p * 4096 + 28 &&
-	      reg(fd, MC_REG_REMOTE_ERR_ADDR) < p * 4096 + 36);
+	CHECK(reg(fd, MC_REG_REMOTE_ERR_ADDR) >= p * PAGE + 28 &&
+	      reg(fd, MC_REG_REMOTE_ERR_ADDR) < p * PAGE + 36);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[3] == 7 && rx[4] == 0);
 	printf("# misaligned 8-byte store to a request page: %u refused requests\n",
 	       reg(fd, MC_REG_REMOTE_DONE) - done);
-	munmap((void *)tx, 4096);
+	munmap((void *)tx, PAGE);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, p, 1));
 
 	/* the home counted what it served, per page */
@@ -1875,13 +1893,13 @@ static void hw_remote_requests(void)
  */
 static void hw_remote_ioctl(void)
 {
-	const uint64_t a = 192 * 4096 + 16;
+	const uint64_t a = 192 * PAGE + 16;
 	int fd = dev_open();
 	uint32_t me, refused;
 	volatile uint64_t *rx;
 	uint64_t v = 0;
 	unsigned char buf[8];
-	static unsigned char page2[4096];
+	static unsigned char page2[PAGE];
 	struct memchan_page_counters c192, c193;
 
 	if (info(fd).node_id == MEMCHAN_NODE_NONE)
@@ -1890,7 +1908,7 @@ static void hw_remote_ioctl(void)
 	CHECK(info(fd).flags & MEMCHAN_INFO_REMOTE);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 192, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 193, 1, 0, MEMCHAN_RX_READ, NULL));
-	rx = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 192 * 4096);
+	rx = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 192 * PAGE);
 	CHECK(rx != MAP_FAILED && rx[2] == 0);
 	refused = reg(fd, MC_REG_REMOTE_REFUSED);
 	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a, 9, 0, &v));
@@ -1912,8 +1930,8 @@ static void hw_remote_ioctl(void)
 	CHECK(v == 19);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused);
 	/* refused by the home (counted there), or before it */
-	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, 193 * 4096, 1, 0, &v), EACCES);
-	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[512] == 0);
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, 193 * PAGE, 1, 0, &v), EACCES);
+	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 1 && rx[PAGE_WORDS] == 0);
 	/* a word at 4 mod 8: one 4-byte store, refused as misaligned by the home and counted */
 	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, a + 4, 1, 0, &v), EACCES);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 2 && rx[2] == 19);
@@ -1924,19 +1942,19 @@ static void hw_remote_ioctl(void)
 	/* CHECK and COPY of pages homed here: this node's RX PCT, requests for what it counts */
 	c192 = counters(fd, 192, 0, 0);
 	c193 = counters(fd, 193, 0, 0);
-	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 2 * 4096, 0, NULL));
-	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * 4096, 5 * 4096, 0, NULL), EACCES);
+	EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * PAGE, 2 * PAGE, 0, NULL));
+	EXPECT_ERR(remote(fd, me, MEMCHAN_REMOTE_CHECK, 192 * PAGE, 5 * PAGE, 0, NULL), EACCES);
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 3);	/* page 194: no grant */
 	EXPECT_OK(remote_copy(fd, me, a, 8, buf));
 	CHECK(memcmp(buf, (const void *)&rx[2], 8) == 0);
-	EXPECT_OK(remote_copy(fd, me, 192 * 4096 + 12, 4096, page2));
-	CHECK(memcmp(page2, (const char *)rx + 12, 4096) == 0);
+	EXPECT_OK(remote_copy(fd, me, 192 * PAGE + 12, PAGE, page2));
+	CHECK(memcmp(page2, (const char *)rx + 12, PAGE) == 0);
 	EXPECT(counters(fd, 192, 0, 0).reads == c192.reads + 2 &&
 	       counters(fd, 193, 0, 0).reads == c193.reads + 1,
 	       "a copy counts one read per page: page 192 %u -> %u, page 193 %u -> %u", c192.reads,
 	       counters(fd, 192, 0, 0).reads, c193.reads, counters(fd, 193, 0, 0).reads);
 	CHECK(c192.atomics == counters(fd, 192, 0, 0).atomics);
-	EXPECT_ERR(remote_copy(fd, me, 193 * 4096, 2 * 4096, page2), EACCES);	/* 194 */
+	EXPECT_ERR(remote_copy(fd, me, 193 * PAGE, 2 * PAGE, page2), EACCES);	/* 194 */
 	CHECK(reg(fd, MC_REG_REMOTE_REFUSED) == refused + 4 &&
 	      counters(fd, 193, 0, 0).reads == c193.reads + 1);	/* checked before any read */
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 192, 1, tx_to(me), 0, NULL));
@@ -1969,8 +1987,8 @@ static void hw_remote_latency(void)
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, pr, 1, 0, MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, pw, 1, tx_to(me), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, pw, 1, 0, 0, NULL));
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (uint64_t)pw * 4096);
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + pw * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (uint64_t)pw * PAGE);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + pw * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	t0 = now_s();
 	for (i = 1; i <= n; i++) {
@@ -1985,17 +2003,17 @@ static void hw_remote_latency(void)
 	wr = (now_s() - t0) / n;
 	t0 = now_s();
 	for (i = 0; i < n; i++)
-		EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_READ, pr * 4096 + 8, 0, 0, &v));
+		EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_READ, pr * PAGE + 8, 0, 0, &v));
 	rd = (now_s() - t0) / n;
 	t0 = now_s();
 	for (i = 0; i < n; i++)
-		EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, pr * 4096 + 8, 1, 0, &v));
+		EXPECT_OK(remote(fd, me, MEMCHAN_REMOTE_FETCH_ADD, pr * PAGE + 8, 1, 0, &v));
 	fa = (now_s() - t0) / n;
 	CHECK(v == n - 1);
 	printf("# remote latency, guest wall-clock, internal loopback (%u each): one-way write %.0f us, read %.0f us (%.2fx), fetch-and-add %.0f us (%.2fx)\n",
 	       n, wr * 1e6, rd * 1e6, rd / wr, fa * 1e6, fa / wr);
-	munmap((void *)tx, 4096);
-	munmap((void *)rx, 4096);
+	munmap((void *)tx, PAGE);
+	munmap((void *)rx, PAGE);
 	EXPECT_OK(ungrant(fd, MEMCHAN_GRANT_TX, pw, 1));
 	l.mode = 0;
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
@@ -2015,26 +2033,30 @@ static void hw_remote_latency(void)
 #define PAIR_SIGNAL_PAGE 202	/* home -> requester: +0 a nonce repeated until answered, +8 it again: quiet */
 #define PAIR_ANSWER_PAGE 203	/* requester -> home: +0 the nonce answered, +8 the rounds done */
 #define PAIR_ROUNDS	 20
-#define PAIR_BOUND_S	 300	/* the other guest may still be in its earlier step */
+#define PAIR_WAIT_S	 300	/* the other guest may still be in its earlier step */
 #define PAIR_WORD	 8	/* the word's offset in PAIR_HOME_PAGE */
 
-static volatile uint64_t *pair_map(int fd, uint64_t offset, int prot)
+/*
+ * Polls a word of a receive page (guest RAM, not a register) until it is want (want 0: until it
+ * is not 0), for at most PAIR_WAIT_S; meanwhile, where resend is given, stores with there once a
+ * second (a store reaches only a peer that grants its page already). Returns the word; fails the
+ * test, naming what did not come, when the time is up.
+ */
+static uint64_t pair_await(volatile uint64_t *word, uint64_t want, volatile uint64_t *resend,
+			   uint64_t with, const char *what)
 {
-	void *m = mmap(NULL, 4096, prot, MAP_SHARED, fd, offset);
+	double t0 = now_s(), sent = 0;
 
-	CHECK(m != MAP_FAILED);
-	return m;
-}
-
-/* waits, bounded, until *p == want (want 0: until *p != 0); returns *p */
-static uint64_t pair_await(volatile uint64_t *p, uint64_t want, const char *what)
-{
-	double t0 = now_s();
-
-	while ((want ? *p != want : *p == 0) && now_s() - t0 < PAIR_BOUND_S)
-		usleep(1000);
-	EXPECT(want ? *p == want : *p != 0, "no %s within %d s", what, PAIR_BOUND_S);
-	return *p;
+	while (want ? *word != want : *word == 0) {
+		EXPECT(now_s() - t0 <= PAIR_WAIT_S, "no %s within %d s", what, PAIR_WAIT_S);
+		if (resend && now_s() - sent > 1) {
+			*resend = with;
+			__sync_synchronize();
+			sent = now_s();
+		}
+		usleep(10000);
+	}
+	return *word;
 }
 
 static void pair_home(uint32_t peer)
@@ -2042,7 +2064,6 @@ static void pair_home(uint32_t peer)
 	int fd = dev_open();
 	volatile uint64_t *word, *written, *answer, *ask;
 	uint64_t nonce = ((uint64_t)time(NULL) * 65599 + (uint64_t)getpid()) | 1;	/* never 0 */
-	double t0 = now_s();
 
 	CHECK(info(fd).node_id != MEMCHAN_NODE_NONE && info(fd).node_id != peer);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_HOME_PAGE, 1, 0,
@@ -2050,21 +2071,16 @@ static void pair_home(uint32_t peer)
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_WRITE_PAGE, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_ANSWER_PAGE, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_SIGNAL_PAGE, 1, tx_to(peer), 0, NULL));
-	word = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_HOME_PAGE * 4096, PROT_READ);
-	written = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_WRITE_PAGE * 4096, PROT_READ);
-	answer = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_ANSWER_PAGE * 4096, PROT_READ);
-	ask = pair_map(fd, (uint64_t)PAIR_SIGNAL_PAGE * 4096, PROT_READ | PROT_WRITE);
+	word = map_page(fd, PAIR_HOME_PAGE, 0);
+	written = map_page(fd, PAIR_WRITE_PAGE, 0);
+	answer = map_page(fd, PAIR_ANSWER_PAGE, 0);
+	ask = map_page(fd, PAIR_SIGNAL_PAGE, 1);
 	CHECK(word[PAIR_WORD / 8] == 0);	/* nothing stored there since the node got its ID */
 	/* a store reaches only nodes with an ID when it is made: ask until answered */
-	while (answer[0] != nonce && now_s() - t0 < PAIR_BOUND_S) {
-		ask[0] = nonce;
-		__sync_synchronize();
-		usleep(10000);
-	}
-	EXPECT(answer[0] == nonce, "node %u did not answer within %d s", peer, PAIR_BOUND_S);
+	pair_await(&answer[0], nonce, &ask[0], nonce, "answer from the requester");
 	ask[1] = nonce;	/* after the last ask (rule 1): nothing more from here */
 	__sync_synchronize();
-	pair_await(&answer[1], PAIR_ROUNDS, "end of the requests");
+	pair_await(&answer[1], PAIR_ROUNDS, NULL, 0, "end of the requests");
 	EXPECT(written[0] == PAIR_ROUNDS && word[PAIR_WORD / 8] == PAIR_ROUNDS,
 	       "home: last write %llu, word %llu, want %d each",
 	       (unsigned long long)written[0], (unsigned long long)word[PAIR_WORD / 8], PAIR_ROUNDS);
@@ -2093,7 +2109,7 @@ static void pair_requester(uint32_t peer, const char *cosimctl)
 {
 	int fd = dev_open();
 	volatile uint64_t *ask, *response, *tx, *answer;
-	uint64_t nonce, v = 0, addr = (uint64_t)PAIR_HOME_PAGE * 4096 + PAIR_WORD;
+	uint64_t nonce, v = 0, addr = (uint64_t)PAIR_HOME_PAGE * PAGE + PAIR_WORD;
 	char cmd[512], stats[4096];
 	double t, rd = 0, fa = 0, wr, rr, ar;
 	size_t len;
@@ -2105,14 +2121,14 @@ static void pair_requester(uint32_t peer, const char *cosimctl)
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, PAIR_HOME_PAGE, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_WRITE_PAGE, 1, tx_to(peer), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, PAIR_ANSWER_PAGE, 1, tx_to(peer), 0, NULL));
-	ask = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_SIGNAL_PAGE * 4096, PROT_READ);
-	response = pair_map(fd, MEMCHAN_MMAP_RX_BASE + PAIR_HOME_PAGE * 4096, PROT_READ);
-	tx = pair_map(fd, (uint64_t)PAIR_WRITE_PAGE * 4096, PROT_READ | PROT_WRITE);
-	answer = pair_map(fd, (uint64_t)PAIR_ANSWER_PAGE * 4096, PROT_READ | PROT_WRITE);
-	nonce = pair_await(&ask[0], 0, "ask from the home");
+	ask = map_page(fd, PAIR_SIGNAL_PAGE, 0);
+	response = map_page(fd, PAIR_HOME_PAGE, 0);
+	tx = map_page(fd, PAIR_WRITE_PAGE, 1);
+	answer = map_page(fd, PAIR_ANSWER_PAGE, 1);
+	nonce = pair_await(&ask[0], 0, NULL, 0, "ask from the home");
 	answer[0] = nonce;
 	__sync_synchronize();
-	pair_await(&ask[1], nonce, "quiet from the home");
+	pair_await(&ask[1], nonce, NULL, 0, "quiet from the home");
 	snprintf(cmd, sizeof(cmd), "%s latency-reset > /dev/null", cosimctl);
 	EXPECT(system(cmd) == 0, "%s", cmd);
 	for (i = 1; i <= PAIR_ROUNDS; i++) {
@@ -2158,7 +2174,7 @@ static void hw_bar_cost(void)
 	double t0, rd, wr;
 
 	CHECK(fd >= 0);
-	regs = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	regs = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CHECK(regs != MAP_FAILED);
 	t0 = now_s();
 	for (i = 0; i < n; i++)
@@ -2239,8 +2255,8 @@ static void hw_raw_route_vs_directory(void)
 {
 	int fd = dev_open();
 	struct memchan_loopback l = { .argsz = sizeof(l), .mode = 1 };
-	uint64_t off = mc_sys_region_entry(4096, mc_sys_region_capacity(4096) - 1);
-	uint32_t page = off / 4096, at = off % 4096 / 4, i;
+	uint64_t off = mc_sys_region_entry(PAGE, mc_sys_region_capacity(PAGE) - 1);
+	uint32_t page = off / PAGE, at = off % PAGE / 4, i;
 	volatile uint32_t *tx, *rx;
 	double t0;
 
@@ -2249,8 +2265,8 @@ static void hw_raw_route_vs_directory(void)
 	EXPECT_OK(ioctl(fd, MEMCHAN_LOOPBACK, &l));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, page, 1, tx_to(0), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, page, 1, 0, 0, NULL));
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)page * 4096);
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + (off_t)page * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)page * PAGE);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + (off_t)page * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	CHECK(rx[at + MC_SYS_REGION_STATE / 4] == MC_SYS_REGION_STATE_FREE);
 	tx[at + MC_SYS_REGION_FIRST_PAGE / 4] = 200;
@@ -2314,7 +2330,6 @@ static const struct test hw_tests[] = {
 #define REMOTE_PAIR_READY	212	/* home -> requester */
 #define REMOTE_PAIR_DONE	213	/* requester -> home */
 #define REMOTE_PAIR_MAGIC	0x52454d4f54453700ULL	/* "REMOTE7\0" */
-#define REMOTE_PAIR_WAIT_S	300
 
 /* what the requester's operations leave at the home (the requester checks each step) */
 #define REMOTE_PAIR_WORD0	13
@@ -2332,34 +2347,6 @@ static uint32_t remote_pair_node(int fd)
 	return me;
 }
 
-static volatile uint64_t *remote_pair_map(int fd, uint32_t page, int tx)
-{
-	uint64_t off = (tx ? MEMCHAN_MMAP_TX_BASE : MEMCHAN_MMAP_RX_BASE) + (uint64_t)page * 4096;
-	void *m = mmap(NULL, 4096, tx ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, off);
-
-	CHECK(m != MAP_FAILED);
-	return m;
-}
-
-/* polls a word of guest RAM (a receive page), not a register, until it is want */
-static int remote_pair_await(volatile uint64_t *word, uint64_t want, volatile uint64_t *resend,
-			     uint64_t with)
-{
-	double t0 = now_s(), sent = 0;
-
-	while (*word != want) {
-		if (now_s() - t0 > REMOTE_PAIR_WAIT_S)
-			return -1;
-		if (resend && now_s() - sent > 1) {	/* the peer may grant its page later */
-			*resend = with;
-			__sync_synchronize();
-			sent = now_s();
-		}
-		usleep(10000);
-	}
-	return 0;
-}
-
 static void hw_remote_pair_home(void)
 {
 	int fd = dev_open();
@@ -2367,20 +2354,19 @@ static void hw_remote_pair_home(void)
 	volatile uint64_t *words, *plain, *ready, *done;
 	struct memchan_page_counters c, cp;
 
-	alarm(REMOTE_PAIR_WAIT_S + 60);
+	alarm(PAIR_WAIT_S + 60);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_WORDS, 1, 0,
 			MEMCHAN_RX_READ | MEMCHAN_RX_ATOMIC, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_PLAIN, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_DONE, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, REMOTE_PAIR_READY, 1, tx_to(peer), 0, NULL));
-	words = remote_pair_map(fd, REMOTE_PAIR_WORDS, 0);
-	plain = remote_pair_map(fd, REMOTE_PAIR_PLAIN, 0);
-	done = remote_pair_map(fd, REMOTE_PAIR_DONE, 0);
-	ready = remote_pair_map(fd, REMOTE_PAIR_READY, 1);
+	words = map_page(fd, REMOTE_PAIR_WORDS, 0);
+	plain = map_page(fd, REMOTE_PAIR_PLAIN, 0);
+	done = map_page(fd, REMOTE_PAIR_DONE, 0);
+	ready = map_page(fd, REMOTE_PAIR_READY, 1);
 	/* a device's REMOTE_REFUSED is cumulative: what this test adds is the difference */
 	refused = reg(fd, MC_REG_REMOTE_REFUSED);
-	EXPECT(remote_pair_await(done, REMOTE_PAIR_MAGIC + 1, ready, REMOTE_PAIR_MAGIC) == 0,
-	       "the requester (node %u) did not finish within %d s", peer, REMOTE_PAIR_WAIT_S);
+	pair_await(done, REMOTE_PAIR_MAGIC + 1, ready, REMOTE_PAIR_MAGIC, "end from the requester");
 	c = counters(fd, REMOTE_PAIR_WORDS, 0, 0);
 	cp = counters(fd, REMOTE_PAIR_PLAIN, 0, 0);
 	printf("# home %u: words %#llx,%#llx, refused %u, page %u reads %u atomics %u\n", me,
@@ -2402,19 +2388,18 @@ static void hw_remote_pair_requester(void)
 {
 	int fd = dev_open();
 	uint32_t me = remote_pair_node(fd), home = 1 - me;
-	const uint64_t w = REMOTE_PAIR_WORDS * 4096ULL, q = REMOTE_PAIR_PLAIN * 4096ULL;
+	const uint64_t w = REMOTE_PAIR_WORDS * PAGE, q = REMOTE_PAIR_PLAIN * PAGE;
 	volatile uint64_t *ready, *done;
 	unsigned char buf[20];
 	uint64_t v = ~0ULL, word, words_rx, plain_rx;
 	double t0;
 
-	alarm(REMOTE_PAIR_WAIT_S + 60);
+	alarm(PAIR_WAIT_S + 60);
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, REMOTE_PAIR_READY, 1, 0, 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, REMOTE_PAIR_DONE, 1, tx_to(home), 0, NULL));
-	ready = remote_pair_map(fd, REMOTE_PAIR_READY, 0);
-	done = remote_pair_map(fd, REMOTE_PAIR_DONE, 1);
-	EXPECT(remote_pair_await(ready, REMOTE_PAIR_MAGIC, NULL, 0) == 0,
-	       "the home (node %u) did not grant within %d s", home, REMOTE_PAIR_WAIT_S);
+	ready = map_page(fd, REMOTE_PAIR_READY, 0);
+	done = map_page(fd, REMOTE_PAIR_DONE, 1);
+	pair_await(ready, REMOTE_PAIR_MAGIC, NULL, 0, "grant from the home");
 	t0 = now_s();
 	/* RX_EN while the node has an ID (receive-all), else off: lent for each request only */
 	words_rx = pct(fd, REMOTE_PAIR_WORDS).rx_entry;
@@ -2436,8 +2421,8 @@ static void hw_remote_pair_requester(void)
 	EXPECT(v == REMOTE_PAIR_WORD0, "read after swap: %#llx", (unsigned long long)v);
 
 	/* CHECK at another home: probed by an access (docs/driver.md) */
-	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, 4096, 0, NULL));
-	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, 2 * 4096, 0, NULL), EACCES);
+	EXPECT_OK(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, PAGE, 0, NULL));
+	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_CHECK, w, 2 * PAGE, 0, NULL), EACCES);
 	/* the page the home did not enable: refused there, counted, nothing changed */
 	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_READ, q, 0, 0, &v), EACCES);
 	EXPECT_ERR(remote(fd, home, MEMCHAN_REMOTE_FETCH_ADD, q, 1, 0, &v), EACCES);
@@ -2469,7 +2454,6 @@ static const struct test remote_pair_tests[] = {
 /* ---- four adapters of one guest on a hub (native/tests/board_hub.sh) ---- */
 
 #define HUB_NODES 4
-#define HUB_WORDS 512		/* 4 KiB: one page of 8-byte stores */
 
 static int hub_fd[HUB_NODES];
 
@@ -2488,23 +2472,14 @@ static void hub_open(void)
 
 static volatile uint64_t *hub_tx(int k, uint32_t page, uint32_t entry)
 {
-	volatile uint64_t *p;
-
 	EXPECT_OK(grant(hub_fd[k], MEMCHAN_GRANT_TX, page, 1, entry, 0, NULL));
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, hub_fd[k], (off_t)page * 4096);
-	CHECK(p != MAP_FAILED);
-	return p;
+	return map_page(hub_fd[k], page, 1);
 }
 
 static volatile uint64_t *hub_rx(int k, uint32_t page)
 {
-	volatile uint64_t *p;
-
 	EXPECT_OK(grant(hub_fd[k], MEMCHAN_GRANT_RX, page, 1, 0, 0, NULL));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, hub_fd[k],
-		 MEMCHAN_MMAP_RX_BASE + (off_t)page * 4096);
-	CHECK(p != MAP_FAILED);
-	return p;
+	return map_page(hub_fd[k], page, 0);
 }
 
 /* the hub tests' own word encoding (no shared layout): "HUB", the page, the word's index */
@@ -2530,7 +2505,7 @@ static void hub_store(volatile uint64_t *tx, uint32_t page)
 {
 	uint32_t i;
 
-	for (i = 0; i < HUB_WORDS; i++)
+	for (i = 0; i < PAGE_WORDS; i++)
 		tx[i] = hub_word(page, i);
 }
 
@@ -2540,12 +2515,12 @@ static void hub_expect_page(int k, volatile uint64_t *rx, uint32_t page)
 	double t0 = now_s();
 	uint32_t i, bad = 0;
 
-	while (rx[HUB_WORDS - 1] != hub_word(page, HUB_WORDS - 1) && now_s() - t0 < 60)
+	while (rx[PAGE_WORDS - 1] != hub_word(page, PAGE_WORDS - 1) && now_s() - t0 < 60)
 		usleep(1000);
-	for (i = 0; i < HUB_WORDS; i++)
+	for (i = 0; i < PAGE_WORDS; i++)
 		bad += rx[i] != hub_word(page, i);
 	EXPECT(bad == 0, "node %d, page %u: %u of %u words differ (last %#llx)", k, page, bad,
-	       HUB_WORDS, (unsigned long long)rx[HUB_WORDS - 1]);
+	       PAGE_WORDS, (unsigned long long)rx[PAGE_WORDS - 1]);
 	printf("# node %d has page %u after %.3f s\n", k, page, now_s() - t0);
 }
 
@@ -2553,7 +2528,7 @@ static void hub_expect_nothing(int k, volatile uint64_t *rx, uint32_t page)
 {
 	uint32_t i, seen = 0;
 
-	for (i = 0; i < HUB_WORDS; i++)
+	for (i = 0; i < PAGE_WORDS; i++)
 		seen += rx[i] != 0;
 	EXPECT(seen == 0, "node %d got %u words of page %u that were not sent to it", k, seen,
 	       page);
@@ -2761,8 +2736,8 @@ static void unbind_with_live_mappings(void)
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_TX, 250, 1,
 			tx_to(0) | (hw ? 0 : MC_TX_PCT_LOCAL_COPY_MASK), 0, NULL));
 	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 250, 1, 0, MEMCHAN_RX_IRQ, NULL));
-	tx = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 250 * 4096);
-	rx = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 250 * 4096);
+	tx = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 250 * PAGE);
+	rx = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, MEMCHAN_MMAP_RX_BASE + 250 * PAGE);
 	CHECK(tx != MAP_FAILED && rx != MAP_FAILED);
 	/* a whole word: the adapter's window takes 32- and 64-bit stores */
 	*(volatile uint64_t *)tx = 42;
@@ -2786,13 +2761,13 @@ static void unbind_with_live_mappings(void)
 	CHECK(touch(rx, 0) == SIGBUS);
 	EXPECT_ERR(ioctl(fd, MEMCHAN_INFO, &in), ENODEV);
 	CHECK(poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)));
-	CHECK(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 250 * 4096) == MAP_FAILED &&
+	CHECK(mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 250 * PAGE) == MAP_FAILED &&
 	      errno == ENODEV);
 	CHECK(access(dev_path, F_OK) != 0);
-	munmap((void *)tx, 4096);
+	munmap((void *)tx, PAGE);
 	close(fd);
 	CHECK(touch(rx, 0) == SIGBUS);	/* still mapped, file closed: still SIGBUS */
-	munmap((void *)rx, 4096);
+	munmap((void *)rx, PAGE);
 	EXPECT_OK(syscall(SYS_delete_module, "memchan", O_NONBLOCK));
 }
 

@@ -36,6 +36,22 @@ public interface Backend extends AutoCloseable {
 
     long rxPct(int page);
 
+    /**
+     * The PCT entries of pages {@code firstPage} .. {@code firstPage + tx.length - 1} into {@code tx[i]} and
+     * {@code rx[i]} (arrays of one length), as {@link #txPct} and {@link #rxPct} return them: a scan of the
+     * table. A backend that reads both entries of a page in one request overrides it to make one per page.
+     */
+    default void readPct(int firstPage, int[] tx, long[] rx) {
+        if (tx.length != rx.length) {
+            throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.INVALID_ARGUMENT,
+                    "tx and rx of different lengths: " + tx.length + ", " + rx.length);
+        }
+        for (int i = 0; i < tx.length; i++) {
+            tx[i] = txPct(firstPage + i);
+            rx[i] = rxPct(firstPage + i);
+        }
+    }
+
     /** Raw, privileged PCT write (mcctl). Refuses invalid entries and route conflicts. */
     void writeTxPct(int page, int entry);
 
@@ -125,6 +141,23 @@ public interface Backend extends AutoCloseable {
     default long pageCounter(int page, int counter) {
         throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
                 location() + ": page access counters are not supported by this driver");
+    }
+
+    /**
+     * Both page counters of pages {@code firstPage} .. {@code firstPage + reads.length - 1} into
+     * {@code reads[i]} and {@code atomics[i]} (arrays of one length), as {@link #pageCounter} returns them: a
+     * scan of every page. A backend that reads both counters of a page in one request overrides it to make
+     * one per page. UNSUPPORTED as {@link #pageCounter}.
+     */
+    default void readPageCounters(int firstPage, long[] reads, long[] atomics) {
+        if (reads.length != atomics.length) {
+            throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.INVALID_ARGUMENT,
+                    "reads and atomics of different lengths: " + reads.length + ", " + atomics.length);
+        }
+        for (int i = 0; i < reads.length; i++) {
+            reads[i] = pageCounter(firstPage + i, dev.memchan.layout.Regs.SF_PAGE_COUNTER_READS);
+            atomics[i] = pageCounter(firstPage + i, dev.memchan.layout.Regs.SF_PAGE_COUNTER_ATOMICS);
+        }
     }
 
     /** Sets PAGE_CNT_THRESHOLD (0: never notify). Privileged where the backend has privileges. */

@@ -266,6 +266,31 @@ public final class DevBackend implements Backend {
         return Uapi.memchan_pct.rx_entry(pct(page, 0, 0, 0));
     }
 
+    /** One MEMCHAN_PCT per page (the driver reads both entries), through one argument struct. */
+    @Override
+    public synchronized void readPct(int firstPage, int[] tx, long[] rx) {
+        ensureOpen();
+        if (tx.length != rx.length) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "tx and rx of different lengths: " + tx.length + ", " + rx.length);
+        }
+        checkRange(firstPage, tx.length);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.memchan_pct.LAYOUT);
+            for (int i = 0; i < tx.length; i++) {
+                Uapi.memchan_pct.page(s, firstPage + i);
+                Uapi.memchan_pct.tx_entry(s, 0); // a read: the driver wants both entries 0 on the way in
+                Uapi.memchan_pct.rx_entry(s, 0);
+                try {
+                    ioctl(Uapi.PCT, s, "pct");
+                } catch (ErrnoException e) {
+                    throw fail("reading the PCT entry of page " + (firstPage + i), e);
+                }
+                tx[i] = Uapi.memchan_pct.tx_entry(s);
+                rx[i] = Uapi.memchan_pct.rx_entry(s);
+            }
+        }
+    }
+
     @Override
     public boolean hasMulticastRegisters() {
         return multicastRegisters;
@@ -498,13 +523,17 @@ public final class DevBackend implements Backend {
         try {
             ioctl(Uapi.PAGE_COUNTERS, s, "page counters");
         } catch (ErrnoException e) {
-            if (e.errno() == Posix.EOPNOTSUPP) {
-                throw new MemchanException(Kind.UNSUPPORTED, location + ": page access counters are not supported by "
-                        + "this driver backend (MEMCHAN_PAGE_COUNTERS: EOPNOTSUPP)", e);
-            }
-            throw fail("page counters of page " + page, e);
+            throw pageCountersFailed(page, e);
         }
         return s;
+    }
+
+    private MemchanException pageCountersFailed(int page, ErrnoException e) {
+        if (e.errno() == Posix.EOPNOTSUPP) {
+            return new MemchanException(Kind.UNSUPPORTED, location + ": page access counters are not supported by "
+                    + "this driver backend (MEMCHAN_PAGE_COUNTERS: EOPNOTSUPP)", e);
+        }
+        return fail("page counters of page " + page, e);
     }
 
     @Override
@@ -516,6 +545,35 @@ public final class DevBackend implements Backend {
             MemorySegment s = pageCounters(arena, page, 0, 0);
             return Integer.toUnsignedLong(counter == SF_PAGE_COUNTER_READS ? Uapi.memchan_page_counters.reads(s)
                     : Uapi.memchan_page_counters.atomics(s));
+        }
+    }
+
+    /** One MEMCHAN_PAGE_COUNTERS per page (the driver reads both counters), through one argument struct. */
+    @Override
+    public void readPageCounters(int firstPage, long[] reads, long[] atomics) {
+        ensureOpen();
+        if (reads.length != atomics.length) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT,
+                    "reads and atomics of different lengths: " + reads.length + ", " + atomics.length);
+        }
+        checkRange(firstPage, reads.length);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = args(arena, Uapi.memchan_page_counters.LAYOUT);
+            for (int i = 0; i < reads.length; i++) {
+                int page = firstPage + i;
+                Uapi.memchan_page_counters.page(s, page);
+                Uapi.memchan_page_counters.threshold(s, 0); // outputs: the driver wants them 0 on the way in
+                Uapi.memchan_page_counters.reads(s, 0);
+                Uapi.memchan_page_counters.atomics(s, 0);
+                Uapi.memchan_page_counters.hot(s, 0);
+                try {
+                    ioctl(Uapi.PAGE_COUNTERS, s, "page counters");
+                } catch (ErrnoException e) {
+                    throw pageCountersFailed(page, e);
+                }
+                reads[i] = Integer.toUnsignedLong(Uapi.memchan_page_counters.reads(s));
+                atomics[i] = Integer.toUnsignedLong(Uapi.memchan_page_counters.atomics(s));
+            }
         }
     }
 

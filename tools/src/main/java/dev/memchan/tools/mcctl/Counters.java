@@ -33,56 +33,60 @@ final class Counters {
     }
 
     /**
-     * The pages {@code node} is home of whose page counters are non-zero: page, remote reads and atomics
-     * served, hottest first (at most {@code limit}). Empty where the backend has no page counters.
+     * The pages whose counters ({@link Target#readPageCounters}) are non-zero: page, remote reads and atomics
+     * served, hottest first, ties in page order (at most {@code limit}).
      */
-    static List<Object> hotPages(Target t, int node, int limit) {
-        List<long[]> pages = new java.util.ArrayList<>();
-        for (int p = 0; p < t.pageCount(); p++) {
-            long reads = t.pageCounter(node, p, SF_PAGE_COUNTER_READS);
-            if (reads < 0) {
-                return List.of();
+    static List<Object> hotPages(long[] reads, long[] atomics, int limit) {
+        int[] top = new int[limit]; // pages, hottest first: a top-limit insertion, nothing per page
+        int n = 0;
+        for (int p = 0; p < reads.length; p++) {
+            long total = reads[p] + atomics[p];
+            if (total == 0) {
+                continue;
             }
-            long atomics = t.pageCounter(node, p, SF_PAGE_COUNTER_ATOMICS);
-            if (reads != 0 || atomics != 0) {
-                pages.add(new long[]{p, reads, atomics});
+            int at = n;
+            while (at > 0 && reads[top[at - 1]] + atomics[top[at - 1]] < total) {
+                at--;
             }
+            if (at == limit) {
+                continue;
+            }
+            if (n < limit) {
+                n++;
+            }
+            System.arraycopy(top, at, top, at + 1, n - 1 - at);
+            top[at] = p;
         }
-        pages.sort((a, b) -> Long.compare(b[1] + b[2], a[1] + a[2]));
-        List<Object> out = new java.util.ArrayList<>();
-        for (long[] p : pages.subList(0, Math.min(limit, pages.size()))) {
-            out.add(Json.obj("page", p[0], "remote_reads", p[1], "remote_atomics", p[2]));
+        List<Object> out = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(Json.obj("page", (long) top[i], "remote_reads", reads[top[i]], "remote_atomics", atomics[top[i]]));
         }
         return out;
     }
 
-    /** Remote reads and atomics {@code node} served as a home, over all pages; null without page counters. */
-    static long[] servedTotals(Target t, int node) {
+    /** Remote reads and atomics served as a home over all pages, from {@link Target#readPageCounters}. */
+    static long[] servedTotals(long[] reads, long[] atomics) {
         long[] sum = new long[2];
-        for (int p = 0; p < t.pageCount(); p++) {
-            long reads = t.pageCounter(node, p, SF_PAGE_COUNTER_READS);
-            if (reads < 0) {
-                return null;
-            }
-            sum[0] += reads;
-            sum[1] += t.pageCounter(node, p, SF_PAGE_COUNTER_ATOMICS);
+        for (int p = 0; p < reads.length; p++) {
+            sum[0] += reads[p];
+            sum[1] += atomics[p];
         }
         return sum;
     }
 
-    /** Enabled transmit and receive entries of {@code node}'s PCT. */
-    static int[] pctUsage(Target t, int node) {
-        int tx = 0;
-        int rx = 0;
-        for (int p = 0; p < t.pageCount(); p++) {
-            if ((t.txPct(node, p) & TX_PCT_TX_EN_MASK) != 0) {
-                tx++;
+    /** Enabled transmit and receive entries of a PCT read by {@link Target#readPct}. */
+    static int[] pctUsage(int[] tx, long[] rx) {
+        int txPages = 0;
+        int rxPages = 0;
+        for (int p = 0; p < tx.length; p++) {
+            if ((tx[p] & TX_PCT_TX_EN_MASK) != 0) {
+                txPages++;
             }
-            if ((t.rxPct(node, p) & RX_PCT_RX_EN_MASK) != 0) {
-                rx++;
+            if ((rx[p] & RX_PCT_RX_EN_MASK) != 0) {
+                rxPages++;
             }
         }
-        return new int[]{tx, rx};
+        return new int[]{txPages, rxPages};
     }
 
     static String link(int linkStatus) {

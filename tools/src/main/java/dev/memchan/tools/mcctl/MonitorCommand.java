@@ -34,6 +34,8 @@ final class MonitorCommand extends Base {
         boolean inPlace = terminal() && !json();
         try (Target t = openTarget()) {
             Map<Integer, Map<String, Long>> previous = new HashMap<>();
+            long[] reads = new long[t.pageCount()]; // every page's counters, read once per sample and node
+            long[] atomics = new long[t.pageCount()];
             long prevNanos = 0;
             for (long sample = 0; count == 0 || sample < count; sample++) {
                 if (sample > 0) {
@@ -52,8 +54,8 @@ final class MonitorCommand extends Base {
                     Map<String, Long> before = previous.put(n, c);
                     Map<String, Object> row = Json.obj("node", n, "state", info.state(), "link",
                             Counters.link(t.readRegister(n, REG_LINK_STATUS)), "counters", c);
-                    long[] served = Counters.servedTotals(t, n);
-                    if (served != null) { // the backend has page counters: what this node served as a home, all pages
+                    if (t.readPageCounters(n, reads, atomics)) { // what this node served as a home, all pages
+                        long[] served = Counters.servedTotals(reads, atomics);
                         row.put("served_reads", served[0]);
                         row.put("served_atomics", served[1]);
                     }

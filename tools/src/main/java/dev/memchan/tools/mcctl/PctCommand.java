@@ -89,11 +89,12 @@ final class PctCommand extends Base {
                 for (int n : nodes) {
                     int first = range == null ? (system ? 0 : Regs.SYS_PAGES) : range.first();
                     int last = range == null ? t.pageCount() - 1 : range.last();
-                    for (int p = first; p <= last; p++) {
-                        int tx = t.txPct(n, p);
-                        long rx = t.rxPct(n, p);
-                        if (range != null || tx != 0 || rx != 0) {
-                            rows.add(entryJson(n, p, tx, rx));
+                    int[] tx = new int[last - first + 1]; // each page's pair read once
+                    long[] rx = new long[tx.length];
+                    t.readPct(n, first, tx, rx);
+                    for (int i = 0; i < tx.length; i++) {
+                        if (range != null || tx[i] != 0 || rx[i] != 0) {
+                            rows.add(entryJson(n, first + i, tx[i], rx[i]));
                         }
                     }
                 }

@@ -40,13 +40,19 @@ final class StatusCommand extends Base {
     static Map<String, Object> snapshot(Target t, boolean all, boolean withPct) {
         int first = t.adapters()[0];
         int version = t.readRegister(first, REG_VERSION);
+        int caps = t.readRegister(first, REG_CAPS);
         Map<String, Object> adapter = Json.obj(
                 "id", String.format("0x%08X", t.readRegister(first, REG_ID)),
                 "register_map", ((version & VERSION_MAJOR_MASK) >>> VERSION_MAJOR_SHIFT) + "." + (version & VERSION_MINOR_MASK),
-                "caps", Counters.caps(t.readRegister(first, REG_CAPS)),
+                "caps", Counters.caps(caps),
                 "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
-        boolean adapterClock = (t.readRegister(first, REG_CAPS) & CAPS_GLOBAL_CLOCK_MASK) != 0;
-        boolean hubMode = (t.readRegister(first, REG_CAPS) & CAPS_HUB_MODE_MASK) != 0;
+        boolean adapterClock = (caps & CAPS_GLOBAL_CLOCK_MASK) != 0;
+        boolean hubMode = (caps & CAPS_HUB_MODE_MASK) != 0;
+        // each visible node's PCT and page counters, every page read once (on a board: BAR accesses per page)
+        int[] tx = new int[t.pageCount()];
+        long[] rx = new long[t.pageCount()];
+        long[] reads = new long[t.pageCount()];
+        long[] atomics = new long[t.pageCount()];
         List<Object> nodes = new ArrayList<>();
         for (int n = 0; n < t.maxNodes(); n++) {
             Target.NodeInfo info = t.node(n);
@@ -57,14 +63,15 @@ final class StatusCommand extends Base {
             Map<String, Object> node = Json.obj("node", n, "state", info.state(), "pid", info.pid(),
                     "incarnation", info.incarnation(), "heartbeat", info.heartbeat());
             if (visible) {
-                int[] usage = Counters.pctUsage(t, n);
+                t.readPct(n, 0, tx, rx);
+                int[] usage = Counters.pctUsage(tx, rx);
                 node.put("node_id_register", Counters.nodeIdRegister(t.readRegister(n, REG_NODE_ID)));
                 node.put("link", Counters.link(t.readRegister(n, REG_LINK_STATUS)));
                 node.put("tx_pages", usage[0]);
                 node.put("rx_pages", usage[1]);
                 node.put("counters", Counters.read(t, n));
                 node.put("page_count_threshold", Integer.toUnsignedLong(t.readRegister(n, REG_PAGE_CNT_THRESHOLD)));
-                node.put("hot_pages", Counters.hotPages(t, n, 8));
+                node.put("hot_pages", t.readPageCounters(n, reads, atomics) ? Counters.hotPages(reads, atomics, 8) : List.of());
                 if (adapterClock) {
                     node.put("clock", adapterClock(t, n));
                 } else if (t.kind().equals("soft")) {
@@ -75,11 +82,9 @@ final class StatusCommand extends Base {
                 }
                 if (withPct) {
                     List<Object> entries = new ArrayList<>();
-                    for (int p = 0; p < t.pageCount(); p++) {
-                        int tx = t.txPct(n, p);
-                        long rx = t.rxPct(n, p);
-                        if (tx != 0 || rx != 0) {
-                            entries.add(Json.obj("page", p, "tx", String.format("0x%08x", tx), "rx", String.format("0x%x", rx)));
+                    for (int p = 0; p < tx.length; p++) {
+                        if (tx[p] != 0 || rx[p] != 0) {
+                            entries.add(Json.obj("page", p, "tx", String.format("0x%08x", tx[p]), "rx", String.format("0x%x", rx[p])));
                         }
                     }
                     node.put("pct", entries);

@@ -49,10 +49,22 @@ public interface Target extends AutoCloseable {
     long rxPct(int node, int page);
 
     /**
-     * A page counter of {@code node} as the page's home ({@code Regs.SF_PAGE_COUNTER_READS} or {@code _ATOMICS}),
-     * or -1 where the backend has no page counters.
+     * {@code node}'s PCT entries of pages {@code firstPage} .. {@code firstPage + tx.length - 1} into {@code tx}
+     * and {@code rx}. A device reads each page's pair in one request (on a board each read is BAR accesses).
      */
-    long pageCounter(int node, int page, int counter);
+    default void readPct(int node, int firstPage, int[] tx, long[] rx) {
+        for (int i = 0; i < tx.length; i++) {
+            tx[i] = txPct(node, firstPage + i);
+            rx[i] = rxPct(node, firstPage + i);
+        }
+    }
+
+    /**
+     * Both page counters of {@code node} as the home of every page (remote reads and atomics served) into
+     * {@code reads} and {@code atomics} (arrays of {@link #pageCount()}), each page read once; false, the
+     * arrays untouched, where the backend has no page counters.
+     */
+    boolean readPageCounters(int node, long[] reads, long[] atomics);
 
     NodeInfo node(int node);
 

@@ -234,8 +234,12 @@ public final class Targets {
         }
 
         @Override
-        public long pageCounter(int node, int page, int counter) {
-            return admin.pageCounter(node, page, counter);
+        public boolean readPageCounters(int node, long[] reads, long[] atomics) {
+            for (int p = 0; p < reads.length; p++) {
+                reads[p] = admin.pageCounter(node, p, SF_PAGE_COUNTER_READS);
+                atomics[p] = admin.pageCounter(node, p, SF_PAGE_COUNTER_ATOMICS);
+            }
+            return true;
         }
 
         @Override
@@ -370,13 +374,20 @@ public final class Targets {
         }
 
         @Override
-        public long pageCounter(int node, int page, int counter) {
+        public void readPct(int node, int firstPage, int[] tx, long[] rx) {
+            own(node);
+            adapter.readPct(firstPage, tx, rx);
+        }
+
+        @Override
+        public boolean readPageCounters(int node, long[] reads, long[] atomics) {
             own(node);
             try {
-                return adapter.pageCounter(page, counter);
+                adapter.readPageCounters(0, reads, atomics);
+                return true;
             } catch (MemchanException e) {
                 if (e.kind() == MemchanException.Kind.UNSUPPORTED) {
-                    return -1;
+                    return false;
                 }
                 throw e;
             }

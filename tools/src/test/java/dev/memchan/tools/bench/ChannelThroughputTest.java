@@ -33,7 +33,7 @@ class ChannelThroughputTest {
              Fabric tx = Fabric.open("shm:" + name, FabricOptions.defaults())) {
             CompletableFuture<Long> bounded = CompletableFuture.supplyAsync(
                     () -> ChannelThroughput.receive(rx, 0x5100, tx.nodeId(), CAPACITY, 100, Duration.ofSeconds(1)));
-            try (MessageChannel.Sender s = sendThenFallSilent(tx, 0x5100, rx.nodeId(), 10)) {
+            try (MessageChannel.Sender _ = sendThenFallSilent(tx, 0x5100, rx.nodeId(), 10)) {
                 MemchanException e = (MemchanException) assertThrows(Exception.class, () -> bounded.get(60, TimeUnit.SECONDS))
                         .getCause();
                 assertEquals(MemchanException.Kind.TIMEOUT, e.kind(), e.toString());

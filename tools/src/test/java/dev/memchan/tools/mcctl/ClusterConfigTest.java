@@ -77,8 +77,8 @@ class ClusterConfigTest {
         }
 
         @Override
-        public long pageCounter(int node, int page, int counter) {
-            return -1; // a configuration model has no page counters
+        public boolean readPageCounters(int node, long[] reads, long[] atomics) {
+            return false; // a configuration model has no page counters
         }
 
         @Override
