@@ -30,7 +30,8 @@
 # default: all), MEMCHAN_BOARD_JAVA_SELECT (JUnit launcher selectors for board-java's conformance
 # step; default the tests a link can fail, docs/driver.md; the whole suite:
 # "--select-package dev.memchan.conformance"), MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g.
-# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh).
+# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh), MEMCHAN_JAVA_AOT=0 (the guests' test
+# JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=$ROOT/native
@@ -350,6 +351,10 @@ java_build() {
 		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api and mcctl build"; jok=0; }
 	mkdir -p "$WORK/java" "$WORK/mcctl"
 	cp -a "$ROOT/java-api/target/classes" "$ROOT/java-api/target/test-classes" "$WORK/java/" &&
+	# the same build as jars: the test JVMs' AOT caches need them (test_jvm_aot)
+	cp "$(ls "$ROOT"/java-api/target/memchan-api-*.jar | grep -v -e -sources -e -tests -e -javadoc | head -1)" \
+		"$WORK/java/memchan-api.jar" &&
+	cp "$(ls "$ROOT"/java-api/target/memchan-api-*-tests.jar | head -1)" "$WORK/java/memchan-api-tests.jar" &&
 	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
@@ -366,7 +371,25 @@ console_jar() {
 	[ -f "$WORK/java/console-standalone.jar" ] && return 0
 	[ -f "$csd/$cs" ] || (cd "$ROOT" && scripts/mvn -q dependency:get \
 		-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4) > "$WORK/cs.log" 2>&1
-	[ $jok = 1 ] && cp "$csd/$cs" "$WORK/java/console-standalone.jar"
+	[ $jok = 1 ] && cp "$csd/$cs" "$WORK/java/console-standalone.jar" || return 1
+	test_jvm_aot
+	return 0
+}
+# the AOT caches the guests' test JVMs start from (scripts/test-jvm-aot-cache, from the snapshot
+# above, at the path the guests see it); MEMCHAN_JAVA_AOT=0 leaves them out, to measure what they
+# save (the guests then say that their JVMs start without)
+test_jvm_aot() {
+	local t0
+	t0=$(date +%s)
+	if [ "${MEMCHAN_JAVA_AOT:-1}" = 0 ]; then
+		echo "# MEMCHAN_JAVA_AOT=0: no AOT caches for the guests' test JVMs"
+	elif MEMCHAN_WORK=$WORK "$ROOT/scripts/test-jvm-aot-cache" > "$WORK/aot.log" 2>&1; then
+		sed 's/^/# /' "$WORK/aot.log"
+		ok "AOT caches of the guests' test JVMs made ($(( $(date +%s) - t0 )) s)"
+	else
+		sed 's/^/# /' "$WORK/aot.log"
+		notok "AOT caches of the guests' test JVMs made"
+	fi
 }
 
 if [[ " $ONLY " == *" java "* ]]; then

@@ -15,6 +15,8 @@
 #      time of a JVM start, of mcctl --version and mcctl status, and what the device process did
 #      meanwhile (cycles, CPU, BAR accesses: the driver's poll among them), at two idle runs of its
 #      clock, with nobody joined and with a joined process, in the same boot (comments only)
+#   jvm (opt-in; runs after step 1 and cost) a node JVM's start, with and without its AOT cache in
+#      turn, 3 times each (comments, and whether the cache was used)
 # The steps to run come from native/test.sh (MEMCHAN_BOARD_JAVA_STEPS, default "1 2 3 4 5"); step 1
 # always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
 # Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
@@ -31,8 +33,8 @@ steps=$(cat /run/work/board-java.steps 2> /dev/null)
 [ -n "$steps" ] || steps="1 2 3 4 5"
 for s in $steps; do
 	case $s in
-	1 | 2 | 3 | 4 | 5 | cost) ;;
-	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 3 4 5 cost), not '$s'"; exit 1 ;;
+	1 | 2 | 3 | 4 | 5 | cost | jvm) ;;
+	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 3 4 5 cost jvm), not '$s'"; exit 1 ;;
 	esac
 done
 echo "# steps: $steps"
@@ -48,9 +50,11 @@ took() {
 timing="-Dmemchan.test.failureTimeoutMs=15000"
 # BoardLinkErrors (java-api's test classes): the retry-off step's roles, and a joined process;
 # run in the background only (exec: the job's pid is the JVM's, so kill reaches it)
+# (the node JVMs' class path and AOT cache: guest_lib.sh)
 jrun() {
-	exec "$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED "$timing" \
-		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
+	# shellcheck disable=SC2046,SC2086
+	exec "$JAVA" $TEST_JVM_OPTS $(aot_opts "$NODE_AOT") --enable-native-access=ALL-UNNAMED "$timing" \
+		-cp "$NODE_CP" dev.memchan.internal.dev.BoardLinkErrors "$@"
 }
 
 # ---- 1. node IDs from the link ----
@@ -130,6 +134,24 @@ if want cost; then
 	wait $bg
 	took cost
 fi
+# ---- jvm (opt-in): a node JVM's start with and without its AOT cache ----
+# as the conformance suite's nodes start (NodeProcess's options), in turn: NodeMain joins node 0
+# (JOINED), reads QUIT and exits; wall and guest CPU time (comments), and whether the cache was used
+if want jvm; then
+	for aot in with without with without with without; do
+		o=""
+		[ $aot = with ] && o=$(aot_opts "$NODE_AOT")
+		/usr/bin/time -f "%e %U %S" -o /tmp/jvm.time sh -c "printf 'QUIT\n' |
+			$JAVA --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xmx128m $TEST_JVM_OPTS $o \
+			-cp $NODE_CP dev.memchan.conformance.NodeMain claim dev:/dev/memchan0 0" > /tmp/jvm.out 2>&1
+		st=$?
+		read -r w u sy < /tmp/jvm.time
+		echo "# jvm: a node JVM $aot its AOT cache: exit $st, wall $w s (guest user $u s, sys $sy s): $(grep JOINED /tmp/jvm.out)"
+	done
+	aot_report jvm "$NODE_AOT"
+	took jvm
+fi
+
 # ---- 2. the conformance suite ----
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 $timing"
 # the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
@@ -243,6 +265,7 @@ if want 5; then
 	grep -q "^RECOVERED" /tmp/lossy-recv.out
 	check $? "after CTRL.ERR_RESET the receiver gets the sender's next store"
 	$CTL stats | sed 's/^/# cosim: /'
+	aot_report "retry-off step" "$NODE_AOT"
 	took 5
 fi
 
