@@ -25,10 +25,14 @@ timed=/tmp/$LABEL.timed
 start=$(date +%s)
 : > "$timed"
 rm -rf "$AOT_LOG"
+# (before the launcher starts, and its log made: the follower below must find it; a background
+# job's expansions run in the job, after the follower may have started)
 node_opts="$TEST_JVM_OPTS $(aot_opts "$NODE_AOT")"
+launcher_opts="$TEST_JVM_OPTS $(aot_opts "$LAUNCHER_AOT")"
+: > "$log"
 set -f
 # shellcheck disable=SC2086
-"$JAVA" $TEST_JVM_OPTS $(aot_opts "$LAUNCHER_AOT") "-Dmemchan.test.nodeJvmOptions=$node_opts" \
+"$JAVA" $launcher_opts "-Dmemchan.test.nodeJvmOptions=$node_opts" \
 	-Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED $OPTS -cp "$LAUNCHER_CP" \
 	org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors \
 	--details=testfeed "$@" --exclude-classname '.*NodeProcessTest' > "$log" 2>&1 &
