@@ -12,15 +12,14 @@
 #   board-loop   the RTL adapter (firmware/cosim) as the PCI device: hardware backend, polling
 #   board-bad    adapters with a wrong ID / VERSION major are refused
 #   board-java   one guest, two RTL adapters cabled: node IDs from the link, the conformance
-#                tests a link can fail, mcctl, ordering under bit flips with and without retry
-#                (in the default run since session 8: its retry-off step passed, and the guests'
-#                cached 9p mount and one JVM per mcctl call made it affordable)
+#                suite under bit flips with link retry, mcctl, ordering without retry
+#                (in the default run since session 8; the whole suite since session 9)
 #   board-duo    two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
 #                point to point, multicast, the global clock, the two quick Java conformance tests
-#                that need 4 nodes; board-hub-java (the default) the same checks, then every Java
-#                conformance test that needs three or more nodes
+#                that need 4 nodes; board-hub-java (the default) the same checks, then the whole
+#                Java conformance suite on the hub's 4 nodes
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
@@ -28,10 +27,9 @@
 # work directory), MEMCHAN_ONLY="abi cluster host java conformance board-loop board-bad board-java
 # board-duo board-pair board-hub board-hub-java" (subset of the boots;
 # default: all), MEMCHAN_BOARD_JAVA_SELECT (JUnit launcher selectors for board-java's conformance
-# step; default the tests a link can fail, docs/driver.md; the whole suite:
-# "--select-package dev.memchan.conformance"), MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g.
-# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh), MEMCHAN_JAVA_AOT=0 (the guests' test
-# JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
+# step; default the whole suite, "--select-package dev.memchan.conformance"), MEMCHAN_BOARD_JAVA_STEPS
+# (board-java's steps, e.g. "1 5"; default "1 2 3 5"; native/tests/board_java.sh), MEMCHAN_JAVA_AOT=0
+# (the guests' test JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=$ROOT/native
@@ -500,24 +498,14 @@ if [[ " $ONLY " == *" board-bad "* ]]; then
 fi
 if [[ " $ONLY " == *" board-java "* ]]; then
 	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
-	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
-	# MEMCHAN_BOARD_JAVA_SELECT: the JUnit launcher's selectors for its conformance step. Default:
-	# join and clean leave, a SIGKILLed holder's locks (its watcher attaches the lock set after the
-	# victim bid: state on join), and bad input: besides the ordering and lock tests (its rule-3
-	# step runs them under bit flips), the tests a link and the hardware backend can fail. Left
-	# to the whole suite, "--select-package dev.memchan.conformance" (docs/driver.md, board boots):
-	# the seven-JVM SharedNodeConformanceTest (about 100 s per test on the one vCPU) and the tests
-	# ivshmem covers as well.
-	# The guest reads the selectors from the work directory. In the default run since session 8
-	# (docs/performance.md, "Session 8"): its retry-off step passed, and its cost fell with the
-	# guests' cached 9p mount and one JVM per mcctl call.
-	sel="--select-method dev.memchan.conformance.FailureConformanceTest#joinAndCleanLeaveAreReportedAsEvents"
-	sel+=" --select-method dev.memchan.conformance.FailureConformanceTest#sigkilledNodeIsDeclaredDeadAndItsLocksAreReleased"
-	sel+=" --select-class dev.memchan.conformance.BadInputConformanceTest"
-	printf '%s\n' "${MEMCHAN_BOARD_JAVA_SELECT:-$sel}" > "$WORK/board-java.select"
-	# MEMCHAN_BOARD_JAVA_STEPS: which of board_java.sh's steps run (default all: 1 2 3 4 5; step 1,
-	# the node IDs, always runs; "cost" adds the measurement of where a command's time goes)
-	printf '%s\n' "${MEMCHAN_BOARD_JAVA_STEPS:-1 2 3 4 5}" > "$WORK/board-java.steps"
+	# suite under bit flips with link retry, mcctl, ordering without retry
+	# (native/tests/board_java.sh). MEMCHAN_BOARD_JAVA_SELECT: the JUnit launcher's selectors for
+	# its conformance step, by default the whole suite (since session 9, paid for by the test
+	# JVMs' AOT caches; docs/driver.md, board boots), which the guest reads from the work directory.
+	printf '%s\n' "${MEMCHAN_BOARD_JAVA_SELECT:---select-package dev.memchan.conformance}" > "$WORK/board-java.select"
+	# MEMCHAN_BOARD_JAVA_STEPS: which of board_java.sh's steps run (default 1 2 3 5; step 1,
+	# the node IDs, always runs; "2clean", "4" and "cost" are opt-in)
+	printf '%s\n' "${MEMCHAN_BOARD_JAVA_STEPS:-1 2 3 5}" > "$WORK/board-java.steps"
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
 	else

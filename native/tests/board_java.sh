@@ -4,10 +4,12 @@
 #   1. node IDs assigned by the link (MEMCHAN_NODE_AUTO): refused with the cable cut (the IDs stay
 #      as they were), then 0 and 1, which turns on the virtual hub (rule 2 between two adapters)
 #   2. the Java conformance suite through dev:/dev/memchan* (2 nodes; tests needing more skip by
-#      their own assumption; fewer repetitions, the same bounds)
+#      their own assumption; fewer repetitions, the same bounds) under 200 ppm bit flips on both
+#      cables with link retry (rule 3): the tests pass, CRC_ERRORS and LINK_RETRIES show the flips
+#      were real, ERROR_COUNT stays 0. "2clean" (opt-in): the same on clean cables, to tell a
+#      test's failure from the flips' (step 2 took over step 4's flips in session 9)
 #   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, the checks run on ivshmem)
-#   4. rule 3 with link retry: bit flips on both cables while the ordering and lock tests run;
-#      they pass, CRC_ERRORS and LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
+#   4. (opt-in) rule 3 with link retry, the ordering and lock tests alone: step 2's flips and checks
 #   5. rule 3 without retry: a receiver gets a prefix of the sender's stores in order, never a
 #      flag ahead of its data; Fabric.errorsSince and mcctl status report the error; after
 #      CTRL.ERR_RESET delivery resumes
@@ -17,7 +19,7 @@
 #      clock, with nobody joined and with a joined process, in the same boot (comments only)
 #   jvm (opt-in; runs after step 1 and cost) a node JVM's start, with and without its AOT cache in
 #      turn, 3 times each (comments, and whether the cache was used)
-# The steps to run come from native/test.sh (MEMCHAN_BOARD_JAVA_STEPS, default "1 2 3 4 5"); step 1
+# The steps to run come from native/test.sh (MEMCHAN_BOARD_JAVA_STEPS, default "1 2 3 5"); step 1
 # always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
 # Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
 R=$1
@@ -30,11 +32,11 @@ cd /tmp || exit 1
 i=0
 while [ ! -e /dev/memchan1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 steps=$(cat /run/work/board-java.steps 2> /dev/null)
-[ -n "$steps" ] || steps="1 2 3 4 5"
+[ -n "$steps" ] || steps="1 2 3 5"
 for s in $steps; do
 	case $s in
-	1 | 2 | 3 | 4 | 5 | cost | jvm) ;;
-	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 3 4 5 cost jvm), not '$s'"; exit 1 ;;
+	1 | 2 | 2clean | 3 | 4 | 5 | cost | jvm) ;;
+	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 2clean 3 4 5 cost jvm), not '$s'"; exit 1 ;;
 	esac
 done
 echo "# steps: $steps"
@@ -152,36 +154,24 @@ if want jvm; then
 	took jvm
 fi
 
-# ---- 2. the conformance suite ----
+# ---- 2. the conformance suite, under bit flips with link retry (rule 3) ----
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 $timing"
-# the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
-sel=$(cat /run/work/board-java.select 2> /dev/null)
-[ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
-if want 2; then
-	set -f
-	# shellcheck disable=SC2086
-	sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" $sel || rc=1
-	set +f
-	took 2
-fi
-
-# ---- 3. mcctl ----
-if want 3; then
-	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
-	took 3
-fi
-
-# ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
-if want 4; then
+# conformance LABEL FLIP-PPM SELECTOR...: the conformance tests SELECTOR... with FLIP-PPM random bit
+# flips on both cables and link retry on; with flips, the retry counters must show that they were
+# real and that retry hid them (CRC_ERRORS and LINK_RETRIES up, ERROR_COUNT 0)
+conformance() {
+	label=$1
+	ppm=$2
+	shift 2
 	crc0=$(field /dev/memchan0 crc_errors)
 	crc1=$(field /dev/memchan1 crc_errors)
 	retry0=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) ))
-	$CTL flip 0 200 > /dev/null && $CTL flip 1 200 > /dev/null
-	check $? "control channel: 200 ppm bit flips on both cables"
-	sh "$N/tests/conformance_guest.sh" "$JAVA" board-flips "$props" \
-		--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
-		--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)' ||
-		rc=1
+	if [ "$ppm" -gt 0 ]; then
+		$CTL flip 0 "$ppm" > /dev/null && $CTL flip 1 "$ppm" > /dev/null
+		check $? "control channel: $ppm ppm bit flips on both cables"
+	fi
+	sh "$N/tests/conformance_guest.sh" "$JAVA" "$label" "$props" "$@" || rc=1
+	[ "$ppm" -gt 0 ] || return
 	$CTL flip 0 0 > /dev/null && $CTL flip 1 0 > /dev/null
 	$CTL stats > /tmp/stats-flips.out
 	sed 's/^/# cosim: /' /tmp/stats-flips.out
@@ -195,7 +185,35 @@ if want 4; then
 	errs=$(( $(field /dev/memchan0 error_count) + $(field /dev/memchan1 error_count) ))
 	flips=$(sed -n 's/^cable .* flips \([0-9]*\) .*/\1/p' /tmp/stats-flips.out | awk '{ n += $1 } END { print n + 0 }')
 	[ $((d0 + d1)) -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
-	check $? "the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+	check $? "$label: the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+}
+# the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
+sel=$(cat /run/work/board-java.select 2> /dev/null)
+[ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
+set -f	# the selectors are split on spaces, never globbed
+if want 2; then
+	# shellcheck disable=SC2086
+	conformance board-conformance 200 $sel
+	took 2
+fi
+if want 2clean; then
+	# shellcheck disable=SC2086
+	conformance board-conformance-clean 0 $sel
+	took 2clean
+fi
+set +f
+
+# ---- 3. mcctl ----
+if want 3; then
+	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
+	took 3
+fi
+
+# ---- 4. rule 3 with retry, the ordering and lock tests alone (step 2 runs them with the rest) ----
+if want 4; then
+	conformance board-flips 200 \
+		--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
+		--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)'
 	took 4
 fi
 
