@@ -16,11 +16,12 @@
 #      be skipped by an assumption here, but for the 4 that need a soft fabric's file (named
 #      below). "quick": the two 4-node tests that take seconds once the launcher runs: multicast
 #      (the library copies the directory's groups into the registers) and BadInput's conflicting
-#      routes. "java" (board-hub-java): the whole suite (since session 9; before, only the tests
-#      that skip below 3 or 4 nodes), among them the IRIW ordering test (two senders, two
-#      receivers), RemoteConformanceTest's SIGKILLed requesters (a home, two victims and a last
-#      requester) and its fetch-and-add from four processes, Fabric.clusterTime() through the
-#      library; then mcctl status with the hub's NODES_UP
+#      routes. "java" (board-hub-java): every test that skips below 3 or 4 nodes: also the IRIW
+#      ordering test (two senders, two receivers), RemoteConformanceTest's SIGKILLed requesters (a
+#      home, two victims and a last requester) and its fetch-and-add from four processes,
+#      Fabric.clusterTime() through the library; or native/test.sh's MEMCHAN_BOARD_HUB_SELECT
+#      (the whole suite: --select-package dev.memchan.conformance, first run in session 9); then
+#      mcctl status with the hub's NODES_UP
 # Usage: board_hub.sh ROOT [quick|java]. TAP lines; exit 0 only if all pass.
 R=$1
 N=$R/native
@@ -143,7 +144,13 @@ C=dev.memchan.conformance
 case "${2:-}" in
 quick) sel="--select-class $C.MulticastConformanceTest
 	--select-method $C.BadInputConformanceTest#conflictingRoutesAndUnreachableReceiversAreRefusedAndChangeNothing" ;;
-java) sel="--select-package $C" ;;
+java) sel=$(cat /run/work/board-hub.select 2> /dev/null)
+	[ -n "$sel" ] || sel="--select-class $C.MulticastConformanceTest
+	--select-method $C.BadInputConformanceTest#conflictingRoutesAndUnreachableReceiversAreRefusedAndChangeNothing
+	--select-method $C.OrderingConformanceTest#broadcastsFromSeveralSendersArriveInOneOrderEverywhere
+	--select-method $C.RemoteConformanceTest#pageCountersStayExactWhenRequestersAreKilled
+	--select-method $C.RemoteConformanceTest#fetchAndAddFromFourProcessesIsExact
+	--select-class $C.ClusterTimeConformanceTest" ;;
 *) exit $rc ;;
 esac
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=4 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 -Dmemchan.test.failureTimeoutMs=15000"
