@@ -30,7 +30,9 @@
 # default: all), MEMCHAN_BOARD_JAVA_SELECT (JUnit launcher selectors for board-java's conformance
 # step; default the tests a link can fail, docs/driver.md; the whole suite:
 # "--select-package dev.memchan.conformance"), MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g.
-# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh).
+# "1 5"; default "1 2 3 4 5"; native/tests/board_java.sh), MEMCHAN_BOARD_HUB_SELECT (the same for
+# board-hub-java; default the tests that need 3 or more nodes), MEMCHAN_JAVA_AOT=0 (the guests'
+# test JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N=$ROOT/native
@@ -350,6 +352,10 @@ java_build() {
 		{ sed 's/^/# /' "$WORK/mvn-build.log" | tail -30; notok "java-api and mcctl build"; jok=0; }
 	mkdir -p "$WORK/java" "$WORK/mcctl"
 	cp -a "$ROOT/java-api/target/classes" "$ROOT/java-api/target/test-classes" "$WORK/java/" &&
+	# the same build as jars: the test JVMs' AOT caches need them (test_jvm_aot)
+	cp "$(ls "$ROOT"/java-api/target/memchan-api-*.jar | grep -v -e -sources -e -tests -e -javadoc | head -1)" \
+		"$WORK/java/memchan-api.jar" &&
+	cp "$(ls "$ROOT"/java-api/target/memchan-api-*-tests.jar | head -1)" "$WORK/java/memchan-api-tests.jar" &&
 	cp "$(ls "$ROOT"/tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" \
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
@@ -366,7 +372,25 @@ console_jar() {
 	[ -f "$WORK/java/console-standalone.jar" ] && return 0
 	[ -f "$csd/$cs" ] || (cd "$ROOT" && scripts/mvn -q dependency:get \
 		-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4) > "$WORK/cs.log" 2>&1
-	[ $jok = 1 ] && cp "$csd/$cs" "$WORK/java/console-standalone.jar"
+	[ $jok = 1 ] && cp "$csd/$cs" "$WORK/java/console-standalone.jar" || return 1
+	test_jvm_aot
+	return 0
+}
+# the AOT caches the guests' test JVMs start from (scripts/test-jvm-aot-cache, from the snapshot
+# above, at the path the guests see it); MEMCHAN_JAVA_AOT=0 leaves them out, to measure what they
+# save (the guests then say that their JVMs start without)
+test_jvm_aot() {
+	local t0
+	t0=$(date +%s)
+	if [ "${MEMCHAN_JAVA_AOT:-1}" = 0 ]; then
+		echo "# MEMCHAN_JAVA_AOT=0: no AOT caches for the guests' test JVMs"
+	elif MEMCHAN_WORK=$WORK "$ROOT/scripts/test-jvm-aot-cache" > "$WORK/aot.log" 2>&1; then
+		sed 's/^/# /' "$WORK/aot.log"
+		ok "AOT caches of the guests' test JVMs made ($(( $(date +%s) - t0 )) s)"
+	else
+		sed 's/^/# /' "$WORK/aot.log"
+		notok "AOT caches of the guests' test JVMs made"
+	fi
 }
 
 if [[ " $ONLY " == *" java "* ]]; then
@@ -476,24 +500,21 @@ if [[ " $ONLY " == *" board-bad "* ]]; then
 	board board-bad "board-bad:board-bad:0,1" --bad-id 0 --bad-version 1
 fi
 if [[ " $ONLY " == *" board-java "* ]]; then
-	# one guest, two RTL adapters cabled back to back: node IDs from the link, the conformance
-	# suite, mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
-	# MEMCHAN_BOARD_JAVA_SELECT: the JUnit launcher's selectors for its conformance step. Default:
-	# join and clean leave, a SIGKILLed holder's locks (its watcher attaches the lock set after the
-	# victim bid: state on join), and bad input: besides the ordering and lock tests (its rule-3
-	# step runs them under bit flips), the tests a link and the hardware backend can fail. Left
-	# to the whole suite, "--select-package dev.memchan.conformance" (docs/driver.md, board boots):
-	# the seven-JVM SharedNodeConformanceTest (about 100 s per test on the one vCPU) and the tests
-	# ivshmem covers as well.
-	# The guest reads the selectors from the work directory. In the default run since session 8
-	# (docs/performance.md, "Session 8"): its retry-off step passed, and its cost fell with the
-	# guests' cached 9p mount and one JVM per mcctl call.
+	# one guest, two RTL adapters cabled back to back: node IDs from the link, conformance tests,
+	# mcctl, ordering under bit flips with and without retry (native/tests/board_java.sh).
+	# MEMCHAN_BOARD_JAVA_SELECT: the JUnit launcher's selectors for its conformance step, which the
+	# guest reads from the work directory. Default: join and clean leave, a SIGKILLed holder's
+	# locks, and bad input: besides the ordering and lock tests (step 4 runs them under bit flips),
+	# the tests a link and the hardware backend can fail. The whole suite,
+	# "--select-package dev.memchan.conformance" (with step "2flips": under the flips), stays
+	# opt-in: it would add about 260 s on a quiet machine to a run that has about 300 s left under
+	# its 30-minute goal, beside board-hub-java's whole suite (docs/performance.md, "Session 9").
 	sel="--select-method dev.memchan.conformance.FailureConformanceTest#joinAndCleanLeaveAreReportedAsEvents"
 	sel+=" --select-method dev.memchan.conformance.FailureConformanceTest#sigkilledNodeIsDeclaredDeadAndItsLocksAreReleased"
 	sel+=" --select-class dev.memchan.conformance.BadInputConformanceTest"
 	printf '%s\n' "${MEMCHAN_BOARD_JAVA_SELECT:-$sel}" > "$WORK/board-java.select"
-	# MEMCHAN_BOARD_JAVA_STEPS: which of board_java.sh's steps run (default all: 1 2 3 4 5; step 1,
-	# the node IDs, always runs; "cost" adds the measurement of where a command's time goes)
+	# MEMCHAN_BOARD_JAVA_STEPS: which of board_java.sh's steps run (default 1 2 3 4 5; step 1,
+	# the node IDs, always runs; "2flips", "cost" and "jvm" are opt-in)
 	printf '%s\n' "${MEMCHAN_BOARD_JAVA_STEPS:-1 2 3 4 5}" > "$WORK/board-java.steps"
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-java "board-java:board-java:0,1" --cable 0:1
@@ -541,7 +562,10 @@ if [[ " $ONLY " == *" board-hub "* ]] && hub_build; then
 	fi
 fi
 if [[ " $ONLY " == *" board-hub-java "* ]] && hub_build; then
-	# board-hub's checks, then every Java conformance test that needs three or more nodes
+	# board-hub's checks, then every Java conformance test that needs three or more nodes, or the
+	# selectors of MEMCHAN_BOARD_HUB_SELECT (the whole suite: "--select-package
+	# dev.memchan.conformance", opt-in for its cost: docs/performance.md, "Session 9")
+	printf '%s\n' "${MEMCHAN_BOARD_HUB_SELECT:-}" > "$WORK/board-hub.select"
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
 	else

@@ -3,8 +3,11 @@
 # back to back, the driver's hardware backend (polling). Called by guest.sh board-java.
 #   1. node IDs assigned by the link (MEMCHAN_NODE_AUTO): refused with the cable cut (the IDs stay
 #      as they were), then 0 and 1, which turns on the virtual hub (rule 2 between two adapters)
-#   2. the Java conformance suite through dev:/dev/memchan* (2 nodes; tests needing more skip by
-#      their own assumption; fewer repetitions, the same bounds)
+#   2. the Java conformance tests through dev:/dev/memchan* (2 nodes; tests needing more skip by
+#      their own assumption; fewer repetitions, the same bounds): native/test.sh's selection
+#      (MEMCHAN_BOARD_JAVA_SELECT; the whole suite: --select-package dev.memchan.conformance)
+#      "2flips" (opt-in): the same under step 4's flips and checks (the whole suite under flips
+#      is a stronger rule-3 test than step 4's; session 9 kept it opt-in for its cost)
 #   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, the checks run on ivshmem)
 #   4. rule 3 with link retry: bit flips on both cables while the ordering and lock tests run;
 #      they pass, CRC_ERRORS and LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
@@ -15,6 +18,8 @@
 #      time of a JVM start, of mcctl --version and mcctl status, and what the device process did
 #      meanwhile (cycles, CPU, BAR accesses: the driver's poll among them), at two idle runs of its
 #      clock, with nobody joined and with a joined process, in the same boot (comments only)
+#   jvm (opt-in; runs after step 1 and cost) a node JVM's start, with and without its AOT cache in
+#      turn, 3 times each (comments, and whether the cache was used)
 # The steps to run come from native/test.sh (MEMCHAN_BOARD_JAVA_STEPS, default "1 2 3 4 5"); step 1
 # always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
 # Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
@@ -31,8 +36,8 @@ steps=$(cat /run/work/board-java.steps 2> /dev/null)
 [ -n "$steps" ] || steps="1 2 3 4 5"
 for s in $steps; do
 	case $s in
-	1 | 2 | 3 | 4 | 5 | cost) ;;
-	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 3 4 5 cost), not '$s'"; exit 1 ;;
+	1 | 2 | 2flips | 3 | 4 | 5 | cost | jvm) ;;
+	*) check 1 "MEMCHAN_BOARD_JAVA_STEPS names steps of board_java.sh (1 2 2flips 3 4 5 cost jvm), not '$s'"; exit 1 ;;
 	esac
 done
 echo "# steps: $steps"
@@ -48,9 +53,11 @@ took() {
 timing="-Dmemchan.test.failureTimeoutMs=15000"
 # BoardLinkErrors (java-api's test classes): the retry-off step's roles, and a joined process;
 # run in the background only (exec: the job's pid is the JVM's, so kill reaches it)
+# (the node JVMs' class path and AOT cache: guest_lib.sh)
 jrun() {
-	exec "$JAVA" -XX:TieredStopAtLevel=1 -Xshare:auto --enable-native-access=ALL-UNNAMED "$timing" \
-		-cp /run/work/java/classes:/run/work/java/test-classes dev.memchan.internal.dev.BoardLinkErrors "$@"
+	# shellcheck disable=SC2046,SC2086
+	exec "$JAVA" $TEST_JVM_OPTS $(aot_opts "$NODE_AOT") --enable-native-access=ALL-UNNAMED "$timing" \
+		-cp "$NODE_CP" dev.memchan.internal.dev.BoardLinkErrors "$@"
 }
 
 # ---- 1. node IDs from the link ----
@@ -130,36 +137,42 @@ if want cost; then
 	wait $bg
 	took cost
 fi
-# ---- 2. the conformance suite ----
+# ---- jvm (opt-in): a node JVM's start with and without its AOT cache ----
+# as the conformance suite's nodes start (NodeProcess's options), in turn: NodeMain joins node 0
+# (JOINED), reads QUIT and exits; wall and guest CPU time (comments), and whether the cache was used
+if want jvm; then
+	for aot in with without with without with without; do
+		o=""
+		[ $aot = with ] && o=$(aot_opts "$NODE_AOT")
+		/usr/bin/time -f "%e %U %S" -o /tmp/jvm.time sh -c "printf 'QUIT\n' |
+			$JAVA --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xmx128m $TEST_JVM_OPTS $o \
+			-cp $NODE_CP dev.memchan.conformance.NodeMain claim dev:/dev/memchan0 0" > /tmp/jvm.out 2>&1
+		st=$?
+		read -r w u sy < /tmp/jvm.time
+		echo "# jvm: a node JVM $aot its AOT cache: exit $st, wall $w s (guest user $u s, sys $sy s): $(grep JOINED /tmp/jvm.out)"
+	done
+	aot_report jvm "$NODE_AOT"
+	took jvm
+fi
+
+# ---- 2. the conformance tests (2flips: under bit flips with link retry, rule 3) ----
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=2 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 $timing"
-# the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
-sel=$(cat /run/work/board-java.select 2> /dev/null)
-[ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
-if want 2; then
-	set -f
-	# shellcheck disable=SC2086
-	sh "$N/tests/conformance_guest.sh" "$JAVA" board-conformance "$props" $sel || rc=1
-	set +f
-	took 2
-fi
-
-# ---- 3. mcctl ----
-if want 3; then
-	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
-	took 3
-fi
-
-# ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
-if want 4; then
+# conformance LABEL FLIP-PPM SELECTOR...: the conformance tests SELECTOR... with FLIP-PPM random bit
+# flips on both cables and link retry on; with flips, the retry counters must show that they were
+# real and that retry hid them (CRC_ERRORS and LINK_RETRIES up, ERROR_COUNT 0)
+conformance() {
+	label=$1
+	ppm=$2
+	shift 2
 	crc0=$(field /dev/memchan0 crc_errors)
 	crc1=$(field /dev/memchan1 crc_errors)
 	retry0=$(( $(field /dev/memchan0 link_retries) + $(field /dev/memchan1 link_retries) ))
-	$CTL flip 0 200 > /dev/null && $CTL flip 1 200 > /dev/null
-	check $? "control channel: 200 ppm bit flips on both cables"
-	sh "$N/tests/conformance_guest.sh" "$JAVA" board-flips "$props" \
-		--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
-		--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)' ||
-		rc=1
+	if [ "$ppm" -gt 0 ]; then
+		$CTL flip 0 "$ppm" > /dev/null && $CTL flip 1 "$ppm" > /dev/null
+		check $? "control channel: $ppm ppm bit flips on both cables"
+	fi
+	sh "$N/tests/conformance_guest.sh" "$JAVA" "$label" "$props" "$@" || rc=1
+	[ "$ppm" -gt 0 ] || return
 	$CTL flip 0 0 > /dev/null && $CTL flip 1 0 > /dev/null
 	$CTL stats > /tmp/stats-flips.out
 	sed 's/^/# cosim: /' /tmp/stats-flips.out
@@ -173,7 +186,35 @@ if want 4; then
 	errs=$(( $(field /dev/memchan0 error_count) + $(field /dev/memchan1 error_count) ))
 	flips=$(sed -n 's/^cable .* flips \([0-9]*\) .*/\1/p' /tmp/stats-flips.out | awk '{ n += $1 } END { print n + 0 }')
 	[ $((d0 + d1)) -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
-	check $? "the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+	check $? "$label: the flips were real and retry hid them: $flips bits flipped on the cables, CRC_ERRORS +$d0/+$d1 (memchan0/1), LINK_RETRIES +$retries, ERROR_COUNT $errs"
+}
+# the launcher's selectors from native/test.sh (MEMCHAN_BOARD_JAVA_SELECT), split on spaces
+sel=$(cat /run/work/board-java.select 2> /dev/null)
+[ -n "$sel" ] || sel="--select-package dev.memchan.conformance"
+set -f	# the selectors are split on spaces, never globbed
+if want 2; then
+	# shellcheck disable=SC2086
+	conformance board-conformance 0 $sel
+	took 2
+fi
+if want 2flips; then
+	# shellcheck disable=SC2086
+	conformance board-conformance-flips 200 $sel
+	took 2flips
+fi
+set +f
+
+# ---- 3. mcctl ----
+if want 3; then
+	sh "$N/tests/mcctl_guest.sh" "$R" || rc=1
+	took 3
+fi
+
+# ---- 4. rule 3 with retry: flips on both cables while the ordering and lock tests run ----
+if want 4; then
+	conformance board-flips 200 \
+		--select-method dev.memchan.conformance.OrderingConformanceTest#singleSenderOrderIsKeptAtEveryReceiver \
+		--select-method 'dev.memchan.conformance.SynchronizationConformanceTest#clusterLockGivesMutualExclusionToFourProcesses(dev.memchan.LockKind)'
 	took 4
 fi
 
@@ -243,6 +284,7 @@ if want 5; then
 	grep -q "^RECOVERED" /tmp/lossy-recv.out
 	check $? "after CTRL.ERR_RESET the receiver gets the sender's next store"
 	$CTL stats | sed 's/^/# cosim: /'
+	aot_report "retry-off step" "$NODE_AOT"
 	took 5
 fi
 

@@ -10,8 +10,12 @@
 # Usage: conformance_guest.sh JAVA LABEL "JVM OPTIONS" LAUNCHER-SELECTOR...
 # (NodeProcessTest, the harness's own test, crashes JVMs on purpose: it runs on the host only.)
 # (JVM OPTIONS are split on spaces, never globbed: -Dmemchan.test.backend=dev:/dev/memchan* stays.)
-# The launcher and every node JVM it starts run with C1 only: under TCG, C2's compiler threads cost
-# more vCPU time than they save in the tests' short-lived JVMs.
+# The launcher and every node JVM it starts run with guest_lib.sh's TEST_JVM_OPTS (C1 only, serial
+# GC) and start from the AOT caches native/test.sh made on the host (guest_lib.sh): the launcher
+# with the suite's jars on its class path (an AOT cache holds only classes of the JVM's own class
+# path, not of a class loader the launcher makes for --class-path), the nodes with theirs. The last
+# TAP line before the summary says whether every JVM could use its cache.
+. "$(dirname "$0")/guest_lib.sh"
 JAVA=$1
 LABEL=$2
 OPTS=$3
@@ -20,13 +24,18 @@ log=/tmp/$LABEL.log
 timed=/tmp/$LABEL.timed
 start=$(date +%s)
 : > "$timed"
+rm -rf "$AOT_LOG"
+# (before the launcher starts, and its log made: the follower below must find it; a background
+# job's expansions run in the job, after the follower may have started)
+node_opts="$TEST_JVM_OPTS $(aot_opts "$NODE_AOT")"
+launcher_opts="$TEST_JVM_OPTS $(aot_opts "$LAUNCHER_AOT")"
+: > "$log"
 set -f
 # shellcheck disable=SC2086
-"$JAVA" -XX:TieredStopAtLevel=1 -Dmemchan.test.nodeJvmOptions=-XX:TieredStopAtLevel=1 -Xshare:auto \
-	-Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED $OPTS -jar /run/work/java/console-standalone.jar execute \
-	--disable-banner --disable-ansi-colors --details=testfeed \
-	--class-path /run/work/java/classes:/run/work/java/test-classes "$@" \
-	--exclude-classname '.*NodeProcessTest' > "$log" 2>&1 &
+"$JAVA" $launcher_opts "-Dmemchan.test.nodeJvmOptions=$node_opts" \
+	-Dstdout.encoding=UTF-8 --enable-native-access=ALL-UNNAMED $OPTS -cp "$LAUNCHER_CP" \
+	org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors \
+	--details=testfeed "$@" --exclude-classname '.*NodeProcessTest' > "$log" 2>&1 &
 launcher=$!
 set +f
 # the launcher's output on the console as it comes, with the guest's uptime; the same lines with
@@ -38,7 +47,8 @@ tail -n +1 --pid=$launcher -f "$log" | while IFS= read -r line; do
 done &
 follower=$!
 wait $launcher
-rc=$?
+lrc=$?
+rc=0	# aot_report's check sets it
 wait $follower	# tail --pid ends with the launcher
 # what the kernel saw of the node processes (OOM kills, fatal signals), and the memory left
 dmesg | grep -iE "out of memory|oom|killed process|segfault|traps:|memchan.*(error|fail)" |
@@ -68,12 +78,13 @@ awk -v label="$LABEL" -v times="/tmp/$LABEL.times" '
 grep -v "^# reported " "/tmp/$LABEL.tap"
 echo "# $LABEL slowest tests (s):"
 sort -rn "/tmp/$LABEL.times" 2> /dev/null | head -12 | sed 's/^/#   /'
+aot_report "$LABEL" "$LAUNCHER_AOT" "$NODE_AOT"
 found=$(sed -n 's/^\[ *\([0-9]*\) tests found .*/\1/p' "$log")
 listed=$(sed -n 's/^# reported //p' "/tmp/$LABEL.tap")
-echo "# $LABEL took $(( $(date +%s) - start )) s (launcher exit $rc, $found tests found, $listed reported)"
-if [ $rc -eq 0 ] && ! grep -q "^not ok" "/tmp/$LABEL.tap" && [ "${found:-0}" -gt 0 ] && [ "$listed" = "$found" ]; then
+echo "# $LABEL took $(( $(date +%s) - start )) s (launcher exit $lrc, $found tests found, $listed reported)"
+if [ $lrc -eq 0 ] && ! grep -q "^not ok" "/tmp/$LABEL.tap" && [ "${found:-0}" -gt 0 ] && [ "$listed" = "$found" ]; then
 	echo "ok 1 $LABEL: launcher exit 0, all $found tests reported"
-	exit 0
+	exit $rc
 fi
-echo "not ok 1 $LABEL: launcher exit $rc, $listed of ${found:-?} tests reported"
+echo "not ok 1 $LABEL: launcher exit $lrc, $listed of ${found:-?} tests reported"
 exit 1

@@ -25,6 +25,68 @@ mcctl_within() {
 	# shellcheck disable=SC2086
 	timeout "$secs" env $MCCTL_ENV "$R/scripts/mcctl" "$@"
 }
+# ---- the Java test JVMs: the build's snapshot as jars, and their AOT caches ----
+# native/test.sh snapshots java-api's jars into $MEMCHAN_WORK/java, which the guests see at its host
+# path, and scripts/java-aot-cache (on the host, sourcing this file) trains two JDK 25 AOT caches
+# there from them. An AOT cache holds classes of jars only (not of class directories), names them
+# by path and checks each jar's size and mtime, and belongs to one JDK: hence one definition, here,
+# for the host's training runs and the guests' JVMs.
+JW=${MEMCHAN_WORK:-/run/work}/java
+# the node JVMs' class path as NodeProcess.classPath() makes it from the launcher's (the suite's
+# jar, then the library's); board_java.sh's BoardLinkErrors uses it too
+NODE_CP=$JW/memchan-api-tests.jar:$JW/memchan-api.jar
+LAUNCHER_CP=$JW/console-standalone.jar:$NODE_CP
+NODE_AOT=$JW/node.aot
+LAUNCHER_AOT=$JW/launcher.aot
+# Every test JVM: C1 only (under TCG, C2's compiler threads cost more vCPU time than they save in
+# short-lived JVMs) and the serial GC (what a one-vCPU guest picks anyway; the training runs on the
+# 2-core host must pick the same)
+TEST_JVM_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# each JVM's log of opening its cache, by pid (read by aot_report); the line a JVM logs once it
+# has mapped and validated a cache
+AOT_LOG=/tmp/aot-log
+AOT_USED="Using AOT-linked classes: true"
+# aot_opts CACHE: the JVM options that start from CACHE and log to $AOT_LOG whether it could be
+# used (not to stdout, where a node's lines are its protocol). The JDK (25.0.3) checks the module
+# options and the JDK's image against a cache, but not the jars of the class path: one changed
+# since the training run is served from the cache as it was (seen on the host: a rebuilt jar's old
+# class ran). So the jars' SHA-256 sums, recorded beside the cache by scripts/test-jvm-aot-cache,
+# are checked first; a cache they do not match is not used, and aot_report says so.
+aot_opts() {
+	mkdir -p "$AOT_LOG" && chmod 1777 "$AOT_LOG"
+	[ -f "$1" ] || return 0
+	if ! sha256sum -c --status "$1.sha256" 2> /dev/null; then
+		echo "[error][aot] the jars differ from those $1 was trained with ($1.sha256): not used" > "$AOT_LOG/stale-${1##*/}.log"
+		return 0
+	fi
+	echo "-XX:AOTCache=$1 -Xlog:aot=off,cds=off -Xlog:aot=info,cds=info:file=$AOT_LOG/%p.log"
+}
+# aot_report LABEL CACHE...: how the JVMs since the last report started: a comment when a cache
+# was never made (native/test.sh reports why), else a TAP line: every JVM started from its cache
+# (one that could not use it is named with the JVM's reason). A JVM without
+# --enable-native-access (BadInput's missingNativeAccessIsExplained) cannot use a cache trained
+# with it (the JDK refuses other module options): counted apart, by that reason.
+aot_report() {
+	label=$1
+	shift
+	for c in "$@"; do
+		[ -f "$c" ] || echo "# $label: no AOT cache $c: its JVMs started without one"
+	done
+	n=$(ls "$AOT_LOG" 2> /dev/null | wc -l)
+	if [ "$n" -gt 0 ]; then
+		no_native=$(grep -l "property jdk.module.enable.native.access: ALL-UNNAMED specified during dump time but not during runtime" \
+			"$AOT_LOG"/*.log | wc -l)
+		bad=$(grep -L -e "$AOT_USED" -e "jdk.module.enable.native.access: ALL-UNNAMED specified during dump" "$AOT_LOG"/*.log)
+		for f in $bad; do
+			grep -h "error\|warning" "$f" | head -3 | sed "s|^|# $label: JVM ${f##*/}: |"
+		done
+		nbad=$(echo "$bad" | grep -c .)
+		[ "$nbad" = 0 ]
+		check $? "$label: $((n - nbad - no_native)) of $n JVMs started from their AOT cache ($no_native without native access cannot)"
+	fi
+	rm -rf "$AOT_LOG"
+}
+
 # field DEVICE NAME: one value of memchan_test info
 field() {
 	MEMCHAN_DEV=$1 "$R/native/tests/memchan_test" info | sed -n "s/^$2=//p"
