@@ -27,7 +27,7 @@ mcctl_within() {
 }
 # ---- the Java test JVMs: the build's snapshot as jars, and their AOT caches ----
 # native/test.sh snapshots java-api's jars into $MEMCHAN_WORK/java, which the guests see at its host
-# path, and scripts/java-aot-cache (on the host, sourcing this file) trains two JDK 25 AOT caches
+# path, and scripts/test-jvm-aot-cache (on the host, sourcing this file) trains two JDK 25 AOT caches
 # there from them. An AOT cache holds classes of jars only (not of class directories), names them
 # by path and checks each jar's size and mtime, and belongs to one JDK: hence one definition, here,
 # for the host's training runs and the guests' JVMs.
