@@ -17,7 +17,9 @@
 //   --bad-id A         adapter A answers reads of the ID register with a wrong identity
 //   --bad-version A    adapter A answers reads of VERSION with the next major version
 //   --ctl DIR          control directory (request/ack files, see README.md)
-//   --idle-cycles N    cycles the clock keeps running after the last write or DMA beat
+//   --idle-cycles N    cycles the clock keeps running after a BAR0 write or a control request
+//   --link-tail N      cycles it keeps running after a BAR2 write, a DMA beat or a frame other
+//                      than a heartbeat or clock sync on a link (default 4 x LINK_ACK_TIMEOUT)
 //   --seed N           Verilator random seed (cable stalls and bit flips)
 //   --speed N          measure: run N cycles with the adapters enabled and cabled, print the
 //                      rate and exit (no sockets needed; --fd -1 per adapter)
@@ -166,6 +168,12 @@ int nadapters = 0;
 uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
+// After data: a BAR2 write, a DMA beat, a frame in flight. Each go-back-N resend, LACK or LNAK is
+// itself a frame, so everything a delivery still needs (a resend after LINK_ACK_TIMEOUT without
+// progress, up to retry exhaustion) extends the run; heartbeats, which never stop, do not. A
+// cluster agent's heartbeat store every 100 ms then runs the clock for about this many cycles
+// instead of idle_cycles (which, at about 200,000 cycles per CPU second, never let it stop).
+uint64_t link_tail = 4 * uint64_t(MC_REG_LINK_ACK_TIMEOUT_RESET);
 uint64_t busy_cycles = 0, idle_waits = 0;
 double busy_s = 0;              // wall time spent with the clock running (ticking, serving)
 // cycles of one kind of event: count, min, mean, max
@@ -421,7 +429,7 @@ void start_bar(Adapter &a, const BarMsg &m, bool write) {
     reply(a, write ? 0 : ~0ull);
     return;
   }
-  run_until = std::max(run_until, cycle + (write ? idle_cycles : 0));
+  if (write) run_until = std::max(run_until, cycle + (bar == kBarWindow ? link_tail : idle_cycles));
   if (bar == kBarWindow) {
     if (!write) {          // the transmit window is write-only: reads return zero
       a.bar_reads++;
@@ -462,7 +470,7 @@ uint32_t read_value(const Adapter &a, uint64_t word_off, uint32_t rdata) {
 // ---- clock ----
 struct Fire {
   bool axil_aw, axil_w, axil_b, axil_ar, axil_r, win_aw, win_w, win_b, dma_aw, dma_w, dma_b;
-  bool dma_ar, dma_r;
+  bool dma_ar, dma_r, link;
 };
 
 void dma_beat(Adapter &a, uint64_t data, uint8_t strb, bool last) {
@@ -559,6 +567,7 @@ void tick() {
     f[k].dma_b = top->dma_bvalid[k] && top->dma_bready[k];
     f[k].dma_ar = top->dma_arvalid[k] && top->dma_arready[k];
     f[k].dma_r = top->dma_rvalid[k] && top->dma_rready[k];
+    f[k].link = top->link_busy_o[k];
     if (f[k].dma_ar) {
       if (top->dma_arsize[k] != 3 || top->dma_arburst[k] != 1)
         note("adapter %d: DMA read burst size %d type %d", k, top->dma_arsize[k],
@@ -607,8 +616,8 @@ void tick() {
 
   for (int k = 0; k < nadapters; k++) {
     Adapter &a = adapters[k];
-    if (f[k].dma_aw || f[k].dma_w || f[k].dma_ar || f[k].dma_r)
-      run_until = std::max(run_until, cycle + idle_cycles);
+    if (f[k].dma_aw || f[k].dma_w || f[k].dma_ar || f[k].dma_r || f[k].link)
+      run_until = std::max(run_until, cycle + link_tail);
     if (f[k].dma_b) a.dma_bresp.pop_front();
     if (f[k].dma_r && ++a.dma_rbeat == a.dma_ar.front().beats) {
       a.dma_ar.pop_front();
@@ -871,11 +880,11 @@ std::string stats_text() {
                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
            now_s() - t_start);
   s += buf;
-  // how much of the wall time the clock ran, and for how long each write or DMA beat keeps it
-  // running (a guest that stores every 100 ms keeps the clock running all the time if that
-  // run is longer than 100 ms)
-  snprintf(buf, sizeof(buf), "running wall_seconds %.3f idle_cycles %" PRIu64 "\n", busy_s,
-           idle_cycles);
+  // how much of the wall time the clock ran, and for how long a BAR0 write (idle_cycles) and
+  // data (link_tail) keep it running (a guest that stores every 100 ms keeps the clock running
+  // all the time if that run is longer than 100 ms)
+  snprintf(buf, sizeof(buf), "running wall_seconds %.3f idle_cycles %" PRIu64 " link_tail %" PRIu64 "\n",
+           busy_s, idle_cycles, link_tail);
   s += buf;
   for (int k = 0; k < nadapters; k++) {
     const Adapter &a = adapters[k];
@@ -1056,6 +1065,8 @@ int main(int argc, char **argv) {
       ctl_dir = v;
     } else if (o == "--idle-cycles") {
       idle_cycles = parse_uint(v, "cycle count");
+    } else if (o == "--link-tail") {
+      link_tail = parse_uint(v, "cycle count");
     } else if (o == "--seed") {
       seed = int(parse_uint(v, "seed"));
     } else if (o == "--speed") {

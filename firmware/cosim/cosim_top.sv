@@ -91,8 +91,12 @@ module cosim_top #(
   output logic [63:0]            master_time_o,
   output logic [63:0]            ad_time_o     [ADAPTERS],
   output logic                   ad_time_valid_o [ADAPTERS],
-  output logic [ADAPTERS-1:0]    hub_port_up_o
+  output logic [ADAPTERS-1:0]    hub_port_up_o,
+  // a frame that is not a heartbeat or a clock sync starts on adapter k's link transmitter or
+  // receiver this cycle (the device process keeps its clock running after one: cosim_main.cpp)
+  output logic                   link_busy_o   [ADAPTERS]
 );
+  import memchan_pkt_pkg::*;
   // cable k: adapter k's transmitter -> c_o* -> the receiver of adapter peer_i[k]
   logic        tx_tvalid [ADAPTERS], tx_tlast [ADAPTERS], tx_tready [ADAPTERS];
   logic [63:0] tx_tdata  [ADAPTERS];
@@ -155,6 +159,22 @@ module cosim_top #(
     assign words_o[k] = 64'(u_cable.words);
     assign ad_time_o[k] = 64'(u_adapter.u_clock.gt_q);
     assign ad_time_valid_o[k] = u_adapter.u_clock.valid_q;
+
+    // link activity: the first word of a frame is its header; heartbeats (TP_CTRL) and clock
+    // syncs (TP_SYNC) come periodically and say nothing is in flight, every other type (the
+    // sequenced frames, LACK, LNAK) does. Any mistake here (e.g. after a reset mid-frame) only
+    // runs the clock longer or shorter once; tlast resynchronizes it.
+    logic tx_sof_q = 1'b1, rx_sof_q = 1'b1;
+    logic tx_fire, rx_fire;
+    assign tx_fire = tx_tvalid[k] && tx_tready[k];
+    assign rx_fire = rx_tvalid[k] && rx_tready[k];
+    always @(posedge clk_i) begin
+      if (tx_fire) tx_sof_q <= tx_tlast[k];
+      if (rx_fire) rx_sof_q <= rx_tlast[k];
+    end
+    assign link_busy_o[k] =
+        (tx_fire && tx_sof_q && !(tx_tdata[k][H_TP_LSB +: 4] inside {TP_CTRL, TP_SYNC})) ||
+        (rx_fire && rx_sof_q && !(rx_tdata[k][H_TP_LSB +: 4] inside {TP_CTRL, TP_SYNC}));
 
   end
 

@@ -21,7 +21,8 @@ Options:
   --bad-version A    adapter A reads the next VERSION major (harness option)
   --ctl DIR          control directory of the device process (README.md), created if missing
   --seed N           random seed of the cables (stalls, bit flips)
-  --idle-cycles N    cycles the clock runs on after the last write or DMA beat
+  --idle-cycles N    cycles the clock runs on after a BAR0 write or a control request
+  --link-tail N      cycles it runs on after a BAR2 write, a DMA beat or a frame in flight
   --timeout S        bound for the whole run (default 600)
   --cosim-log FILE   the device process's messages and statistics (default: stderr)
   --pin CPU          pin the device process and every QEMU to one CPU
@@ -43,7 +44,7 @@ def usage(msg):
 
 def parse(argv):
     opts = {"cable": [], "bad-id": [], "bad-version": [], "ctl": None, "seed": None,
-            "idle-cycles": None, "timeout": 600.0, "cosim-log": None, "pin": None,
+            "idle-cycles": None, "link-tail": None, "timeout": 600.0, "cosim-log": None, "pin": None,
             "hub": False}
     guests = []
     i = 0
@@ -158,7 +159,7 @@ def main():
             if os.path.exists(os.path.join(opts["ctl"], f)):
                 os.unlink(os.path.join(opts["ctl"], f))
         cmd += ["--ctl", opts["ctl"]]
-    for o in ("seed", "idle-cycles"):
+    for o in ("seed", "idle-cycles", "link-tail"):
         if opts[o] is not None:
             cmd += ["--" + o, opts[o]]
 
