@@ -268,6 +268,30 @@ hub_ack_forward() {
   grep -q "barrier DONE while node" "$build/hub_ack_forward.run.log"
 }
 job hub_ack_forward step hub_ack_forward hub_ack_forward
+# a hub port whose link discards while the port stays up (its retry ran out; docs/firmware.md
+# "The hub"): the port announces it, its adapter's local-copy frames all leave and every lost
+# copy is counted, the others' barriers complete, the hub ends the state itself. Without the
+# announcement (DISC_ANNOUNCE=0) it must FAIL: the adapter's stores stall after its echo
+# credits ("15 of node N's 40 local-copy frames reached node M"; without the barriers during
+# the discarding, +bar=0, which would wait for the port until it went down)
+j_hub_disc() {
+  step hub_disc_build bench hub_disc tb_hub_disc $HUBC tb/hub_disc/tb_hub_disc.sv
+  for s in $seeds; do step "hub_disc_seed$s" run hub_disc tb_hub_disc +seed=$s; done
+  grep -h "^hub_disc: PASS" "$build"/hub_disc_seed*.log 2> /dev/null
+}
+job hub_disc j_hub_disc
+must_fail() {   # must_fail LOG PATTERN COMMAND...: a negative control's run must fail so
+  local log="$1" pattern="$2"; shift 2
+  if "$@" > "$log" 2>&1; then echo "$* passed: the bench proves nothing"; return 1; fi
+  grep "$pattern" "$log"
+}
+hub_disc_silent() {
+  verilator $VFLAGS --Mdir "$build/hub_disc_silent" $RTL $HUBC tb/hub_disc/tb_hub_disc.sv \
+    --top-module tb_hub_disc -GDISC_ANNOUNCE=0 -o tb_hub_disc || return 1
+  must_fail "$build/hub_disc_silent.run.log" "local-copy frames reached node" \
+    "$build/hub_disc_silent/tb_hub_disc" +seed=1 +bar=0
+}
+job hub_disc_silent step hub_disc_silent hub_disc_silent
 # rule 2 with 4 senders and 4 receivers (bid lock / IRIW); the same bench with the hub's
 # broadcast synchronization off (BCAST_SYNC=0) must FAIL with "rule 2 violated"
 j_hub_order() {

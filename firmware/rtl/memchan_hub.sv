@@ -50,6 +50,19 @@
 //     transmitter has room for a whole frame (memchan_link_tx takes every word of a frame
 //     once it took the header, and its room only grows while it is idle, from the second
 //     cycle after a frame on).
+//   * A port whose link discards while it stays up (its transmitter's retry ran out: the
+//     frames to it are dropped, its adapter's echoes with them) announces it in its
+//     heartbeats (H_HB_DISC), as a virtual hub's node 0 does, so that the adapter asks for no
+//     echo and counts the ones it will not get (DISC_ANNOUNCE). Meanwhile the port is no
+//     destination and no receiver that acknowledgements wait for (its input stays live: its
+//     adapter's frames still reach the others). The hub has no software to write ERR_RESET,
+//     so it ends the state itself: once the adapter's answer (H_HB_DISC_SEEN, to this
+//     announcement's generation H_HB_DISC_GEN) says that every frame it sent before it heard
+//     is acknowledged, and every frame it had queued at this input by then has left, the
+//     port's transmitter starts a new epoch and the announcement ends; no echo asked for
+//     before can reach the adapter after that. A port that goes down is isolated instead
+//     (and re-admitted as before). DISC_ANNOUNCE = 0 keeps such a port discarding and
+//     silent until it goes down (the bench's negative control, never on a board).
 //   * Global clock (memchan_hub_clock, its own module): sync frames on every port.
 `default_nettype none
 
@@ -67,6 +80,7 @@ module memchan_hub #(
   parameter bit          SUPERVISION = 1'b1,     // 0: no port isolation (port-cut bench's control)
   parameter bit          MCAST_FILTER = 1'b1,    // 0: multicast to every port (membership control)
   parameter bit          ACK_MERGE   = 1'b1,     // 0: receivers' ACKs forwarded (barrier control)
+  parameter bit          DISC_ANNOUNCE = 1'b1,   // 0: a discarding port stays so (its control)
   localparam int unsigned PW = (PORTS > 1) ? $clog2(PORTS) : 1
 ) (
   input  wire logic                    clk_i,
@@ -96,6 +110,7 @@ module memchan_hub #(
   end
 `endif
   localparam int unsigned INQ_AW = $clog2(INQ_DEPTH);
+  localparam int unsigned INQ_FW = 5;   // memchan_hub_inq: FRAMES = 32
 
   // Per-port vectors are flat, port p at [W*p +: W] (yosys 0.23 cannot parse packed 2-D
   // ports, Icarus 11 cannot index them)
@@ -111,6 +126,10 @@ module memchan_hub #(
   // port supervision and multicast membership: live ports (registered), each port's groups
   logic [PORTS-1:0]    up_q;
   logic [PORTS*16-1:0] groups;       // port p: [16*p +: 16], bit g: member of group g
+  // discarding ports (g_disc): announcing, the adapter's fresh answer, the port's recovery;
+  // per input queue the frames it holds ([(INQ_FW+1)*p +: INQ_FW+1]) and a frame released
+  logic [PORTS-1:0]    dann, dseen, drecover, qrel;
+  logic [PORTS*(INQ_FW+1)-1:0] qframes;
 
   memchan_hub_clock #(.PORTS(PORTS), .SYNC_INTERVAL(SYNC_INTERVAL), .SYNC(CLOCK_SYNC)) u_clock (
     .clk_i, .rst_ni, .port_up_i(port_up_o),
@@ -128,6 +147,7 @@ module memchan_hub #(
     logic [63:0] ctrl_hdr, hb_hdr, hub_hb_hdr;
     logic [31:0] hub_nodes;
     logic        peer_seen, peer_auto, peer_hub, auto_set, peer_disc, peer_disc_seen;
+    logic        peer_disc_gen, gen_q, tx_empty;
     // per-port events of the link layer, not counted by the hub (it has no register block)
     logic        crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event, tx_err_drop;
     logic        tx_pkt, ackreq_sent, barrier_sent, sync_rx;   // sync_rx: the hub is the master
@@ -147,38 +167,50 @@ module memchan_hub #(
       .discarding_o(rx_disc), .crc_err_o(crc_err), .err_event_o(rx_err_event),
       .err_drop_o(rx_err_drop), .echo_rx_o(echo_rx));
 
-    memchan_hub_inq #(.DEPTH(INQ_DEPTH)) u_inq (
+    memchan_hub_inq #(.DEPTH(INQ_DEPTH), .FRAMES(1 << INQ_FW)) u_inq (
       .clk_i, .rst_ni,
       .we_i(q_we), .wdata_i(q_data), .commit_i(q_commit), .drop_i(q_drop), .room_o(q_room),
       .hdr_valid_o(hv[p]), .hdr_new_o(hnew[p]), .hdr_o(hdr[64*p +: 64]),
       .start_i(start[p]), .keep_i(keep[p]),
-      .s_valid_o(sv[p]), .s_data_o(sd[64*p +: 64]), .s_last_o(sl[p]));
+      .s_valid_o(sv[p]), .s_data_o(sd[64*p +: 64]), .s_last_o(sl[p]),
+      .frames_o(qframes[(INQ_FW+1)*p +: INQ_FW+1]), .release_o(qrel[p]));
 
     memchan_link_ctrl u_lctrl (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .node_valid_i(1'b0), .node_auto_i(1'b0),
-      .serial_i(32'(up_q)), .groups_i(16'b0), .disc_i(1'b0),
+      .serial_i(32'(up_q)), .groups_i(16'b0), .disc_i(dann[p]), .disc_seen_i(peer_disc),
       .hb_period_i(32'(HB_PERIOD)), .ctrl_i(ctrl_rx), .ctrl_hdr_i(ctrl_hdr),
       .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen), .link_up_o(port_up_o[p]),
       .peer_node_o(peer_node), .peer_auto_o(peer_auto), .peer_hub_o(peer_hub),
       .auto_set_o(auto_set), .auto_id_o(auto_id), .hub_nodes_o(hub_nodes),
       .peer_groups_o(groups[16*p +: 16]), .peer_disc_o(peer_disc),
-      .peer_disc_seen_o(peer_disc_seen));
+      .peer_disc_seen_o(peer_disc_seen), .peer_disc_gen_o(peer_disc_gen));
+
+    // the generation of this port's announcement: toggles as one starts; the adapter's
+    // answer counts only with the generation it heard last equal to it
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) gen_q <= 1'b0;
+      else if (DISC_ANNOUNCE && port_discarding_o[p] && port_up_o[p] && !dann[p])
+        gen_q <= !gen_q;   // as g_disc's ann_q rises
+    end
+    assign dseen[p] = peer_disc_seen && (peer_disc_gen == gen_q);
 
     // the hub's heartbeat: "I am a hub, you are node p"
     always_comb begin
       hub_hb_hdr = hb_hdr;
       hub_hb_hdr[C_HUB] = 1'b1;
       hub_hb_hdr[H_DNID_LSB +: 8] = 8'(p);
+      hub_hb_hdr[H_HB_DISC_GEN] = gen_q;
     end
 
     // a port that comes up again leaves DISCARDING (retry exhausted while it was down): the
-    // transmitter starts a new epoch, which the adapter's receiver takes as its new baseline
+    // transmitter starts a new epoch, which the adapter's receiver takes as its new baseline;
+    // so does a port whose announced discarding ended (g_disc)
     logic was_up_q, tx_reset;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) was_up_q <= 1'b0;
       else         was_up_q <= port_up_o[p];
     end
-    assign tx_reset = port_up_o[p] && !was_up_q;
+    assign tx_reset = (port_up_o[p] && !was_up_q) || drecover[p];
 
     memchan_link_tx #(.RING_DEPTH(RING_DEPTH)) u_ltx (
       .clk_i, .rst_ni, .node_id_i(HUB_SID), .retry_en_i(1'b1),
@@ -191,14 +223,15 @@ module memchan_hub #(
       .sync_req_i(sync_req[p]), .sync_hdr_i(sync_hdr[64*p +: 64]),
       .m_tvalid_o(m_link_tvalid[p]), .m_tdata_o(m_link_tdata[64*p +: 64]), .m_tlast_o(m_link_tlast[p]),
       .m_tready_i(m_link_tready[p]),
-      .discarding_o(port_discarding_o[p]), .retry_o(retry), .err_event_o(tx_err_event),
+      .discarding_o(port_discarding_o[p]), .empty_o(tx_empty), .retry_o(retry),
+      .err_event_o(tx_err_event),
       .err_drop_o(tx_err_drop), .tx_pkt_o(tx_pkt), .tx_len_o(tx_len),
       .ackreq_sent_o(ackreq_sent), .barrier_sent_o(barrier_sent));
 
     assign unused = ^{rx_disc, peer_seen, peer_node, peer_auto, peer_hub, auto_set, auto_id,
                       crc_err, rx_err_event, rx_err_drop, echo_rx, retry, tx_err_event,
                       tx_err_drop, tx_pkt, ackreq_sent, barrier_sent, tx_len, sync_rx,
-                      hub_nodes, peer_disc, peer_disc_seen};
+                      hub_nodes, tx_empty};
   end
 
   // ---------------- routing: destination set of a head frame ----------------
@@ -264,9 +297,11 @@ module memchan_hub #(
   // port supervision: outputs that are not live are no destination (their traffic is
   // discarded at once instead of filling the port's replay ring and holding every broadcast
   // back), and frames from an input that is not live go nowhere
+  // ... and outputs whose link discards (announced) are none either: what they would carry is
+  // dropped at once (their adapter knows it), and nothing waits for them
   always_comb begin
     for (int i = 0; i < PORTS; i++)
-      rem[PORTS*i +: PORTS] = up_q[i] ? rem_q[PORTS*i +: PORTS] & up_q : '0;
+      rem[PORTS*i +: PORTS] = up_q[i] ? rem_q[PORTS*i +: PORTS] & up_q & ~dann : '0;
   end
 
   // a new head frame's destinations (rem_q) are registered in its first cycle (hnew); an
@@ -281,9 +316,11 @@ module memchan_hub #(
   // output is granted again only a cycle later (oend_q); while idle the room only grows
   assign free = ~obusy_q & ~oend_q & f_ready;
 
-  // an owed acknowledgement takes a free output before any grant (one header word)
+  // an owed acknowledgement takes a free output before any grant (one header word); it waits
+  // while the output's link discards (it is sent after the port's recovery)
   always_comb begin
-    for (int o = 0; o < PORTS; o++) inject[o] = (owed[8*o +: 8] != 8'd0) && free[o];
+    for (int o = 0; o < PORTS; o++)
+      inject[o] = (owed[8*o +: 8] != 8'd0) && free[o] && !dann[o];
   end
 
   always_comb begin
@@ -337,7 +374,7 @@ module memchan_hub #(
   end
 
   memchan_hub_ack #(.PORTS(PORTS), .DEPTH(ACK_DEPTH)) u_ack (
-    .clk_i, .rst_ni, .up_i(up_q),
+    .clk_i, .rst_ni, .up_i(up_q), .wait_i(up_q & ~dann),
     .push_i(apush), .push_set_i(apush_set), .full_o(afull),
     .ack_i(aack), .ack_dst_i(aack_dst), .ack_cnt_i(aack_cnt),
     .owed_o(owed), .taken_i(inject));
@@ -382,6 +419,35 @@ module memchan_hub #(
     assign f_valid[o]         = (obusy_q[o] && v) || inject[o];
     assign f_last[o]          = inject[o] || l;
     assign f_data[64*o +: 64] = inject[o] ? ack_hdr : w;
+  end
+
+  // ---------------- discarding ports (see the header) ----------------
+  // from the entry into DISCARDING while the port is up until the recovery; the frames the
+  // input queue held when the adapter's answer came (old_q) may still ask for an echo, so
+  // the recovery waits until they have left, and until the output is idle (no frame that
+  // was granted to it still streams into the transmitter, which drops it)
+  for (genvar p = 0; p < PORTS; p++) begin : g_disc
+    logic              ann_q, oldv_q;
+    logic [INQ_FW:0]   old_q, frames;
+    assign frames = qframes[(INQ_FW+1)*p +: INQ_FW+1];
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        ann_q <= 1'b0; oldv_q <= 1'b0; old_q <= '0;
+      end else begin
+        if (!port_up_o[p] || drecover[p])                  ann_q <= 1'b0;
+        else if (DISC_ANNOUNCE && port_discarding_o[p]) ann_q <= 1'b1;
+        if (!ann_q) begin
+          oldv_q <= 1'b0;
+        end else if (!oldv_q) begin
+          oldv_q <= dseen[p];
+          old_q  <= frames - (INQ_FW+1)'(qrel[p]);
+        end else if (qrel[p] && old_q != '0) begin
+          old_q <= old_q - 1'b1;
+        end
+      end
+    end
+    assign dann[p]     = ann_q;
+    assign drecover[p] = ann_q && oldv_q && old_q == '0 && !obusy_q[p] && !oend_q[p];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

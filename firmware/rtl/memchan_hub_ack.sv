@@ -12,9 +12,11 @@
 //     acknowledgement.
 //   * The owed acknowledgements of s leave as one ACK(count) frame on output s (inject_o:
 //     memchan_hub puts it in front of its crossbar grants while the output is free).
-//   * A receiver that goes down will not answer: it leaves every pending set (its pend is
-//     cleared, the completion test skips it). A sender that goes down is owed nothing: its
-//     queue and owed count are cleared.
+//   * A receiver that is not awaited (wait_i: its port is down, or its link discards and
+//     the hub announces it, memchan_hub) will not answer: it leaves every pending set (its
+//     pend is cleared, and the requests queued until it is awaited again are completed
+//     without it: per sender a count of them, so that none of those waits for it when it is
+//     back). A sender that goes down is owed nothing: its queue and owed count are cleared.
 `default_nettype none
 
 module memchan_hub_ack #(
@@ -25,7 +27,8 @@ module memchan_hub_ack #(
 ) (
   input  wire logic                     clk_i,
   input  wire logic                     rst_ni,
-  input  wire logic [PORTS-1:0]         up_i,        // ports whose link is up
+  input  wire logic [PORTS-1:0]         up_i,        // ports whose link is up (senders)
+  input  wire logic [PORTS-1:0]         wait_i,      // receivers awaited (live, not discarding)
   // an acknowledge request from sender s granted to the destinations [PORTS*s +: PORTS]
   input  wire logic [PORTS-1:0]         push_i,
   input  wire logic [PORTS*PORTS-1:0]   push_set_i,
@@ -47,12 +50,19 @@ module memchan_hub_ack #(
     logic [DW:0]      wr_q, rd_q;
     logic [PORTS*8-1:0] pend_q;      // [8*r +: 8]: from receiver r, not merged yet
     logic [7:0]       owed_q;
+    logic [PORTS*(DW+1)-1:0] excused_q;   // [(DW+1)*r +: DW+1]: requests from the head on
+                                          // that receiver r no longer answers
     logic [PORTS-1:0] head, need;
+    logic [DW:0]      held;               // requests queued after this cycle
     logic             nonempty, done;
 
     assign nonempty = (wr_q != rd_q);
     assign head     = set_q[rd_q[DW-1:0]];
-    assign need     = head & up_i;
+    always_comb begin
+      for (int r = 0; r < PORTS; r++)
+        need[r] = head[r] && wait_i[r] && excused_q[(DW+1)*r +: DW+1] == '0;
+    end
+    assign held = (wr_q - rd_q) + (DW+1)'(push_i[s]) - (DW+1)'(done);
     always_comb begin
       done = nonempty && (owed_q != 8'hFF);
       for (int r = 0; r < PORTS; r++)
@@ -63,8 +73,10 @@ module memchan_hub_ack #(
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
+        excused_q <= '0;
       end else if (!up_i[s]) begin
         wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
+        excused_q <= '0;
       end else begin
         if (push_i[s]) wr_q <= wr_q + 1'b1;
         if (done) rd_q <= rd_q + 1'b1;
@@ -78,7 +90,12 @@ module memchan_hub_ack #(
           if (done && need[r]) p = p - 9'd1;
           // saturates (only acknowledgements that no request of the queue asked for, e.g.
           // of a port that just came up again, could pile up)
-          pend_q[8*r +: 8] <= !up_i[r] ? 8'd0 : p[8] ? 8'hFF : p[7:0];
+          pend_q[8*r +: 8] <= !wait_i[r] ? 8'd0 : p[8] ? 8'hFF : p[7:0];
+          // a request queued while r was not awaited never needs r (r not in its set, or
+          // its frame to r dropped, or its answer cleared above)
+          if (!wait_i[r]) excused_q[(DW+1)*r +: DW+1] <= held;
+          else if (done && excused_q[(DW+1)*r +: DW+1] != '0)
+            excused_q[(DW+1)*r +: DW+1] <= excused_q[(DW+1)*r +: DW+1] - 1'b1;
         end
       end
     end

@@ -31,7 +31,10 @@ module memchan_hub_inq #(
   // frame stream
   output logic             s_valid_o,
   output logic [63:0]      s_data_o,
-  output logic             s_last_o
+  output logic             s_last_o,
+  // committed frames held (the head included until released), and a head frame released
+  output logic [FW:0]      frames_o,
+  output logic             release_o
 );
   import memchan_pkt_pkg::*;
 
@@ -76,6 +79,8 @@ module memchan_hub_inq #(
   assign s_valid_o   = sv_q;
   assign s_data_o    = rdata;
   assign s_last_o    = sl_q;
+  assign frames_o    = ft_q - fh_q;
+  assign release_o   = last_rd && !keep_q;
 
   logic hdr_new_q;
   assign hdr_new_o = hdr_new_q;

@@ -10,8 +10,9 @@
 // peer_groups_o on the hub's side). A change of the announced word is announced at once.
 // Each heartbeat also says whether the sender's link discards (H_HB_DISC, disc_i), so that a
 // virtual hub's spoke stops waiting for echoes its hub drops (peer_disc_o), and whether it
-// hears the peer's such announcement (H_HB_DISC_SEEN, peer_disc_seen_o on the other side);
-// both announced at once.
+// hears the peer's such announcement (H_HB_DISC_SEEN from disc_seen_i, peer_disc_seen_o on
+// the other side); both announced at once. The generation bit of the peer's last heartbeat
+// (H_HB_DISC_GEN, peer_disc_gen_o) is sent back in ours: a hub overrides it with its own.
 // PEER_SEEN, the heartbeat request and the heartbeat header are registered (one cycle
 // later than their inputs), so that the period comparisons stay off the transmitter's path.
 `default_nettype none
@@ -26,6 +27,7 @@ module memchan_link_ctrl
   input  wire logic [31:0] serial_i,
   input  wire logic [15:0] groups_i,       // bit g: this node is a member of multicast group g
   input  wire logic        disc_i,         // our link discards (announced in H_HB_DISC)
+  input  wire logic        disc_seen_i,    // we heard the peer's H_HB_DISC (H_HB_DISC_SEEN)
   input  wire logic [31:0] hb_period_i,
   input  wire logic        ctrl_i,
   input  wire logic [63:0] ctrl_hdr_i,
@@ -41,7 +43,8 @@ module memchan_link_ctrl
   output logic [31:0]      hub_nodes_o,    // from a hub while the link is up: nodes up (bit n)
   output logic [15:0]      peer_groups_o,  // the peer's multicast groups (0 unless announced)
   output logic             peer_disc_o,    // the peer's last heartbeat: its link discards
-  output logic             peer_disc_seen_o   // ... and it hears our announcement of ours
+  output logic             peer_disc_seen_o,  // ... and it hears our announcement of ours
+  output logic             peer_disc_gen_o    // ... the generation bit it sent back
 );
   import memchan_pkt_pkg::*;
 
@@ -49,11 +52,11 @@ module memchan_link_ctrl
   logic [33:0] seen_q;         // cycles since the last heartbeat from the peer
   logic        heard_q;        // at least one heartbeat since reset
   logic        peer_valid_q, peer_auto_q, peer_hears_q, peer_hub_q, peer_disc_q;
-  logic        peer_disc_seen_q;
+  logic        peer_disc_seen_q, peer_gen_q;
   logic [7:0]  peer_node_q, hub_id_q;
   logic [31:0] peer_serial_q;
   logic        peer_groups_q;  // the peer's last heartbeat carried its groups (H_HB_GROUPS)
-  logic [44:0] ident_q;        // what we announced last, to announce changes at once
+  logic [45:0] ident_q;        // what we announced last, to announce changes at once
   logic        seen_ok_q, hb_req_q;
   logic [63:0] hb_hdr_q;
 
@@ -61,8 +64,8 @@ module memchan_link_ctrl
   // serial only matters to a partner back to back, for autoconfiguration)
   logic [31:0] word;
   assign word  = peer_hub_q ? {16'b0, groups_i} : serial_i;
-  logic [44:0] ident;
-  assign ident = {peer_disc_q, disc_i, word, node_valid_i, node_auto_i, peer_seen_o, node_id_i};
+  logic [45:0] ident;
+  assign ident = {peer_gen_q, disc_seen_i, disc_i, word, node_valid_i, node_auto_i, peer_seen_o, node_id_i};
 
   assign peer_seen_o = seen_ok_q;
   assign link_up_o   = peer_seen_o && peer_hears_q;
@@ -71,6 +74,7 @@ module memchan_link_ctrl
   assign peer_hub_o  = peer_hub_q;
   assign peer_disc_o = peer_disc_q;
   assign peer_disc_seen_o = peer_disc_seen_q;
+  assign peer_disc_gen_o  = peer_gen_q;
   assign hb_req_o    = hb_req_q;
   assign hub_nodes_o   = (peer_hub_q && link_up_o) ? peer_serial_q : 32'b0;
   assign peer_groups_o = peer_groups_q ? peer_serial_q[15:0] : 16'b0;
@@ -86,7 +90,8 @@ module memchan_link_ctrl
     hb_hdr[H_SID_LSB +: 8] = node_id_i;
     hb_hdr[H_HB_GROUPS]    = peer_hub_q;
     hb_hdr[H_HB_DISC]      = disc_i;
-    hb_hdr[H_HB_DISC_SEEN] = peer_disc_q;
+    hb_hdr[H_HB_DISC_SEEN] = disc_seen_i;
+    hb_hdr[H_HB_DISC_GEN]  = peer_gen_q;
     hb_hdr[63:32]          = word;
   end
 
@@ -112,7 +117,7 @@ module memchan_link_ctrl
     if (!rst_ni) begin
       hb_q <= '0; seen_q <= '0; heard_q <= 1'b0; ident_q <= '0;
       peer_valid_q <= 1'b0; peer_auto_q <= 1'b0; peer_hears_q <= 1'b0;
-      peer_hub_q <= 1'b0; peer_disc_q <= 1'b0; peer_disc_seen_q <= 1'b0;
+      peer_hub_q <= 1'b0; peer_disc_q <= 1'b0; peer_disc_seen_q <= 1'b0; peer_gen_q <= 1'b0;
       peer_groups_q <= 1'b0; peer_node_q <= '0; hub_id_q <= '0; peer_serial_q <= '0;
       seen_ok_q <= 1'b0; hb_req_q <= 1'b0; hb_hdr_q <= '0;
     end else begin
@@ -130,6 +135,7 @@ module memchan_link_ctrl
         peer_hub_q    <= ctrl_hdr_i[C_HUB];
         peer_disc_q   <= ctrl_hdr_i[H_HB_DISC];
         peer_disc_seen_q <= ctrl_hdr_i[H_HB_DISC_SEEN];
+        peer_gen_q    <= ctrl_hdr_i[H_HB_DISC_GEN];
         peer_groups_q <= ctrl_hdr_i[H_HB_GROUPS];
         hub_id_q      <= ctrl_hdr_i[H_DNID_LSB +: 8];
         peer_node_q   <= ctrl_hdr_i[H_SID_LSB +: 8];

@@ -47,6 +47,7 @@ module memchan_link_tx #(
   input  wire logic        m_tready_i,
   // status and events
   output logic             discarding_o,
+  output logic             empty_o,        // no frame in the ring or being written into it
   output logic             retry_o,
   output logic             err_event_o,
   output logic             err_drop_o,
@@ -99,6 +100,7 @@ module memchan_link_tx #(
   assign barrier_sent_o = f_hdr && (f_data_i[H_TP_LSB +: 4] == TP_ACKREQ);
   assign err_drop_o     = f_hdr && disc_q;
   assign discarding_o   = disc_q;
+  assign empty_o        = (unack_q == 6'd0) && !inf_q;
 
   // ---------------- ring read side (two-word prefetch buffer) ----------------
   logic        issue, inflight_q, ob_pop, flush;

@@ -76,6 +76,11 @@ package memchan_pkt_pkg;
   // its own heartbeats, that it heard it (docs/firmware.md "Ordering in two-node direct mode")
   localparam int unsigned H_HB_DISC      = H_SEQ_LSB + 1;
   localparam int unsigned H_HB_DISC_SEEN = H_SEQ_LSB + 2;
+  // SEQ bit 3: a hub's heartbeats carry the generation of a port's announcement (it toggles
+  // with each one); an adapter's carry the generation of the last heartbeat it heard, so that
+  // the hub takes an H_HB_DISC_SEEN as the answer to its current announcement only (an
+  // answer to the previous one may still be on its way when the next one starts)
+  localparam int unsigned H_HB_DISC_GEN  = H_SEQ_LSB + 3;
 
   // SYNC frames (header + CRC, from the clock master: the hub, or node 0 back to back):
   // the frame's index (3 bits, counts sync frames on this link) and the master's time at

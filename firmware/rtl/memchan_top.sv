@@ -284,17 +284,28 @@ module memchan_top #(
   // peer's heartbeat said it heard the announcement: the peer meanwhile asks for no echo and
   // returns its credits (memchan_tx_builder), so that when the announcement ends no echo it
   // asked for earlier is left to come (a peer that never heard it would wait for them forever)
-  logic disc_ann_q, peer_disc, peer_disc_seen;
+  logic disc_ann_q, peer_disc, peer_disc_seen, peer_disc_gen;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni)                 disc_ann_q <= 1'b0;
     else if (tx_disc || rx_disc) disc_ann_q <= 1'b1;
     else if (!eq_rv && !merge_busy && peer_disc_seen) disc_ann_q <= 1'b0;
   end
+  // the answer "I heard your announcement" (H_HB_DISC_SEEN) waits until every frame written
+  // into our link before we heard it is acknowledged (or dropped): the frames that asked for
+  // an echo are then all at the peer, so that no go-back-N resend of one can reach it after
+  // it ended the announcement and be echoed although its credit was returned (and, on a hub,
+  // counted as lost); on a hub also until every echo credit is returned and counted
+  logic tx_empty, echo_wait, disc_seen_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) disc_seen_q <= 1'b0;
+    else         disc_seen_q <= peer_disc && (disc_seen_q || (tx_empty && !echo_wait));
+  end
 
   memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
     .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
     .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset), .discarding_i(tx_disc || rx_disc),
-    .peer_disc_i(peer_disc && lb_mode == 2'd0), .lc_lost_o(lc_lost),   // loopback: ourselves
+    .peer_disc_i(peer_disc && lb_mode == 2'd0), .peer_hub_i(peer_hub),  // loopback: ourselves
+    .lc_lost_o(lc_lost), .echo_wait_o(echo_wait),
     .e_valid_i(eq_rv), .e_data_i(eq_r), .e_ready_o(eq_rr), .e_commit_i(eq_commit),
     .merge_busy_i(merge_busy), .lc_hold_o(lc_hold), .echo_rx_i(echo_rx),
     .desc_valid_i(desc_rv), .desc_i(desc_r), .desc_ready_o(desc_rr),
@@ -325,7 +336,7 @@ module memchan_top #(
     .hb_req_i(hb_req), .hb_hdr_i(hb_hdr), .sync_req_i(sync_req), .sync_hdr_i(sync_hdr),
     .m_tvalid_o(t_tvalid), .m_tdata_o(t_tdata), .m_tlast_o(t_tlast),
     .m_tready_i(t_tready),
-    .discarding_o(tx_disc), .retry_o(ev_retry), .err_event_o(tx_err_event),
+    .discarding_o(tx_disc), .empty_o(tx_empty), .retry_o(ev_retry), .err_event_o(tx_err_event),
     .err_drop_o(tx_err_drop), .tx_pkt_o(ev_tx_pkt), .tx_len_o(ev_tx_len),
     .ackreq_sent_o(ev_ackreq), .barrier_sent_o(ev_bar_sent));
 
@@ -372,15 +383,19 @@ module memchan_top #(
 
   memchan_link_ctrl u_lctrl (
     .clk_i, .rst_ni, .node_id_i(node_id), .node_valid_i(node_valid), .node_auto_i(node_auto),
-    .serial_i, .groups_i(mcast_groups), .disc_i(disc_ann_q), .hb_period_i(hb_period),
+    .serial_i, .groups_i(mcast_groups), .disc_i(disc_ann_q), .disc_seen_i(disc_seen_q),
+    .hb_period_i(hb_period),
     .ctrl_i(ctrl_rx),
     .ctrl_hdr_i(ctrl_hdr), .hb_req_o(hb_req), .hb_hdr_o(hb_hdr), .peer_seen_o(peer_seen),
     .link_up_o(link_up), .peer_node_o(peer_node), .peer_auto_o(peer_auto),
     .peer_hub_o(peer_hub), .auto_set_o(auto_set), .auto_id_o(auto_id),
     .hub_nodes_o(nodes_up), .peer_groups_o(peer_groups), .peer_disc_o(peer_disc),
-    .peer_disc_seen_o(peer_disc_seen));
+    .peer_disc_seen_o(peer_disc_seen), .peer_disc_gen_o(peer_disc_gen));
   logic        unused_groups;
   assign unused_groups = ^peer_groups;
+  // the generation of a hub's announcement matters to the hub only (we send it back)
+  logic        unused_gen;
+  assign unused_gen = peer_disc_gen;
   // the hub replicates multicast by the groups announced here (as memchan_link_rx filters)
   always_comb begin
     for (int g = 0; g < 16; g++) mcast_groups[g] = node_valid && mcast[{4'(g), node_id[4:0]}];

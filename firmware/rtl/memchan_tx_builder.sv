@@ -29,7 +29,9 @@
 // drops the frames. Every local copy given up so counts in ERROR_COUNT (lc_lost_o), and the
 // echo and request credits are returned while the peer discards: what they wait for never
 // comes, and the peer ends its announcement only once its echo FIFO is empty and it has
-// heard from us that we heard it (memchan_top).
+// heard from us that we heard it (memchan_top). A hub (memchan_hub, peer_hub_i) has no
+// counters: there the echoes it dropped are counted here instead, one returned credit per
+// cycle (a virtual hub's node 0 counts its own drops, so its peer's credits return at once).
 `default_nettype none
 
 module memchan_tx_builder #(
@@ -46,7 +48,9 @@ module memchan_tx_builder #(
   input  wire logic        err_reset_i,    // CTRL.ERR_RESET: echoes of discarded frames never come
   input  wire logic        discarding_i,   // the link discards: no echo or response comes back
   input  wire logic        peer_disc_i,    // the peer's link discards (its heartbeats): the same
+  input  wire logic        peer_hub_i,     // the peer is a memchan_hub: it counts no drop
   output logic             lc_lost_o,      // a local copy was given up (ERROR_COUNT)
+  output logic             echo_wait_o,    // echoes outstanding (credits not returned)
   // descriptors {local_copy, header} and payload words (first-word-fall-through)
   input  wire logic        desc_valid_i,
   input  wire logic [64:0] desc_i,
@@ -117,6 +121,7 @@ module memchan_tx_builder #(
   logic [63:0] hdr;
   logic        d_data, d_self, d_lc, d_wants_lc, hdr_fire, ack_fire;
   logic        path_down;              // no echo or response can come back
+  logic        lc_gone, cred_ret;      // a local copy given up; an echo credit returned
   logic [5:0]  e_nwords;
 
   always_comb begin
@@ -219,7 +224,11 @@ module memchan_tx_builder #(
     e_fire    = !body_q && !ack_v_q && e_go && f_ready_i;
     r_fire    = !body_q && !ack_v_q && !e_go && r_go && r_ready_o;
     req_sent_o    = hdr_fire && d_req && !d_refuse;
-    lc_lost_o     = hdr_fire && d_wants_lc && spoke_i && path_down;
+    lc_gone       = hdr_fire && d_wants_lc && spoke_i && path_down;
+    // the echoes a discarding hub dropped, one per cycle (one ERROR_COUNT event a cycle)
+    cred_ret      = peer_hub_i && peer_disc_i && cred_q != 5'd0 && !echo_rx_i && !lc_gone;
+    lc_lost_o     = lc_gone || cred_ret;
+    echo_wait_o   = cred_q != 5'd0;
     req_refused_o = hdr_fire && d_refuse;
     req_addr_o    = desc_i[H_ADDR_LSB +: 26];
     ack_fire  = !body_q && ack_v_q && f_ready_i;
@@ -277,8 +286,9 @@ module memchan_tx_builder #(
       // is made again (one cycle without an ACK frame)
       ack_v_q   <= ack_any && !ack_fire;
       ack_sel_q <= ack_sel;
-      if (err_reset_i || peer_disc_i) cred_q <= '0;
-      else cred_q <= cred_q + 5'(hdr_fire && d_echo) - 5'(echo_rx_i && cred_q != 5'd0);
+      if (err_reset_i || (peer_disc_i && !peer_hub_i)) cred_q <= '0;
+      else cred_q <= cred_q + 5'(hdr_fire && d_echo) -
+                     5'((echo_rx_i || cred_ret) && cred_q != 5'd0);
       for (int i = 0; i < NODES; i++) begin
         ackc_q[i] <= ackc_q[i]
                    + 8'(ack_inc_i && ack_inc_ready_o && (ack_src_i[NW-1:0] == NW'(i)))

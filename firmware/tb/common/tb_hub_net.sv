@@ -9,6 +9,8 @@
 // member of its group (and not its sender) is a failure (the hub replicates to members only).
 // Port cuts (cut[n], the port-cut bench): a cut node's ports are left out of quiesce, of
 // check and of barrier checks (excl) until forgive(n) accepts what it got and lost.
+// cut_down[n] cuts only the hub's cable to node n (the discarding-port bench, tb_hub_disc);
+// forgive_gaps(n) then accepts what node n got as an in-order subsequence of each stream.
 `default_nettype none
 
 module tb_hub_net #(
@@ -24,7 +26,11 @@ module tb_hub_net #(
   parameter int RST_STAGGER   = 0,
   parameter bit SUPERVISION   = 1'b1,
   parameter bit MCAST_FILTER  = 1'b1,
-  parameter bit ACK_MERGE     = 1'b1
+  parameter bit ACK_MERGE     = 1'b1,
+  // the hub's link retry (its defaults) and its discarding-port announcement (tb_hub_disc)
+  parameter int HUB_ACK_TIMEOUT = 2048,
+  parameter int HUB_RETRY_LIMIT = 8,
+  parameter bit DISC_ANNOUNCE   = 1'b1
 ) (
   input wire logic clk,
   input wire logic rst_n
@@ -41,7 +47,8 @@ module tb_hub_net #(
   memchan_hub #(.PORTS(PORTS), .HB_PERIOD(HB_PERIOD), .BCAST_SYNC(BCAST_SYNC),
                 .SYNC_INTERVAL(SYNC_INTERVAL), .CLOCK_SYNC(CLOCK_SYNC),
                 .SUPERVISION(SUPERVISION), .MCAST_FILTER(MCAST_FILTER),
-                .ACK_MERGE(ACK_MERGE)) hub (
+                .ACK_MERGE(ACK_MERGE), .ACK_TIMEOUT(HUB_ACK_TIMEOUT),
+                .RETRY_LIMIT(HUB_RETRY_LIMIT), .DISC_ANNOUNCE(DISC_ANNOUNCE)) hub (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'h4855_4231),
     .m_link_tvalid(h_tv), .m_link_tdata(h_td), .m_link_tlast(h_tl), .m_link_tready(h_tr),
     .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),
@@ -66,6 +73,7 @@ module tb_hub_net #(
   // the hub's input queue still holds a frame (see quiesce)
   logic [PORTS-1:0] ad_unacked, hub_unacked, hub_queued, ad_disc;
   bit               cut [NN];        // both cables of node n cut
+  bit               cut_down [NN];   // only the hub's cable to node n cut
   logic [PORTS-1:0] excl = '0;       // cut nodes, left out of the checks until forgive
   logic [31:0]      nodes_up [NN];   // each adapter's NODES_UP
   longint           mc_member_frames = 0;   // multicast frames on members' links
@@ -99,7 +107,7 @@ module tb_hub_net #(
     assign nodes_up[p]   = nd.dut.nodes_up;
     always @(posedge clk) begin
       up.cut   = cut[p];
-      down.cut = cut[p];
+      down.cut = cut[p] || cut_down[p];
     end
 
     int seen;
@@ -189,6 +197,7 @@ module tb_hub_net #(
 
   initial for (int n = 0; n < NN; n++) begin
     op_req[n] = 0; op_done[n] = 0; stall_set[n] = -1; flip_set[n] = -1; cut[n] = 0;
+    cut_down[n] = 0;
   end
 
   task automatic server(input int n);
@@ -469,25 +478,51 @@ module tb_hub_net #(
                                    r, s);
     end
   endtask
-  // a cut node v after quiescence: what it received is checked (in order, per sender, at the
-  // right addresses: a prefix of what was sent to it), the rest of its streams, to it and
-  // from it, was lost with the cable and is forgotten; v is checked again from here on
-  task automatic forgive(input int v);
+  // node v's host log since the last check against the expectations: each word the next one
+  // expected from its sender (gaps = 0), or a later one of that sender's stream (gaps = 1:
+  // the words skipped were lost, counted in gaps_lost); per sender in order, at the right
+  // addresses
+  int gaps_lost = 0;
+  task automatic take_log(input int v, input bit gaps);
     int n;
     n = log_a[v].size();
     for (int k = done_idx[v]; k < n; k++) begin
       int s;
       s = int'(log_v[v][k][31:28]);
       if (s >= NN) $fatal(1, "node %0d: host write %h = %h from no sender", v, log_a[v][k], log_v[v][k]);
+      while (gaps && exp_addr[s][v].size() != 0 &&
+             (exp_addr[s][v][0] != log_a[v][k] || exp_val[s][v][0] != log_v[v][k])) begin
+        void'(exp_addr[s][v].pop_front());
+        void'(exp_val[s][v].pop_front());
+        gaps_lost++;
+      end
       tb_score_pkg::match_word(exp_addr[s][v].size(), exp_addr[s][v][0], exp_val[s][v][0], v, s,
                                log_a[v][k], log_v[v][k]);
       void'(exp_addr[s][v].pop_front());
       void'(exp_val[s][v].pop_front());
     end
     done_idx[v] = n;
+  endtask
+  // a cut node v after quiescence: what it received is checked (in order, per sender, at the
+  // right addresses: a prefix of what was sent to it), the rest of its streams, to it and
+  // from it, was lost with the cable and is forgotten; v is checked again from here on
+  task automatic forgive(input int v);
+    take_log(v, 1'b0);
     for (int o = 0; o < nn; o++) begin
       exp_addr[o][v].delete(); exp_val[o][v].delete(); exp_n[o][v] = got_n[o][v];
       exp_addr[v][o].delete(); exp_val[v][o].delete(); exp_n[v][o] = got_n[v][o];
+    end
+    excl[v] = 1'b0;
+  endtask
+  // node v after quiescence, when the frames to it were dropped for a while (its hub port's
+  // link discarded) but its own frames to the others were not: what v received from each
+  // sender is that sender's stream in order with gaps; the rest of the streams to v is
+  // forgotten, the streams from v stay checked
+  task automatic forgive_gaps(input int v);
+    take_log(v, 1'b1);
+    for (int o = 0; o < nn; o++) begin
+      gaps_lost += exp_addr[o][v].size();
+      exp_addr[o][v].delete(); exp_val[o][v].delete(); exp_n[o][v] = got_n[o][v];
     end
     excl[v] = 1'b0;
   endtask
