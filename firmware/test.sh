@@ -8,7 +8,8 @@
 # Environment: FW_SEEDS="1 2 3" seeds for the random benches (default "1 2 3 4 5 6");
 #   FW_JOBS=N jobs at once (default 3; 1: one after the other): a job is one bench (its build,
 #   then its runs) or one synthesis. Each job's PASS/FAIL lines are printed together, in the
-#   order below, whatever order the jobs end in.
+#   order below, whatever order the jobs end in. FW_ONLY="hub_controls clock_unsync" runs only
+#   the jobs named (the names given to `job` below), e.g. to try one bench or control alone.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -70,6 +71,7 @@ jobs_show_done() {   # prints the finished jobs in start order, up to the first 
 }
 job() {   # job NAME FUNCTION: runs FUNCTION's steps as a job, waiting for a free slot first
   local name="$1"; shift
+  [ -z "${FW_ONLY:-}" ] || [[ " $FW_ONLY " == *" $name "* ]] || return 0
   while [ "$(jobs_running)" -ge "$jobs_max" ]; do sleep 1; jobs_show_done; done
   ( passed=0; failed=0; finished=0
     # a job that stops early (an unset variable, a signal) is a failure, not a silent pass
@@ -86,7 +88,9 @@ jobs_wait() {   # waits for every job, prints the benches' in order, then the la
   local name
   while [ "$(jobs_running)" -gt 0 ]; do sleep 1; jobs_show_done; done
   jobs_show_done
-  for name in "${jobs_late[@]}"; do jobs_show "$name"; done
+  for name in "${jobs_late[@]}"; do
+    [[ " ${jobs_all[*]} " == *" $name "* ]] && jobs_show "$name"
+  done
 }
 trap 'kill $(jobs -p) 2> /dev/null' INT TERM
 
@@ -237,22 +241,22 @@ j_hub() {
   grep -h "^hub: PASS" "$build"/hub8_seed*.log "$build"/hub_cut_seed*.log 2> /dev/null
 }
 job hub j_hub
+# must_fail LOG PATTERN COMMAND...: a negative control's run must fail, and for the reason its
+# bench names: the log (LOG) must hold a line matching PATTERN (grep -E), printed (at most 3)
+must_fail() {
+  local log="$1" pattern="$2"; shift 2
+  if "$@" > "$log" 2>&1; then echo "$* passed: the bench proves nothing"; return 1; fi
+  grep -m 3 -E "$pattern" "$log" || { echo "$* failed, but not with \"$pattern\":"; tail -n 3 "$log"; return 1; }
+}
 # negative controls, one build: the hub without port supervision (SUPERVISION=0) must FAIL the
 # port cut (a barrier waits forever on the cut node, or no node-down report), and with
 # multicast sent everywhere (MCAST_FILTER=0) it must FAIL on a non-member's link
 hub_controls() {
   verilator $VFLAGS --Mdir "$build/hub_controls" $RTL $HUBC tb/hub/tb_hub.sv --top-module tb_hub \
     -GNN=4 -GSUPERVISION=0 -GMCAST_FILTER=0 -o tb_hub || return 1
-  if "$build/hub_controls/tb_hub" +seed=1 +rounds=6 +cut +mcast=0 > "$build/hub_nosup.run.log" 2>&1; then
-    echo "SUPERVISION=0 passed the port cut: the bench proves nothing"; return 1
-  fi
-  tail -n 2 "$build/hub_nosup.run.log"
-  grep -qE "timeout waiting for barrier DONE|down not reported" "$build/hub_nosup.run.log" || return 1
-  if "$build/hub_controls/tb_hub" +seed=1 +rounds=12 > "$build/hub_mcast_all.run.log" 2>&1; then
-    echo "MCAST_FILTER=0 passed: the membership check proves nothing"; return 1
-  fi
-  tail -n 2 "$build/hub_mcast_all.run.log"
-  grep -q "not a member" "$build/hub_mcast_all.run.log"
+  must_fail "$build/hub_nosup.run.log" "timeout waiting for barrier DONE|down not reported" \
+    "$build/hub_controls/tb_hub" +seed=1 +rounds=6 +cut +mcast=0 || return 1
+  must_fail "$build/hub_mcast_all.run.log" "not a member" "$build/hub_controls/tb_hub" +seed=1 +rounds=12
 }
 job hub_controls step hub_controls hub_controls
 # the hub forwarding every receiver's ACK to the sender instead of merging them (ACK_MERGE=0)
@@ -261,11 +265,8 @@ job hub_controls step hub_controls hub_controls
 hub_ack_forward() {
   verilator $VFLAGS --Mdir "$build/hub_ack_forward" $RTL $HUBC tb/hub/tb_hub.sv --top-module tb_hub \
     -GNN=4 -GACK_MERGE=0 -o tb_hub || return 1
-  if "$build/hub_ack_forward/tb_hub" +seed=1 +rounds=12 > "$build/hub_ack_forward.run.log" 2>&1; then
-    echo "ACK_MERGE=0 passed: the barrier check proves nothing"; return 1
-  fi
-  tail -n 2 "$build/hub_ack_forward.run.log"
-  grep -q "barrier DONE while node" "$build/hub_ack_forward.run.log"
+  must_fail "$build/hub_ack_forward.run.log" "barrier DONE while node" \
+    "$build/hub_ack_forward/tb_hub" +seed=1 +rounds=12
 }
 job hub_ack_forward step hub_ack_forward hub_ack_forward
 # a hub port whose link discards while the port stays up (its retry ran out; docs/firmware.md
@@ -280,11 +281,6 @@ j_hub_disc() {
   grep -h "^hub_disc: PASS" "$build"/hub_disc_seed*.log 2> /dev/null
 }
 job hub_disc j_hub_disc
-must_fail() {   # must_fail LOG PATTERN COMMAND...: a negative control's run must fail so
-  local log="$1" pattern="$2"; shift 2
-  if "$@" > "$log" 2>&1; then echo "$* passed: the bench proves nothing"; return 1; fi
-  grep "$pattern" "$log"
-}
 hub_disc_silent() {
   verilator $VFLAGS --Mdir "$build/hub_disc_silent" $RTL $HUBC tb/hub_disc/tb_hub_disc.sv \
     --top-module tb_hub_disc -GDISC_ANNOUNCE=0 -o tb_hub_disc || return 1
@@ -302,11 +298,8 @@ job hub_order j_hub_order
 hub_order_unsync() {
   verilator $VFLAGS --Mdir "$build/hub_order_unsync" $RTL $HUBC tb/hub_order/tb_hub_order.sv \
     --top-module tb_hub_order -GSYNC=0 -o tb_hub_order || return 1
-  if "$build/hub_order_unsync/tb_hub_order" +seed=1 +rounds=48 > "$build/hub_order_unsync.run.log" 2>&1; then
-    echo "BCAST_SYNC=0 passed: the ordering bench proves nothing"; return 1
-  fi
-  tail -n 3 "$build/hub_order_unsync.run.log"
-  grep -q "rule 2 violated" "$build/hub_order_unsync.run.log"
+  must_fail "$build/hub_order_unsync.run.log" "rule 2 violated" \
+    "$build/hub_order_unsync/tb_hub_order" +seed=1 +rounds=48
 }
 job hub_order_unsync step hub_order_unsync hub_order_unsync
 # measurements: 8 adapters on the hub, bisection (4 disjoint pairs, each >= 90 % of the pair
@@ -331,11 +324,7 @@ job clock j_clock
 clock_unsync() {
   verilator $VFLAGS --Mdir "$build/clock_unsync" $RTL $CLOCKC --top-module tb_clock -GSYNC=0 \
     -o tb_clock || return 1
-  if "$build/clock_unsync/tb_clock" +seed=1 > "$build/clock_unsync.run.log" 2>&1; then
-    echo "SYNC=0 passed: the clock bench proves nothing"; return 1
-  fi
-  tail -n 3 "$build/clock_unsync.run.log"
-  grep -q "clock skew" "$build/clock_unsync.run.log"
+  must_fail "$build/clock_unsync.run.log" "clock skew" "$build/clock_unsync/tb_clock" +seed=1
 }
 job clock_unsync step clock_unsync clock_unsync
 # the clock's two ends alone (master and slave memchan_global_clock over a modelled link), in
