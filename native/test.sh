@@ -31,7 +31,9 @@
 # step; default the whole suite, "--select-package dev.memchan.conformance"),
 # MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g. "1 5"; default "1 2flips 3 5";
 # native/tests/board_java.sh), MEMCHAN_BOARD_HUB_SELECT (the same for
-# board-hub-java; default the tests that need 3 or more nodes), MEMCHAN_JAVA_AOT=0 (the guests'
+# board-hub-java; default the tests that need 3 or more nodes; the whole suite needs
+# MEMCHAN_BOARD_HUB_TIMEOUT, the boot's bound in seconds, default 2400, raised to about 4000 on a
+# 2-core machine), MEMCHAN_JAVA_AOT=0 (the guests'
 # test JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -202,6 +204,11 @@ EOF
 chmod +x "$WORK/initrd/init"
 (cd "$WORK/initrd" && find . | cpio -o -H newc 2> /dev/null | gzip -1) > "$WORK/initrd.gz"
 
+# The guests' CPU under TCG: x86-64 with SSE4.2, no AVX. A JVM's start costs about 0.7-0.8x the
+# vCPU time of -cpu max's (docs/performance.md, "Session 11"); the AOT caches the guests' JVMs
+# start from are trained without AVX to match (guest_lib.sh, GUEST_JVM_CPU_OPTS)
+GUEST_CPU=qemu64,+ssse3,+sse4.1,+sse4.2,+popcnt
+
 # boot NAME TEST SHMFILE: one guest; console in $WORK/NAME.log
 # (BOOT_MEM, BOOT_SMP, BOOT_TIMEOUT override the defaults for one call; BOOT_DEVS ivshmem
 # devices, default 1, all on SHMFILE: one machine with several adapters of one fabric)
@@ -210,7 +217,7 @@ boot() {
 	for ((i = 0; i < ${BOOT_DEVS:-1}; i++)); do
 		devs+=(-object "memory-backend-file,id=hm$i,mem-path=$3,size=16M,share=on" -device "ivshmem-plain,memdev=hm$i")
 	done
-	timeout "${BOOT_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max -smp "${BOOT_SMP:-1}" \
+	timeout "${BOOT_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu "$GUEST_CPU" -smp "${BOOT_SMP:-1}" \
 		-m "${BOOT_MEM:-512}" -no-reboot \
 		-display none -monitor none -serial "file:$WORK/$1.log" \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
@@ -255,7 +262,7 @@ boot_board() {
 	mkdir -p "$WORK/ctl-$label"
 	for g in $spec; do
 		IFS=: read -r name test ads <<< "$g"
-		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m "${BOOT_MEM:-512}" \
+		args+=(--guest "$ads" -- qemu-system-x86_64 -accel tcg -cpu "$GUEST_CPU" -smp 1 -m "${BOOT_MEM:-512}" \
 			-no-reboot -display none -monitor none -serial "file:$WORK/$name.log" \
 			-kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initrd.gz" \
 			-append "console=ttyS0 loglevel=5 panic=-1 oops=panic mctest=$test mcroot=$ROOT" \
@@ -360,7 +367,9 @@ java_build() {
 		"$WORK/mcctl/memchan-tools.jar" && cp -a "$ROOT/tools/target/lib" "$WORK/mcctl/lib" ||
 		{ notok "snapshot of the java-api and mcctl builds"; jok=0; }
 	# mcctl's AOT cache for this snapshot, at the path the guests see it too (init binds $WORK there)
-	[ $jok = 1 ] && { MCCTL_HOME=$WORK/mcctl "$ROOT/scripts/mcctl-aot-cache" 2>&1 | sed 's/^/# /'; }
+	# (trained without AVX, which the guests' CPU lacks: guest_lib.sh's GUEST_JVM_CPU_OPTS)
+	[ $jok = 1 ] && { MCCTL_HOME=$WORK/mcctl MCCTL_JAVA_OPTS=$(R=$ROOT; . "$N/tests/guest_lib.sh" &&
+		echo "$GUEST_JVM_CPU_OPTS") "$ROOT/scripts/mcctl-aot-cache" 2>&1 | sed 's/^/# /'; }
 }
 
 # the JUnit console launcher beside the snapshot of the Java build ($WORK/java), for the guests that
@@ -563,7 +572,7 @@ if [[ " $ONLY " == *" board-hub-java "* ]] && hub_build; then
 	# dev.memchan.conformance", opt-in for its cost: docs/performance.md, "Session 9")
 	printf '%s\n' "${MEMCHAN_BOARD_HUB_SELECT:-}" > "$WORK/board-hub.select"
 	if console_jar; then
-		BOOT_MEM=2048 BOOT_TIMEOUT=2400 board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
+		BOOT_MEM=2048 BOOT_TIMEOUT=${MEMCHAN_BOARD_HUB_TIMEOUT:-2400} board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
 	else
 		notok "JUnit console launcher for the board-hub-java guest"
 	fi

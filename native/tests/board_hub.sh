@@ -44,6 +44,8 @@ while [ ! -e /dev/memchan3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo 3000 > /sys/module/memchan/parameters/node_auto_ms
 before="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
 $CTL cut 4 1 > /dev/null
+peer_unseen /dev/memchan0
+check $? "the hub's cable to adapter 0 cut: its LINK_STATUS.PEER_SEEN clear within 10 s"
 "$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto-cut.out 2>&1
 st=$?
 sed 's/^/# cable 4 cut: /' /tmp/auto-cut.out

@@ -64,6 +64,8 @@ jrun() {
 echo 3000 > /sys/module/memchan/parameters/node_auto_ms
 before="$(cat /sys/class/misc/memchan0/node_id) $(field /dev/memchan0 node_id)"
 $CTL cut 0 1 > /dev/null && $CTL cut 1 1 > /dev/null
+peer_unseen /dev/memchan0 /dev/memchan1
+check $? "cable cut: both adapters' LINK_STATUS.PEER_SEEN clear within 10 s"
 "$N/tools/memchan-setnode" /dev/memchan0 auto > /tmp/auto-cut.out 2>&1
 st=$?
 sed 's/^/# cable cut: /' /tmp/auto-cut.out

@@ -13,6 +13,11 @@ export JAVA_HOME=${JAVA%/bin/java}
 check() {
 	if [ "$1" = 0 ]; then echo "ok 1 $2"; else echo "not ok 1 $2"; rc=1; fi
 }
+# The guests' CPU (native/test.sh's GUEST_CPU) has no AVX, and the JDK runs the adapters an AOT
+# cache holds without checking them against the CPU (25.0.3: SIGILL in ~AdapterBlob when a cache
+# trained on an AVX host starts a JVM on a CPU without AVX): every JVM that trains a cache for the
+# guests on the host uses no AVX either (in a guest the option changes nothing)
+GUEST_JVM_CPU_OPTS="-XX:UseAVX=0"
 MCCTL_ENV="MCCTL_HOME=${MEMCHAN_WORK:-/run/work}/mcctl MCCTL_JAVA_OPTS=-XX:TieredStopAtLevel=1"
 mcctl() {
 	# shellcheck disable=SC2086
@@ -40,8 +45,8 @@ NODE_AOT=$JW/node.aot
 LAUNCHER_AOT=$JW/launcher.aot
 # Every test JVM: C1 only (under TCG, C2's compiler threads cost more vCPU time than they save in
 # short-lived JVMs) and the serial GC (what a one-vCPU guest picks anyway; the training runs on the
-# 2-core host must pick the same)
-TEST_JVM_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# 2-core host must pick the same), and no AVX (above)
+TEST_JVM_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC $GUEST_JVM_CPU_OPTS"
 # each JVM's log of opening its cache, by pid (read by aot_report); the line a JVM logs once it
 # has mapped and validated a cache
 AOT_LOG=/tmp/aot-log
@@ -90,4 +95,18 @@ aot_report() {
 # field DEVICE NAME: one value of memchan_test info
 field() {
 	MEMCHAN_DEV=$1 "$R/native/tests/memchan_test" info | sed -n "s/^$2=//p"
+}
+# peer_unseen DEV...: waits, at most 10 s, until no DEV's LINK_STATUS.PEER_SEEN is set; 1 if one
+# still is. After a cable cut the adapter counts its peer as seen for 4 heartbeat periods after the
+# last heartbeat it heard, and a NODE_ID.AUTO written within them takes the ID that heartbeat
+# announced: a check that needs the cut noticed waits for this first
+peer_unseen() {
+	i=0
+	for d in "$@"; do
+		while [ "$(field "$d" peer_seen)" != 0 ]; do
+			[ $i -ge 100 ] && return 1
+			sleep 0.1
+			i=$((i + 1))
+		done
+	done
 }

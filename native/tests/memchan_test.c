@@ -2867,10 +2867,11 @@ int main(int argc, char **argv)
 		const char *sep = "";
 		uint32_t g;
 
-		printf("node_id=%u\nloopback=%u\nlink_status=%#x\nerror_count=%u\n"
+		printf("node_id=%u\nloopback=%u\nlink_status=%#x\npeer_seen=%u\nerror_count=%u\n"
 		       "crc_errors=%u\nlink_retries=%u\nrx_packets=%u\ntx_packets=%u\n",
-		       in.node_id, in.loopback, in.link_status, in.error_count, in.crc_errors,
-		       in.link_retries, in.rx_packets, in.tx_packets);
+		       in.node_id, in.loopback, in.link_status,
+		       !!(in.link_status & MC_LINK_STATUS_PEER_SEEN_MASK), in.error_count,
+		       in.crc_errors, in.link_retries, in.rx_packets, in.tx_packets);
 		/* hardware: NODES_UP and the non-zero MCAST_GROUP registers ("group:mask ...") */
 		if (in.backend == MEMCHAN_BACKEND_HW) {
 			printf("nodes_up=%#x\nmcast_groups=\"", reg(fd, MC_REG_NODES_UP));
