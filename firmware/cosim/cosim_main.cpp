@@ -25,6 +25,7 @@
 //                      rate and exit (no sockets needed; --fd -1 per adapter)
 // Statistics go to stderr at exit (SIGTERM, SIGINT, or every socket closed).
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
@@ -176,6 +177,14 @@ uint64_t idle_cycles = 1 << 16;
 uint64_t link_tail = 4 * uint64_t(MC_REG_LINK_ACK_TIMEOUT_RESET);
 uint64_t busy_cycles = 0, idle_waits = 0;
 double busy_s = 0;              // wall time spent with the clock running (ticking, serving)
+// While the clock runs free, the loop looks for requests between bursts of cycles. A guest's BAR
+// access waits for the burst under way (QEMU's proxy awaits the reply of every read and write),
+// so a burst is bounded in wall time, not only in cycles: the 4-adapter hub model runs about
+// 1/6 as many cycles per second as the 2-adapter model, and 32 of its cycles are almost a
+// millisecond. A look (poll(2), the control files every 20 ms) costs about a microsecond.
+constexpr double kBurstSeconds = 100e-6;
+constexpr int kBurstMaxCycles = 32;
+int burst_cycles = kBurstMaxCycles;   // cycles per burst, from the measured time of a cycle
 // cycles of one kind of event: count, min, mean, max
 struct Span {
   uint64_t n = 0, min = 0, max = 0, sum = 0;
@@ -883,8 +892,9 @@ std::string stats_text() {
   // how much of the wall time the clock ran, and for how long a BAR0 write (idle_cycles) and
   // data (link_tail) keep it running (a guest that stores every 100 ms keeps the clock running
   // all the time if that run is longer than 100 ms)
-  snprintf(buf, sizeof(buf), "running wall_seconds %.3f idle_cycles %" PRIu64 " link_tail %" PRIu64 "\n",
-           busy_s, idle_cycles, link_tail);
+  snprintf(buf, sizeof(buf),
+           "running wall_seconds %.3f idle_cycles %" PRIu64 " link_tail %" PRIu64 " burst_cycles %d\n",
+           busy_s, idle_cycles, link_tail, burst_cycles);
   s += buf;
   for (int k = 0; k < nadapters; k++) {
     const Adapter &a = adapters[k];
@@ -1170,12 +1180,17 @@ int main(int argc, char **argv) {
     for (;;) {
       bool busy = false;
       for (int k = 0; k < nadapters; k++) busy |= adapters[k].op != Op::kNone;
-      if (!busy && (cycle >= run_until || burst >= 32)) break;
+      if (!busy && (cycle >= run_until || burst >= burst_cycles)) break;
       tick();
       burst++;
       busy_cycles++;
     }
-    if (burst) busy_s += now_s() - t_run;
+    if (burst) {
+      double dt = now_s() - t_run;
+      busy_s += dt;
+      // the next burst's length: kBurstSeconds at this burst's time per cycle
+      burst_cycles = std::clamp(int(kBurstSeconds * burst / std::max(dt, 1e-9)), 1, kBurstMaxCycles);
+    }
   }
   double t = now_s() - t_start;
   fprintf(stderr,
