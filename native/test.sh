@@ -19,8 +19,8 @@
 #   board-pair   two guests, one RTL adapter each, cabled: mc_cluster across them
 #   board-hub    one guest, four RTL adapters on the RTL hub: node IDs from the hub, broadcast,
 #                point to point, multicast, the global clock, the two quick Java conformance tests
-#                that need 4 nodes; board-hub-java (the default) the same checks, then every Java
-#                conformance test that needs three or more nodes
+#                that need 4 nodes; board-hub-java (the default) the same checks, then the whole
+#                Java conformance suite on the hub's 4 nodes
 # A guest oops, BUG or WARNING on the console fails its boot. Closing line:
 # "native: N passed, N failed"; exit status 1 on any failure.
 #
@@ -31,9 +31,8 @@
 # step; default the whole suite, "--select-package dev.memchan.conformance"),
 # MEMCHAN_BOARD_JAVA_STEPS (board-java's steps, e.g. "1 5"; default "1 2flips 3 5";
 # native/tests/board_java.sh), MEMCHAN_BOARD_HUB_SELECT (the same for
-# board-hub-java; default the tests that need 3 or more nodes; the whole suite needs
-# MEMCHAN_BOARD_HUB_TIMEOUT, the boot's bound in seconds, default 2400, raised to about 4000 on a
-# 2-core machine), MEMCHAN_JAVA_AOT=0 (the guests'
+# board-hub-java; default the whole suite), MEMCHAN_BOARD_HUB_TIMEOUT (that boot's bound in
+# seconds, default 2400; the whole suite took 792 s on an idle 2-core machine), MEMCHAN_JAVA_AOT=0 (the guests'
 # test JVMs start without their AOT caches: scripts/test-jvm-aot-cache).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -541,9 +540,9 @@ fi
 # The device process with the hub is its own Verilator build (firmware/cosim/build.sh --hub),
 # started in the background before the first boot and collected here, outside the boot's bound.
 # board-hub: the C checks and the two conformance tests that need 4 nodes and take seconds
-# (multicast, conflicting routes). board-hub-java (in the default run since session 8: 215 s on a
-# quiet machine, docs/performance.md "Session 8"): the same, then every conformance test that
-# needs 3 or more nodes, and mcctl status.
+# (multicast, conflicting routes). board-hub-java (in the default run since session 8): the same,
+# then the whole conformance suite (since session 12: the boot 792 s on an idle machine,
+# docs/performance.md "Session 12"), and mcctl status.
 hub_build() {	# once: the background build's verdict, after waiting for it if it still runs
 	local t0=$(date +%s) rc secs
 	if [ -z "${hub_built:-}" ]; then
@@ -567,9 +566,8 @@ if [[ " $ONLY " == *" board-hub "* ]] && hub_build; then
 	fi
 fi
 if [[ " $ONLY " == *" board-hub-java "* ]] && hub_build; then
-	# board-hub's checks, then every Java conformance test that needs three or more nodes, or the
-	# selectors of MEMCHAN_BOARD_HUB_SELECT (the whole suite: "--select-package
-	# dev.memchan.conformance", opt-in for its cost: docs/performance.md, "Session 9")
+	# board-hub's checks, then the whole Java conformance suite, or the selectors of
+	# MEMCHAN_BOARD_HUB_SELECT (JUnit console launcher selectors)
 	printf '%s\n' "${MEMCHAN_BOARD_HUB_SELECT:-}" > "$WORK/board-hub.select"
 	if console_jar; then
 		BOOT_MEM=2048 BOOT_TIMEOUT=${MEMCHAN_BOARD_HUB_TIMEOUT:-2400} board board-hub-java "board-hub-java:board-hub-java:0,1,2,3" --hub
