@@ -181,7 +181,7 @@ double busy_s = 0;              // wall time spent with the clock running (ticki
 // access waits for the burst under way (QEMU's proxy awaits the reply of every read and write),
 // so a burst is bounded in wall time, not only in cycles: the 4-adapter hub model runs about
 // 1/6 as many cycles per second as the 2-adapter model, and 32 of its cycles are almost a
-// millisecond. A look (poll(2), the control files every 20 ms) costs about a microsecond.
+// millisecond. A look is one poll(2), and a check of the control files every 20 ms.
 constexpr double kBurstSeconds = 100e-6;
 constexpr int kBurstMaxCycles = 32;
 int burst_cycles = kBurstMaxCycles;   // cycles per burst, from the measured time of a cycle
