@@ -9,6 +9,8 @@
 # Used by guest.sh (ivshmem) and board_java.sh (the co-simulated RTL adapters).
 # Usage: conformance_guest.sh JAVA LABEL "JVM OPTIONS" LAUNCHER-SELECTOR...
 # (NodeProcessTest, the harness's own test, crashes JVMs on purpose: it runs on the host only.)
+# (The test classes run in the order of their names, on every machine: java-api's
+# junit-platform.properties.)
 # (JVM OPTIONS are split on spaces, never globbed: -Dmemchan.test.backend=dev:/dev/memchan* stays.)
 # The launcher and every node JVM it starts run with guest_lib.sh's TEST_JVM_OPTS (C1 only, serial
 # GC) and start from the AOT caches native/test.sh made on the host (guest_lib.sh): the launcher

@@ -232,7 +232,7 @@ class RemoteConformanceTest {
                 assertEquals("HELD holder=" + victimNode, watcher.expect("HELD", T));
                 long killedAt = System.currentTimeMillis();
                 victim.kill();
-                String leave = watcher.expect("LEAVE", TestBackend.failureTimeout().plusSeconds(10));
+                String leave = watcher.expect("LEAVE", TestBackend.failureTimeout().plus(TestBackend.allowance(Duration.ofSeconds(10))));
                 long latency = Long.parseLong(leave.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;
                 String acquired = watcher.expect("ACQUIRED", T);
                 long releasedAfter = Long.parseLong(acquired.replaceAll(".*at=(\\d+).*", "$1")) - killedAt;
