@@ -245,9 +245,11 @@ public final class RegionDirectory {
         int dropped = mine & bits;
         if (e.isCasLockSet() && deadPid != 0) {
             CasLock.clearHolder(backend, e, me, deadPid); // its holds name it
-        } else if (e.isLockSet() && deadPid != 0 && NodeMutex.owner(local.segment(), local.lockSetMutex(e.index())) == deadPid) {
-            clearLockSetBids(e, me); // it died holding one of the set's locks: the node's bids are its
-            NodeMutex.clearOwnedBy(local.segment(), local.lockSetMutex(e.index()), deadPid);
+        } else if (e.isLockSet() && deadPid != 0) {
+            // if it died holding one of the set's locks, the node's bids are its: cleared by whichever
+            // process takes its node mutex over first (this agent, or a process of the node acquiring)
+            NodeMutex.freeIfHeldBy(local.segment(), local.lockSetMutex(e.index()), deadPid, local.pid(),
+                    () -> clearLockSetBids(e, me));
         }
         if (dropped == 0) {
             return;

@@ -12,7 +12,7 @@ import dev.memchan.layout.SystemPagesDescriptor;
  *   header (64 bytes):
  *     +0   MAGIC
  *     +8   INCARNATION      the node incarnation the table describes (another one: the table is stale)
- *     +16  TABLE_MUTEX      owner pid &lt;&lt; 32 | depth: guards the rest of the table
+ *     +16  TABLE_MUTEX      owner pid &lt;&lt; 32 | depth (bit 31: RECOVERING, see NodeMutex): guards the rest of the table
  *     +24  CLUSTER_MUTEX    owner pid &lt;&lt; 32 | depth: the process whose thread bids in the node's
  *                           cluster-lock slot
  *   process slots:  SLOTS x u64 pid (0 = free)

@@ -13,11 +13,24 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A mutex between the processes of one node on one host: a u64 word {@code owner pid << 32 | depth}
  * in the node's local table. A process holds it while any of its threads does (depth counts them;
  * threads of one process are serialized by their own Java locks in front of it). An owner that died
- * is recognized by its pid (same host: the kernel's word) and the mutex taken over, after the
- * {@code recover} action has undone what the dead owner may have left half done.
+ * is recognized by its pid (same host: the kernel's word) and the mutex taken over; the process that
+ * took it then runs the {@code recover} action, which undoes what the dead owner may have left half
+ * done, before anyone can hold it.
+ * <pre>
+ *   63        32 31         30                          0
+ *  +------------+-----------+----------------------------+
+ *  | owner pid  | RECOVERING| depth (threads of the pid) |
+ *  +------------+-----------+----------------------------+
+ * </pre>
+ * RECOVERING: the owner is undoing a dead owner's state and does not hold the mutex for its threads,
+ * so they wait as any other process does. Recovery runs only in the process whose compare-and-set
+ * took the word from the dead pid: two processes recovering at once would let the slower one undo
+ * what the faster one did after its recovery (a lock set's recovery clears the node's bids, and the
+ * faster one's new bid is the node's bid).
  */
 public final class NodeMutex {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final long RECOVERING = 1L << 31;
 
     private NodeMutex() {
     }
@@ -35,13 +48,13 @@ public final class NodeMutex {
                 if (LONG.compareAndSet(table, word, 0L, ((long) pid << 32) | 1)) {
                     return;
                 }
-            } else if (owner == pid) {
+            } else if (owner == pid && (w & RECOVERING) == 0) {
                 if (LONG.compareAndSet(table, word, w, w + 1)) {
                     return;
                 }
-            } else if (!Posix.processExists(owner)) {
-                recover.run();
-                if (LONG.compareAndSet(table, word, w, ((long) pid << 32) | 1)) {
+            } else if (owner != pid && !Posix.processExists(owner)) {
+                if (recoverFrom(table, word, w, pid, recover)) {
+                    LONG.setVolatile(table, word, ((long) pid << 32) | 1);
                     return;
                 }
             } else if (attempt < 64) {
@@ -52,12 +65,35 @@ public final class NodeMutex {
         }
     }
 
-    /** Frees the mutex if process {@code pid} (dead) still holds it. */
-    public static void clearOwnedBy(MemorySegment table, long word, int pid) {
+    /**
+     * Frees the mutex if process {@code deadPid} (dead) still holds it, after {@code recover} has run in this
+     * process ({@code pid}); false (and nothing run) if another process holds it or took it over first.
+     */
+    public static boolean freeIfHeldBy(MemorySegment table, long word, int deadPid, int pid, Runnable recover) {
         long w = (long) LONG.getVolatile(table, word);
-        if ((int) (w >>> 32) == pid) {
-            LONG.compareAndSet(table, word, w, 0L);
+        if ((int) (w >>> 32) != deadPid || !recoverFrom(table, word, w, pid, recover)) {
+            return false;
         }
+        LONG.setVolatile(table, word, 0L);
+        return true;
+    }
+
+    /**
+     * Takes the word {@code w} (a dead owner's) for {@code pid} marked RECOVERING and runs {@code recover}; the
+     * caller then sets the word. False if another process changed it first. If {@code recover} throws, the
+     * word is the dead owner's again, so that the next process to find it recovers.
+     */
+    private static boolean recoverFrom(MemorySegment table, long word, long w, int pid, Runnable recover) {
+        if (!LONG.compareAndSet(table, word, w, ((long) pid << 32) | RECOVERING)) {
+            return false;
+        }
+        try {
+            recover.run();
+        } catch (RuntimeException | Error e) {
+            LONG.setVolatile(table, word, w);
+            throw e;
+        }
+        return true;
     }
 
     /** One attempt: true when {@code pid} now holds the mutex (one level more if it held it). */
@@ -66,7 +102,7 @@ public final class NodeMutex {
         if (w == 0) {
             return LONG.compareAndSet(table, word, 0L, ((long) pid << 32) | 1);
         }
-        return (int) (w >>> 32) == pid && LONG.compareAndSet(table, word, w, w + 1);
+        return (int) (w >>> 32) == pid && (w & RECOVERING) == 0 && LONG.compareAndSet(table, word, w, w + 1);
     }
 
     /** Gives up one level; the last one frees the mutex. */

@@ -115,7 +115,42 @@ class NodeLocalTest {
         assertEquals(me, NodeMutex.owner(word, 0));
         NodeMutex.release(word, 0, me);
         LONG.setVolatile(word, 0L, ((long) dead << 32) | 3);
-        NodeMutex.clearOwnedBy(word, 0, dead);
+        assertTrue(NodeMutex.freeIfHeldBy(word, 0, dead, me, recovered::incrementAndGet));
+        assertEquals(2, recovered.get(), "freed after its leftovers were undone");
         assertEquals(0, NodeMutex.owner(word, 0));
+        assertFalse(NodeMutex.freeIfHeldBy(word, 0, dead, me, recovered::incrementAndGet), "no longer the dead one's");
+        assertEquals(2, recovered.get());
+    }
+
+    @Test
+    void aDeadOwnersMutexIsRecoveredOnlyByTheProcessThatTookItAndOnlyOnce() throws Exception {
+        MemorySegment word = MemorySegment.ofArray(new long[1]);
+        int me = Posix.getpid();
+        int dead = deadPid();
+        long deadWord = ((long) dead << 32) | 1;
+        LONG.setVolatile(word, 0L, deadWord);
+        // while this process recovers, the word is its own but not held for its threads: the dead owner's
+        // agent-side release finds it taken, and a thread of the same process cannot nest into it
+        AtomicInteger recovered = new AtomicInteger();
+        NodeMutex.acquire(word, 0, me, () -> {
+            recovered.incrementAndGet();
+            assertEquals(me, NodeMutex.owner(word, 0), "taken before the recovery runs");
+            assertFalse(NodeMutex.tryAcquire(word, 0, me), "a thread of the recovering process waits");
+            assertFalse(NodeMutex.freeIfHeldBy(word, 0, dead, me + 1, recovered::incrementAndGet),
+                    "a second recovery of the same death");
+        });
+        assertEquals(1, recovered.get());
+        assertEquals(((long) me << 32) | 1, (long) LONG.getVolatile(word, 0L), "held once by this process");
+        NodeMutex.release(word, 0, me);
+        // a recovery that fails leaves the word as it was: the next process to find it recovers
+        LONG.setVolatile(word, 0L, deadWord);
+        assertThrows(IllegalStateException.class, () -> NodeMutex.freeIfHeldBy(word, 0, dead, me, () -> {
+            throw new IllegalStateException("barrier timed out");
+        }));
+        assertEquals(deadWord, (long) LONG.getVolatile(word, 0L));
+        assertThrows(IllegalStateException.class, () -> NodeMutex.acquire(word, 0, me, () -> {
+            throw new IllegalStateException("barrier timed out");
+        }));
+        assertEquals(deadWord, (long) LONG.getVolatile(word, 0L));
     }
 }
