@@ -12,7 +12,7 @@ import dev.memchan.layout.SystemPagesDescriptor;
  *   header (64 bytes):
  *     +0   MAGIC
  *     +8   INCARNATION      the node incarnation the table describes (another one: the table is stale)
- *     +16  TABLE_MUTEX      owner pid &lt;&lt; 32 | depth (bit 31: RECOVERING, see NodeMutex): guards the rest of the table
+ *     +16  TABLE_MUTEX      owner pid &lt;&lt; 32 | depth: guards the rest of the table
  *     +24  CLUSTER_MUTEX    owner pid &lt;&lt; 32 | depth: the process whose thread bids in the node's
  *                           cluster-lock slot
  *   process slots:  SLOTS x u64 pid (0 = free)
@@ -24,6 +24,8 @@ import dev.memchan.layout.SystemPagesDescriptor;
  *                   for receive, for receive with notification, with remote read, with atomics, with
  *                   the counter interrupt (the soft fabric's PCT reference counts)
  * </pre>
+ * Every mutex word is a {@link NodeMutex}; its bit diagram (with the RECOVERING bit of a takeover
+ * from a dead owner) is there.
  */
 public final class NodeLocalDescriptor {
     public static final long MAGIC_VALUE = 0x4c41434f4c434d4dL; // "MMCLOCAL"
