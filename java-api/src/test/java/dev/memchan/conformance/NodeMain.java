@@ -190,49 +190,102 @@ public final class NodeMain {
         await("QUIT");
     }
 
-    /** Multi-sender rule, IRIW shape: sender s stores 1..n into word s of one broadcast page. */
+    /**
+     * Multi-sender rule, IRIW shape: sender s stores 1, 2, 3, ... into word s of one broadcast page, at
+     * least n stores and on until the test says STOP (once both receivers have seen enough of the two
+     * senders' stores in flight together); then DONE last=(its last value).
+     */
     private static void iriwSend(Fabric f, long key, int word, int n) throws IOException {
         Region r = f.allocate(key, f.pageSize(), 0660);
         OutgoingMapping out = r.attachTransmit(Route.broadcast(), false);
         say("READY node=" + f.nodeId());
         await("GO");
+        StopLine stop = StopLine.listen();
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        for (int i = 1; i <= n; i++) {
-            out.putLongRelease(8L * word, i);
+        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(180)).toNanos();
+        long i = 0;
+        while (i < n || stop.line == null) {
+            out.putLongRelease(8L * word, ++i);
             for (int s = rnd.nextInt(64); s > 0; s--) {
                 Thread.onSpinWait();
             }
+            if ((i & 255) == 0) {
+                // where the four processes share fewer CPUs, the other sender and the receivers run now
+                Thread.yield();
+                if (System.nanoTime() > deadline) {
+                    fail("no STOP after " + i + " stores");
+                }
+            }
         }
-        say("DONE");
+        say("DONE last=" + i);
         await("QUIT");
     }
 
-    /** Reads word {@code first} then the other; records each new (first, second) pair to a file. */
-    private static void iriwRecv(Fabric f, long key, int first, int n, Path out) throws IOException {
+    /**
+     * Reads word {@code first} then the other, and records each new (first, second) pair (to a file at the
+     * end). Says READING once it reads (the test starts the senders only then), ENOUGH once {@code enough}
+     * of its observations had both words moved since the one before (both senders' stores arriving while it
+     * reads: the pairs that can expose a disagreement), fails if that takes longer than the allowance; on
+     * "STOP last0 last1" it reads on until it has seen both senders' last stores, writes the file and says OK.
+     */
+    private static void iriwRecv(Fabric f, long key, int first, int enough, Path out) throws IOException {
         Region r = f.allocate(key, f.pageSize(), 0660);
         IncomingMapping in = r.attachReceive(false);
         say("READY node=" + f.nodeId());
         // spin only once everyone is set up: on a board guest's one vCPU two spinning readers starved
         // the senders' region allocation until their cluster lock timed out
         await("GO");
-        long a0 = -1;
-        long b0 = -1;
-        int count = 0;
+        StopLine stop = StopLine.listen();
         long[] obs = new long[4_000_000];
-        long deadline = System.nanoTime() + TestBackend.allowance(Duration.ofSeconds(120)).toNanos();
-        while (true) {
+        long a0 = in.getLongVolatile(8L * first);
+        long b0 = in.getLongVolatile(8L * (1 - first));
+        obs[0] = a0;
+        obs[1] = b0;
+        int count = 2;
+        long both = 0;
+        boolean enoughSaid = false;
+        say("READING " + a0 + " " + b0);
+        long start = System.nanoTime();
+        Duration enoughWithin = TestBackend.allowance(Duration.ofSeconds(90));
+        long enoughDeadline = start + enoughWithin.toNanos();
+        long deadline = start + TestBackend.allowance(Duration.ofSeconds(150)).toNanos();
+        long lastA = Long.MAX_VALUE;
+        long lastB = Long.MAX_VALUE;
+        for (long iteration = 1; ; iteration++) {
+            if ((iteration & 1023) == 0) {
+                // between two observations (never between the two reads of one): where the four processes
+                // share fewer CPUs, both senders run now, so that the next pair can have both words moved
+                Thread.yield();
+            }
             long a = in.getLongVolatile(8L * first);
             long b = in.getLongVolatile(8L * (1 - first));
             if ((a != a0 || b != b0) && count < obs.length) {
+                if (a != a0 && b != b0) {
+                    both++;
+                }
                 obs[count++] = a;
                 obs[count++] = b;
                 a0 = a;
                 b0 = b;
             }
-            if (a >= n && b >= n) {
+            if (!enoughSaid && both >= enough) {
+                say("ENOUGH both=" + both + " pairs=" + count / 2);
+                enoughSaid = true;
+            }
+            if (lastA == Long.MAX_VALUE && stop.line != null) {
+                String[] w = stop.line.split(" "); // STOP last0 last1
+                lastA = Long.parseLong(w[1 + first]);
+                lastB = Long.parseLong(w[2 - first]);
+            }
+            if (a >= lastA && b >= lastB) {
                 break;
             }
-            if (System.nanoTime() > deadline) {
+            long now = System.nanoTime();
+            if (!enoughSaid && now > enoughDeadline) {
+                fail("too few observations in which both words moved: " + both + " of " + enough + " within "
+                        + enoughWithin.toSeconds() + " s (" + count / 2 + " pairs, last " + a + "," + b + ")");
+            }
+            if (now > deadline) {
                 fail("stalled at " + a + "," + b);
             }
         }
@@ -241,8 +294,37 @@ public final class NodeMain {
                 w.println(obs[i] + " " + obs[i + 1]);
             }
         }
-        say("OK pairs=" + count / 2);
+        say("OK pairs=" + count / 2 + " both=" + both);
         await("QUIT");
+    }
+
+    /** A daemon thread waiting for the test's line starting with STOP while the main thread spins. */
+    private static final class StopLine {
+        volatile String line;
+
+        static StopLine listen() {
+            StopLine s = new StopLine();
+            Thread t = new Thread(() -> {
+                try {
+                    String l;
+                    while ((l = STDIN.readLine()) != null) {
+                        if (l.startsWith("STOP")) {
+                            s.line = l;
+                            return;
+                        }
+                        if (l.equals("QUIT")) {
+                            System.exit(0);
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // as EOF
+                }
+                System.exit(0); // the test went away
+            }, "stop-listener");
+            t.setDaemon(true);
+            t.start();
+            return s;
+        }
     }
 
     /** Barrier: after await, every party's stores made before it arrived are visible. */

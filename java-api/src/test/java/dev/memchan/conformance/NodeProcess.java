@@ -89,6 +89,12 @@ public final class NodeProcess implements AutoCloseable {
      * without --enable-native-access.
      */
     public static NodeProcess startAs(String name, List<String> prefix, boolean nativeAccess, String... args) throws IOException {
+        return startWithClassPath(name, prefix, nativeAccess, classPath(), args);
+    }
+
+    /** {@link #startAs(String, List, boolean, String...)} with another class path (e.g. a {@link ClassPathCopy}'s). */
+    public static NodeProcess startWithClassPath(String name, List<String> prefix, boolean nativeAccess, String classPath, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (nativeAccess) {
@@ -110,19 +116,96 @@ public final class NodeProcess implements AutoCloseable {
             cmd.add(args[first++]);
         }
         cmd.add("-cp");
-        cmd.add(classPath());
+        cmd.add(classPath);
         cmd.add(NodeMain.class.getName());
         cmd.addAll(List.of(args).subList(first, args.length));
         return new NodeProcess(name, cmd);
     }
 
-    /** The library's and the suite's classes only: readable by any uid, unlike a build tool's cache. */
+    /** The library's and the suite's classes only: no build tool's cache (see {@link ClassPathCopy} for other uids). */
     static String classPath() {
         try {
             return Path.of(NodeMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + java.io.File.pathSeparator
                     + Path.of(dev.memchan.Fabric.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (java.net.URISyntaxException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A copy of {@link #classPath()} that any uid can read (directories 0755, files 0644) in a new temporary
+     * directory, removed on close: for a node run as another user. The build's own directories need not be
+     * readable by one: a clone in a directory of mode 0700 (mktemp -d) is not.
+     */
+    static final class ClassPathCopy implements AutoCloseable {
+        private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> DIR =
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x");
+        private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> FILE =
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
+        final Path root;
+        final String classPath;
+
+        ClassPathCopy() throws IOException {
+            root = Files.createTempDirectory("memchan-cp-");
+            try {
+                Files.setPosixFilePermissions(root, DIR);
+                List<String> entries = new ArrayList<>();
+                String[] original = classPath().split(java.io.File.pathSeparator);
+                for (int i = 0; i < original.length; i++) {
+                    Path from = Path.of(original[i]);
+                    Path to = root.resolve(i + (Files.isDirectory(from) ? "" : "-" + from.getFileName()));
+                    try (var tree = Files.walk(from)) {
+                        for (Path p : (Iterable<Path>) tree::iterator) {
+                            Path q = to.resolve(from.relativize(p).toString());
+                            if (Files.isDirectory(p)) {
+                                Files.createDirectories(q);
+                                Files.setPosixFilePermissions(q, DIR);
+                            } else {
+                                Files.copy(p, q);
+                                Files.setPosixFilePermissions(q, FILE);
+                            }
+                        }
+                    }
+                    entries.add(to.toString());
+                }
+                classPath = String.join(java.io.File.pathSeparator, entries);
+            } catch (IOException | RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+
+        /**
+         * Why a process of another uid (not in the owner's group) could still not run a node from this copy,
+         * or null: a directory above the copy or the JDK it cannot search, or a JDK file it cannot read.
+         */
+        String unreachableForOthers() throws IOException {
+            Path javaHome = Path.of(System.getProperty("java.home")).toRealPath();
+            for (Path start : List.of(root.toRealPath(), javaHome)) {
+                for (Path d = start; d != null; d = d.getParent()) {
+                    if (!Files.getPosixFilePermissions(d).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                        return d + " (mode " + java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(d))
+                                + ") is not searchable by other users, so " + start + " is out of their reach";
+                    }
+                }
+            }
+            for (Path f : List.of(javaHome.resolve("bin/java"), javaHome.resolve("lib/server/libjvm.so"), javaHome.resolve("lib/modules"))) {
+                if (Files.exists(f) && !Files.getPosixFilePermissions(f).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                    return f + " is not readable by other users";
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (Files.exists(root)) {
+                try (var tree = Files.walk(root)) {
+                    for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
         }
     }
 
@@ -196,11 +279,14 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    /** Waits for the next line, whatever it is. */
+    /** Waits for the next line, whatever it is; fails if the node ended first, quoting its stderr. */
     public String next(Duration timeout) throws InterruptedException {
         String line = lines.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
         if (line == null) {
             throw new AssertionError(name + ": no output within " + timeout.toMillis() + " ms" + logTail());
+        }
+        if (line.equals("<EOF>")) {
+            throw new AssertionError(name + ": the node ended without a line on stdout" + exitStatus() + logTail());
         }
         return line;
     }

@@ -88,7 +88,9 @@ class SynchronizationConformanceTest {
             try (NodeProcess signaller = NodeProcess.start("signaller", "notify-signal", fabric, "" + key, "" + waiterNode)) {
                 String sready = signaller.expect("READY", T);
                 long signallerNode = Long.parseLong(sready.substring(sready.indexOf('=') + 1));
-                Thread.sleep(500); // the waiter has long finished polling and sleeps on the adapter
+                // the waiter has long finished polling and sleeps on the adapter (scaled: a loaded host or a
+                // TCG guest may not have run it since its READY)
+                Thread.sleep(TestBackend.allowance(Duration.ofMillis(500)).toMillis());
                 signaller.send("GO");
                 signaller.expect("SIGNALLED", T);
                 String woke = waiter.expect("WOKE", TestBackend.allowance(Duration.ofSeconds(20)));
