@@ -3,12 +3,15 @@ package dev.memchan.conformance;
 import dev.memchan.ClusterEvent;
 import dev.memchan.Fabric;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Node membership and failure detection across real processes. */
@@ -73,6 +76,71 @@ class FailureConformanceTest {
                 assertEquals(0, observer.members() & (1 << member));
             }
         }
+    }
+
+    /**
+     * A false death, forced: the member runs in its own PID namespace (another "host" to the rule, so
+     * it is judged by its heartbeat) and is stopped with SIGSTOP past the failure timeout, then continued.
+     * The cluster declares it dead; the node learns it (EVICTED, its cluster operations refused) and
+     * rejoins as a new incarnation, which the others see as LEAVE (failed) and JOIN.
+     */
+    @Test
+    void aNodeDeclaredDeadWhileAliveLearnsItAndRejoinsAsANewIncarnation() throws Exception {
+        List<String> ns = List.of("unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount-proc");
+        boolean canUnshare;
+        try {
+            Process probe = new ProcessBuilder(concat(ns, "true")).redirectErrorStream(true).start();
+            canUnshare = probe.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && probe.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            canUnshare = false;
+        }
+        Assumptions.assumeTrue(canUnshare, "unshare --user --pid is not available here: a node on another host cannot be staged");
+        String fabric = TestBackend.newFabric("evict");
+        int member = Math.min(3, TestBackend.nodes() - 1);
+        try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions().withNodeId(0));
+             NodeProcess node = NodeProcess.startAs("evictable", ns, true, "evictable", fabric, "" + member)) {
+            String joined = node.expect("JOINED node=" + member, T);
+            long first = Long.parseLong(joined.replaceAll(".*incarnation=(-?\\d+).*", "$1"));
+            assertEquals(ClusterEvent.Type.JOIN, nextFor(observer, member).type());
+            ProcessHandle jvm = ProcessHandle.of(node.pid()).orElseThrow().children().findFirst()
+                    .orElseThrow(() -> new AssertionError("unshare has no child"));
+            signal("STOP", jvm.pid());
+            ClusterEvent leave;
+            try {
+                leave = nextFor(observer, member);
+            } finally {
+                signal("CONT", jvm.pid());
+            }
+            assertEquals(ClusterEvent.Type.LEAVE, leave.type(), "the stopped node is declared dead: " + leave);
+            assertTrue(leave.failed());
+            assertEquals(first, leave.incarnation());
+            assertEquals("EVICTED node=" + member + " incarnation=" + first + " failed=true", node.expect("EVICTED", T),
+                    "the node learns it was declared dead");
+            assertEquals("FENCED CLOSED", node.expect("FENCED", T), "the old Fabric's cluster operations are refused");
+            String rejoined = node.expect("REJOINED node=" + member, T);
+            long second = Long.parseLong(rejoined.replaceAll(".*incarnation=(-?\\d+).*", "$1"));
+            assertNotEquals(first, second, "a new incarnation");
+            ClusterEvent join = nextFor(observer, member);
+            assertEquals(ClusterEvent.Type.JOIN, join.type());
+            assertEquals(second, join.incarnation());
+            assertEquals(second, observer.admin().view().member(member).incarnation(), "the slot is the new incarnation's alone");
+            assertNotEquals(0, observer.members() & (1 << member));
+            node.send("QUIT");
+            assertEquals(0, node.waitFor(T));
+            ClusterEvent left = nextFor(observer, member);
+            assertEquals(ClusterEvent.Type.LEAVE, left.type());
+            assertFalse(left.failed(), "the new incarnation leaves cleanly");
+        }
+    }
+
+    private static List<String> concat(List<String> a, String... b) {
+        List<String> all = new java.util.ArrayList<>(a);
+        all.addAll(List.of(b));
+        return all;
+    }
+
+    private static void signal(String sig, long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + sig, "" + pid).inheritIO().start().waitFor(), "kill -" + sig);
     }
 
     private static ClusterEvent nextFor(Fabric f, int node) throws InterruptedException {
