@@ -122,6 +122,7 @@ public final class NodeMain {
                     await("QUIT");
                 }
                 case "evictable" -> evictable(f, location, options);
+                case "events" -> events(f);
                 case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
                 case "proc-alloc" -> procAlloc(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
                 case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
@@ -158,6 +159,28 @@ public final class NodeMain {
         try (Fabric again = Fabric.open(location, options)) {
             say("REJOINED node=" + again.nodeId() + " incarnation=" + again.admin().view().member(again.nodeId()).incarnation());
             await("QUIT");
+        }
+    }
+
+    /**
+     * Stays a member and reports every cluster event it sees ("EVENT type node=N incarnation=I failed=B")
+     * until QUIT (the failure detector under load, {@link DetectorLoadMain}).
+     */
+    private static void events(Fabric f) throws Exception {
+        Thread quit = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                await("QUIT");
+            } catch (IOException ignored) {
+                // the test went away
+            }
+            System.exit(0);
+        });
+        say("READY node=" + f.nodeId());
+        while (quit.isAlive()) {
+            ClusterEvent e = f.awaitClusterEvent(Duration.ofSeconds(1));
+            if (e != null) {
+                say("EVENT " + e.type() + " node=" + e.node() + " incarnation=" + e.incarnation() + " failed=" + e.failed());
+            }
         }
     }
 
