@@ -311,6 +311,9 @@ public final class Membership implements AutoCloseable {
             }
             if (isDeadWatched(n, m, now)) {
                 judgedDead[n] = true;
+                System.err.println("memchan: node " + me + " cluster agent: node " + n + " (incarnation " + inc + ") declared dead, "
+                        + (goneSince[n] != 0 ? "no live process of it seen for " + (now - goneSince[n]) / 1_000_000 + " ms"
+                        : "its heartbeat still for " + (now - lastChange[n]) / 1_000_000 + " ms") + " (" + timing() + ")");
                 lock.clearBid(n); // it may have died holding the cluster lock
                 int dead = n;
                 lock.with(() -> cleanupLocked(dead, inc));
