@@ -384,7 +384,11 @@ public final class Fabric implements AutoCloseable {
         return cluster.members();
     }
 
-    /** imc_wait_cluster_event: the next join/leave, or null after {@code timeout}. */
+    /**
+     * imc_wait_cluster_event: the next join/leave, or null after {@code timeout}. An
+     * {@link ClusterEvent.Type#EVICTED} event says this node was declared dead while this process lived:
+     * close this Fabric and open the node again to rejoin as a new incarnation.
+     */
     public ClusterEvent awaitClusterEvent(Duration timeout) throws InterruptedException {
         return cluster.awaitEvent(timeout);
     }

@@ -19,7 +19,10 @@ import java.time.Duration;
  * @param group           group ID of a created soft fabric file (mode 0660), or {@link #CREATOR_GROUP} for the
  *                        creator's; {@link #withGroup} takes only real group IDs
  * @param heartbeatPeriod how often this node's agent heartbeats and watches the others
- * @param failureTimeout  a node on another host whose heartbeat stops this long is declared dead
+ * @param failureTimeout  a node on another host whose heartbeat stops this long is declared dead (on this
+ *                        host, half of it without a live process); a detector whose own heartbeat ticks
+ *                        run late stretches both, up to nine times, until they run on time again
+ *                        (docs/architecture.md, "Liveness: one rule")
  */
 public record FabricOptions(int nodeId, boolean create, long fabricSize, int pageSize, int maxNodes, int group,
                             Duration heartbeatPeriod, Duration failureTimeout) {

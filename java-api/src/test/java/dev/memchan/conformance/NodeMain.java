@@ -103,7 +103,7 @@ public final class NodeMain {
             return;
         }
         Integer onNode = Integer.getInteger(NodeProcess.NODE);
-        FabricOptions options = scenario.equals("claim") ? TestBackend.joinOptions().withNodeId(Integer.parseInt(a[2]))
+        FabricOptions options = scenario.equals("claim") || scenario.equals("evictable") ? TestBackend.joinOptions().withNodeId(Integer.parseInt(a[2]))
                 : onNode != null ? TestBackend.joinOptions().withNodeId(onNode) : TestBackend.joinOptions();
         try (Fabric f = Fabric.open(location, options)) {
             switch (scenario) {
@@ -121,6 +121,8 @@ public final class NodeMain {
                     say("JOINED node=" + f.nodeId());
                     await("QUIT");
                 }
+                case "evictable" -> evictable(f, location, options);
+                case "events" -> events(f);
                 case "attach" -> attach(f, Long.parseLong(a[2]), a[3]);
                 case "proc-alloc" -> procAlloc(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
                 case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
@@ -130,6 +132,54 @@ public final class NodeMain {
                         fail("unknown scenario " + scenario);
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * A node declared dead while it lives (the test stops it past the failure timeout): "JOINED node=N
+     * incarnation=I"; on its EVICTED event "EVICTED node=N incarnation=I failed=true", then "FENCED kind"
+     * (a cluster operation of the old Fabric refused), then, reopened, "REJOINED node=N incarnation=J".
+     */
+    private static void evictable(Fabric f, String location, FabricOptions options) throws Exception {
+        int me = f.nodeId();
+        say("JOINED node=" + me + " incarnation=" + f.admin().view().member(me).incarnation());
+        ClusterEvent e;
+        do {
+            e = f.awaitClusterEvent(Duration.ofDays(1));
+        } while (e == null || e.type() != ClusterEvent.Type.EVICTED);
+        say("EVICTED node=" + e.node() + " incarnation=" + e.incarnation() + " failed=" + e.failed());
+        try {
+            f.allocate(0x5EED_0000_0000_0001L, f.pageSize(), 0600);
+            say("FAIL a cluster operation of an evicted node succeeded");
+        } catch (MemchanException x) {
+            say("FENCED " + x.kind());
+        }
+        f.close();
+        try (Fabric again = Fabric.open(location, options)) {
+            say("REJOINED node=" + again.nodeId() + " incarnation=" + again.admin().view().member(again.nodeId()).incarnation());
+            await("QUIT");
+        }
+    }
+
+    /**
+     * Stays a member and reports every cluster event it sees ("EVENT type node=N incarnation=I failed=B")
+     * until QUIT (the failure detector under load, {@link DetectorLoadMain}).
+     */
+    private static void events(Fabric f) throws Exception {
+        Thread quit = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                await("QUIT");
+            } catch (IOException ignored) {
+                // the test went away
+            }
+            System.exit(0);
+        });
+        say("READY node=" + f.nodeId());
+        while (quit.isAlive()) {
+            ClusterEvent e = f.awaitClusterEvent(Duration.ofSeconds(1));
+            if (e != null) {
+                say("EVENT " + e.type() + " node=" + e.node() + " incarnation=" + e.incarnation() + " failed=" + e.failed());
             }
         }
     }

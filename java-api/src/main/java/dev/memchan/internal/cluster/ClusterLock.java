@@ -59,8 +59,19 @@ public final class ClusterLock {
         return SystemPagesDescriptor.lockBid(pageSize, 0);
     }
 
+    private volatile MemchanException fence;
+
+    /** From now on {@link #with} throws {@code why}: this node was declared dead while this process lived. */
+    void fence(MemchanException why) {
+        fence = why;
+    }
+
     /** Runs {@code body} holding the cluster lock; its writes are swept out before the lock is released. */
     public <T> T with(Supplier<T> body) {
+        MemchanException f = fence;
+        if (f != null) {
+            throw new MemchanException(f.kind(), f.getMessage());
+        }
         localMutex.lock(); // one bidder per node: our bid slot is the node's; first among our threads,
         try {
             // then among the node's processes (a dead holder's bid is ours to bid over: same node, same slot)

@@ -109,7 +109,13 @@ public final class Membership implements AutoCloseable {
     public boolean isDeadNow(int n) {
         MemberSlot m = member(n);
         return m.state() == SYS_NODE_STATE_ABSENT
-                || liveness.isDeadObserving(m.hostId(), () -> member(n).pid(), () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
+                || liveness.isDeadObserving(m.hostId(), () -> member(n).pid(), () -> listsLiveProcess(n, member(n).incarnation()),
+                () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
+    }
+
+    /** Node {@code n}'s local table on this host, of incarnation {@code inc}, lists a process that exists. */
+    private boolean listsLiveProcess(int n, long inc) {
+        return NodeLocal.listsLiveProcess(backend.location(), n, inc);
     }
 
     /**
@@ -117,12 +123,13 @@ public final class Membership implements AutoCloseable {
      * clean leave completed since then (state ABSENT) for a death.
      */
     private boolean isDeadWatched(int n, MemberSlot m, long now) {
-        if (Liveness.ofProcess(m.hostId(), m.pid()) != Liveness.Verdict.DEAD) {
+        Liveness.Verdict v = Liveness.ofNode(m.hostId(), m.pid(), () -> listsLiveProcess(n, m.incarnation()));
+        if (v != Liveness.Verdict.DEAD) {
             goneSince[n] = 0;
         } else if (goneSince[n] == 0) {
-            goneSince[n] = now; // the named process is gone: the hand-over window starts
+            goneSince[n] = now; // no process of the node is seen: the hand-over window starts
         }
-        return liveness.isDeadWatched(m.hostId(), m.pid(), lastChange[n], goneSince[n], now);
+        return liveness.isDeadWatched(v, lastChange[n], goneSince[n], now);
     }
 
     /**
@@ -193,7 +200,7 @@ public final class Membership implements AutoCloseable {
             return null;
         }));
         long took = System.nanoTime() - seen;
-        if (took > liveness.handOverNanos() / 2) {
+        if (took > liveness.baseHandOverNanos() / 2) {
             // the member slot names a live process only now: a peer on this host waits the hand-over window
             System.err.println("memchan: node " + me + " cluster agent: a dead process's share released "
                     + took / 1_000_000 + " ms after it was seen gone (" + timing() + ")");
@@ -203,7 +210,8 @@ public final class Membership implements AutoCloseable {
     /** The timing a peer judges this node by, for the agent's reports. */
     private String timing() {
         return "heartbeat period " + heartbeatPeriodNanos / 1_000_000 + " ms, hand-over window "
-                + liveness.handOverNanos() / 1_000_000 + " ms, failure timeout " + liveness.failureTimeoutNanos() / 1_000_000 + " ms";
+                + liveness.baseHandOverNanos() / 1_000_000 + " ms, failure timeout " + liveness.baseFailureTimeoutNanos() / 1_000_000
+                + " ms; this detector's local-health multiplier " + liveness.multiplier();
     }
 
     private void releaseProcessLocked(int s, int gonePid) {
@@ -221,13 +229,18 @@ public final class Membership implements AutoCloseable {
         long lastTick = 0;
         while (running) {
             long tick = System.nanoTime();
-            if (lastTick != 0 && tick - lastTick > liveness.handOverNanos() / 2) {
+            if (lastTick != 0 && tick - lastTick > liveness.baseHandOverNanos() / 2) {
                 // peers judge this node by these heartbeats (another host) or by a survivor's hand-over (this host)
                 System.err.println("memchan: node " + me + " cluster agent: " + (tick - lastTick) / 1_000_000
                         + " ms between heartbeats (" + timing() + ")");
             }
             lastTick = tick;
             try {
+                MemberSlot mine = member(me);
+                if (!mine.alive() || mine.incarnation() != backend.incarnation()) {
+                    evicted(mine);
+                    return; // this process no longer writes the slot: it is not its node's any more
+                }
                 LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
                 releaseDeadProcesses();
                 watch();
@@ -241,8 +254,34 @@ public final class Membership implements AutoCloseable {
             } catch (IllegalStateException e) {
                 return; // mappings closed under us: the fabric is closing
             }
+            long asleep = System.nanoTime();
             Liveness.sleepNanos(heartbeatPeriodNanos);
+            liveness.tickReturned(heartbeatPeriodNanos, System.nanoTime() - asleep); // local health
         }
+    }
+
+    /**
+     * This node was declared dead while this process lives (its member slot was cleaned: ABSENT, or
+     * another incarnation took it): what the node held is released, and may be someone else's by now.
+     * The membership is fenced (cluster operations throw CLOSED) and its processes are told by an
+     * EVICTED event; closing the Fabric and opening the node again rejoins as a new incarnation.
+     */
+    private void evicted(MemberSlot mine) {
+        String why = "node " + me + " (incarnation " + backend.incarnation() + ") was declared dead by the cluster while "
+                + "this process (pid " + pid + ") lived; what it held is released: close this Fabric and open the node again";
+        evicted = new MemchanException(Kind.CLOSED, why);
+        lock.fence(evicted);
+        System.err.println("memchan: " + why + " (its member slot: state " + mine.state() + ", incarnation " + mine.incarnation()
+                + "; " + timing() + ")");
+        publish(new ClusterEvent(ClusterEvent.Type.EVICTED, me, backend.incarnation(), true));
+    }
+
+    /** Set once this node was found declared dead while this process lived; then cluster operations throw it. */
+    private volatile MemchanException evicted;
+
+    /** Whether this node was declared dead while this process lived (see {@link ClusterEvent.Type#EVICTED}). */
+    public boolean isEvicted() {
+        return evicted != null;
     }
 
     private void watch() {
@@ -272,6 +311,9 @@ public final class Membership implements AutoCloseable {
             }
             if (isDeadWatched(n, m, now)) {
                 judgedDead[n] = true;
+                System.err.println("memchan: node " + me + " cluster agent: node " + n + " (incarnation " + inc + ") declared dead, "
+                        + (goneSince[n] != 0 ? "no live process of it seen for " + (now - goneSince[n]) / 1_000_000 + " ms"
+                        : "its heartbeat still for " + (now - lastChange[n]) / 1_000_000 + " ms") + " (" + timing() + ")");
                 lock.clearBid(n); // it may have died holding the cluster lock
                 int dead = n;
                 lock.with(() -> cleanupLocked(dead, inc));
@@ -343,6 +385,17 @@ public final class Membership implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (evicted != null) { // the cluster cleaned up after the node: only this process's row is left
+            if (ownsSlot) {
+                local.locked(() -> {
+                    if (local.pidOf(slot) == pid) {
+                        local.unregister(slot);
+                    }
+                    return null;
+                });
+            }
+            return;
         }
         lock.with(() -> local.locked(() -> {
             int other = local.otherLiveSlot(slot);

@@ -84,6 +84,44 @@ public final class NodeLocal implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the table of node {@code node} of {@code location} on this host describes incarnation
+     * {@code incarnation} and lists a process that exists (the kernel's word): a node whose member slot
+     * names a dead process still lives while it does (the {@code Liveness} rule). False when there is no
+     * such table or this process cannot read it. Read-only and without the table mutex: each pid word is
+     * read whole, and a table that changes meanwhile is judged again at the next look.
+     */
+    public static boolean listsLiveProcess(String location, int node, long incarnation) {
+        String path = pathOf(location, node);
+        long length = slot(SLOTS);
+        int fd;
+        try {
+            fd = Posix.open(path, Posix.O_RDONLY | Posix.O_CLOEXEC, 0);
+        } catch (ErrnoException e) {
+            return false; // no table (not this host's node, or gone), or not ours to read
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            if (Posix.fileSize(fd) < length) {
+                return false;
+            }
+            MemorySegment t = Posix.mmap(fd, 0, length, false, arena);
+            if ((long) LONG.getVolatile(t, MAGIC) != MAGIC_VALUE || (long) LONG.getVolatile(t, INCARNATION) != incarnation) {
+                return false;
+            }
+            for (int s = 0; s < SLOTS; s++) {
+                long p = (long) LONG.getVolatile(t, slot(s));
+                if (p > 0 && p <= Integer.MAX_VALUE && Posix.processExists((int) p)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (ErrnoException e) {
+            return false;
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
     public int pid() {
         return pid;
     }

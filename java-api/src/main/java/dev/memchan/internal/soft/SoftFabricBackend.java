@@ -214,6 +214,8 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             MemorySegment pages = Posix.mmap(fd, layout.dataPage(0), layout.dataPage(SYS_PAGES) - layout.dataPage(0), false, arena);
             return liveness.isDeadObserving(hostId,
                     () -> SoftFabricGeometry.ownerPid((long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER)),
+                    () -> NodeLocal.listsLiveProcess(location, n, SoftFabricGeometry.ownerIncarnation(
+                            (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER))),
                     () -> SystemPagesCodec.heartbeat(pages, layout.pageSize(), n));
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);
@@ -526,13 +528,24 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         g.arena().close();
         int[] refs = g.transmit() ? txRefs : rxRefs;
         local.locked(() -> {
+            boolean superseded = superseded();
             for (int p = g.firstPage(); p < g.firstPage() + g.pageCount(); p++) {
-                if (--refs[p] == 0) {
+                if (--refs[p] == 0 && !superseded) {
                     unmapPage(slot, g.transmit(), p);
                 }
             }
             return null;
         });
+    }
+
+    /**
+     * The node block is no longer this claim's: the node was declared dead while this process lived, and
+     * the OWNER word was released (or claimed again, as a new incarnation). Its PCTs and table are then
+     * not this process's to change.
+     */
+    private boolean superseded() {
+        long owner = (long) LONG.getVolatile(control, regs + SF_NODE_OWNER);
+        return owner == 0 || SoftFabricGeometry.ownerIncarnation(owner) != incarnation;
     }
 
     /**
@@ -674,7 +687,9 @@ public final class SoftFabricBackend implements Backend, NodeShared {
                 INT.setVolatile(control, regs + REG_NODE_ID, 0);
                 LONG.compareAndSet(control, regs + SF_NODE_OWNER, owner, 0L);
             }
-            local.unregister(slot);
+            if (local.pidOf(slot) == local.pid()) { // not a new incarnation's row after a false death
+                local.unregister(slot);
+            }
             return null;
         });
         closed = true;

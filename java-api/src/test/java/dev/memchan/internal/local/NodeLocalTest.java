@@ -34,6 +34,29 @@ class NodeLocalTest {
     }
 
     @Test
+    void anotherProcessCanAskWhetherANodesTableListsALiveProcess() throws Exception {
+        assertFalse(NodeLocal.listsLiveProcess(location, 3, 7), "no table: nothing listed");
+        int dead = deadPid();
+        try (NodeLocal t = NodeLocal.open(location, 3, 4096, 256)) {
+            t.locked(() -> {
+                t.resetIfStale(7);
+                LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(5), (long) dead);
+                return null;
+            });
+            assertFalse(NodeLocal.listsLiveProcess(location, 3, 7), "only a dead process listed");
+            int mine = t.locked(t::register);
+            assertTrue(NodeLocal.listsLiveProcess(location, 3, 7), "a live process listed");
+            assertFalse(NodeLocal.listsLiveProcess(location, 3, 8), "a table of another incarnation says nothing of this one");
+            assertFalse(NodeLocal.listsLiveProcess(location, 4, 7), "another node's table");
+            t.locked(() -> {
+                t.unregister(mine);
+                return null;
+            });
+            assertFalse(NodeLocal.listsLiveProcess(location, 3, 7));
+        }
+    }
+
+    @Test
     void slotsHoldingsAndPageMapsAreKeptPerProcess() throws Exception {
         try (NodeLocal t = NodeLocal.open(location, 3, 4096, 256)) {
             t.locked(() -> {
