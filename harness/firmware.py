@@ -328,6 +328,8 @@ def run_job(ctx, job):
                 ctx.step(s.run.name.format(seed=seed), lambda log, s=s, seed=seed: do_run(ctx, s.run, log, {"seed": seed}))
         elif isinstance(s, tables.MustFail):
             ctx.step(s.name, lambda log, s=s: do_must_fail(ctx, s, log))
+            # the reason lines each control failed with, as evidence
+            ctx.show([s.name + ".log"], "|".join("(%s)" % reason for _, _, reason in s.runs))
         elif isinstance(s, tables.Synth):
             ctx.step(s.name, lambda log, s=s: do_synth(ctx, s, log))
             ctx.show([s.name + ".log"], r"^resources:")
