@@ -24,6 +24,8 @@ def test_boot(boot, request, out, guest_ready):
             out("# the guests' JVM AOT caches were not made (test guest-jvm-aot)")
     if "hub" in boot.needs:
         out("# " + request.getfixturevalue("hub_model"))
+    elif boot.board:
+        conftest.require(request.getfixturevalue("cosim_model"), "the 2-adapter device process (build.sh)")
     t0 = time.time()
     r = native.run_boot(guest_ready, boot, out, opts)
     conftest.REPORT.tap_passed += r.passed

@@ -26,7 +26,7 @@ def cosim_model(request, out):
     # the 2-adapter board model, which the firmware lane and the board boots share, built first
     # and outside the idle class: a board boot waiting on the build lock of an idle-class build
     # would wait on a build that gets no CPU while the guests run
-    return sh(["firmware/cosim/build.sh", "--adapters", "2"])
+    return request.getfixturevalue("cosim_model")
 
 
 def mvn_verify(request, out):
