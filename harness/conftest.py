@@ -124,7 +124,7 @@ def pytest_configure(config):
     global REPORT
     REPORT = Report()
     # the JUnit report in a known place, unless one was asked for elsewhere
-    if not getattr(config.option, "xmlpath", None):
+    if not getattr(config.option, "xmlpath", None) and not config.getoption("collectonly"):
         config.option.xmlpath = os.path.join(RESULTS, "junit.xml")
 
 
@@ -229,8 +229,7 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line("failed tests: " + " ".join(names))
     tr.write_line("the boots' checks (the guests' TAP lines and the harness's): %d ok, %d not ok" % (
         REPORT.tap_passed, REPORT.tap_failed))
-    tr.write_line("JUnit report %s; logs %s" % (
-        tr.config.option.xmlpath, RESULTS))
+    tr.write_line("JUnit report %s; logs %s" % (tr.config.option.xmlpath or "(none)", RESULTS))
 
 
 def pytest_unconfigure(config):
