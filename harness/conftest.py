@@ -116,6 +116,8 @@ def phase(item):
         return PHASES["boot"]
     if isinstance(r, tables.FwJob):
         return -1 if item.config.getoption("fw_serial") else PHASES["firmware"]
+    if item.nodeid.split("::")[0].endswith("test_self.py"):
+        return -2   # the harness's own checks: seconds, first
     return PHASES["native"]
 
 
