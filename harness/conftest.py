@@ -260,8 +260,12 @@ def sh(argv, cwd=ROOT, env=None, shell=False):
 
 
 def require(step, what):
+    """fails the test when step failed: with its failing lines (Maven's failed tests, FAIL, not
+    ok) when it has any, else its last lines"""
     if not step.ok:
-        pytest.fail("%s failed:\n%s" % (what, "\n".join(step.log.splitlines()[-40:])), pytrace=False)
+        lines = step.log.splitlines()
+        why = [line for line in lines if FAILING.search(line)][:20] or lines[-40:]
+        pytest.fail("%s failed:\n%s" % (what, "\n".join(why)), pytrace=False)
 
 
 @pytest.fixture(scope="session")
