@@ -115,7 +115,8 @@ def phase(item):
     if isinstance(r, tables.Boot):
         return PHASES["boot"]
     if isinstance(r, tables.FwJob):
-        return -1 if item.config.getoption("fw_serial") else PHASES["firmware"]
+        # the syntheses (late: started first, the longest) reported after the other jobs
+        return (-1 if item.config.getoption("fw_serial") else PHASES["firmware"]) + (0.5 if r.late else 0)
     if item.nodeid.split("::")[0].endswith("test_self.py"):
         return -2   # the harness's own checks: seconds, first
     return PHASES["native"]
@@ -187,11 +188,11 @@ def start_hub_build():
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     p = phase(item)
-    if p >= PHASES["java"] or p < 0:
+    if p >= PHASES["java"] or -1 <= p < 0:
         start_lane(item.config)
     if p >= PHASES["native"] and item.config._memchan_hub:
         start_hub_build()
-    if p == PHASES["firmware"]:
+    if p >= PHASES["firmware"]:
         LANE.promote()   # the Java and native tests are done
 
 
