@@ -10,7 +10,7 @@ import tables
 
 
 @pytest.mark.parametrize("boot", tables.BOOTS, ids=[b.name for b in tables.BOOTS])
-def test_boot(boot, request, out, guest_ready):
+def test_boot(boot, request, out, guest_ready, record_property):
     opts = {o: request.config.getoption(o) for o in
             ("board_java_select", "board_java_steps", "board_hub_select")}
     if boot.name == "board-hub-java":
@@ -28,6 +28,8 @@ def test_boot(boot, request, out, guest_ready):
         conftest.require(request.getfixturevalue("cosim_model"), "the 2-adapter device process (build.sh)")
     t0 = time.time()
     r = native.run_boot(guest_ready, boot, out, opts)
+    record_property("checks_ok", r.passed)
+    record_property("checks_not_ok", r.failed)
     conftest.REPORT.tap_passed += r.passed
     conftest.REPORT.tap_failed += r.failed
     out("# %s: %d passed, %d failed in %d s" % (boot.name, r.passed, r.failed, time.time() - t0))
