@@ -15,6 +15,6 @@ else
   sel+=(harness/test_firmware.py)
 fi
 opts=()
-[ -n "${FW_JOBS:-}" ] && opts+=(--fw-jobs "$FW_JOBS")
-[ -n "${FW_SEEDS:-}" ] && opts+=(--fw-seeds "$FW_SEEDS")
+[ -n "${FW_JOBS:-}" ] && opts+=("--fw-jobs=$FW_JOBS")
+[ -n "${FW_SEEDS:-}" ] && opts+=("--fw-seeds=$FW_SEEDS")
 exec "$root/scripts/test-all" "${sel[@]}" "${opts[@]}" "$@"

@@ -20,11 +20,11 @@ else
   sel+=(harness/test_boots.py)
 fi
 opts=()
-[ -n "${MEMCHAN_KVER:-}" ] && opts+=(--kver "$MEMCHAN_KVER")
+[ -n "${MEMCHAN_KVER:-}" ] && opts+=("--kver=$MEMCHAN_KVER")
 [ "${MEMCHAN_KEEP:-0}" = 1 ] && opts+=(--keep)
 [ "${MEMCHAN_JAVA_AOT:-1}" = 0 ] && opts+=(--no-java-aot)
-[ -n "${MEMCHAN_BOARD_JAVA_SELECT:-}" ] && opts+=(--board-java-select "$MEMCHAN_BOARD_JAVA_SELECT")
-[ -n "${MEMCHAN_BOARD_JAVA_STEPS:-}" ] && opts+=(--board-java-steps "$MEMCHAN_BOARD_JAVA_STEPS")
-[ -n "${MEMCHAN_BOARD_HUB_SELECT:-}" ] && opts+=(--board-hub-select "$MEMCHAN_BOARD_HUB_SELECT")
-[ -n "${MEMCHAN_BOARD_HUB_TIMEOUT:-}" ] && opts+=(--board-hub-timeout "$MEMCHAN_BOARD_HUB_TIMEOUT")
+[ -n "${MEMCHAN_BOARD_JAVA_SELECT:-}" ] && opts+=("--board-java-select=$MEMCHAN_BOARD_JAVA_SELECT")
+[ -n "${MEMCHAN_BOARD_JAVA_STEPS:-}" ] && opts+=("--board-java-steps=$MEMCHAN_BOARD_JAVA_STEPS")
+[ -n "${MEMCHAN_BOARD_HUB_SELECT:-}" ] && opts+=("--board-hub-select=$MEMCHAN_BOARD_HUB_SELECT")
+[ -n "${MEMCHAN_BOARD_HUB_TIMEOUT:-}" ] && opts+=("--board-hub-timeout=$MEMCHAN_BOARD_HUB_TIMEOUT")
 exec "$root/scripts/test-all" "${sel[@]}" "${opts[@]}" "$@"
