@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside the QEMU guest, chrooted into the host's file system (read-only
 # 9p; /dev, /proc, /sys, /tmp, /run are the guest's). Usage: guest.sh ROOT TEST
-# Prints TAP lines; native/test.sh counts them and checks the console for oopses.
+# Prints TAP lines; the harness (harness/native.py) counts them and checks the console for oopses.
 R=$1
 T=$2
 N=$R/native

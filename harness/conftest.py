@@ -1,0 +1,398 @@
+"""memchan's test harness: options, the session's shared builds (fixtures), the firmware lane,
+progress lines, the failing-lines recap. The tests are the rows of tables.py."""
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import firmware  # noqa: E402
+import native  # noqa: E402
+import tables  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(ROOT, "build", "test-results")
+
+# every Debian package a test uses, installed once (scripts/need-packages is quiet when all are)
+PACKAGES = ["gcc", "make", "python3", "qemu-system-x86", "linux-image-amd64", "linux-headers-amd64",
+            "busybox-static", "kmod", "udev", "dkms", "verilator", "g++", "iverilog", "yosys", "sparse",
+            "cpio", "util-linux", "python3-clang", "linux-source-6.1"]
+
+# the lines of a run that say what failed: TAP's "not ok" (the guests' indented behind their
+# label), the firmware's FAIL lines, Maven's failed tests
+FAILING = re.compile(r"^(# \[guest [^]]*\] )?not ok|^FAIL |^\[ERROR\] (Tests run:.*FAIL|  [A-Za-z].*:[0-9]+ )")
+
+PHASES = {"early": 0, "java": 1, "native": 2, "boot": 3, "firmware": 4}
+
+
+def pytest_addoption(parser):
+    g = parser.getgroup("memchan")
+    g.addoption("--kver", default=os.environ.get("MEMCHAN_KVER"),
+                help="kernel version of the guests and the driver build (default: the newest with headers and image)")
+    g.addoption("--keep", action="store_true", help="keep the work directory (consoles, logs)")
+    g.addoption("--no-java-aot", action="store_true",
+                help="the guests' test JVMs start without their AOT caches (to measure what they save)")
+    g.addoption("--board-java-steps", default=tables.BOARD_JAVA_STEPS,
+                help="board-java's steps (native/tests/board_java.sh), default %r" % tables.BOARD_JAVA_STEPS)
+    g.addoption("--board-java-select", default=tables.BOARD_JAVA_SELECT,
+                help="JUnit launcher selectors of board-java's conformance step, default %r" % tables.BOARD_JAVA_SELECT)
+    g.addoption("--board-hub-select", default=tables.BOARD_HUB_SELECT,
+                help="JUnit launcher selectors of board-hub-java (default: the whole suite)")
+    g.addoption("--board-hub-timeout", type=int, default=tables.BOARD_HUB_TIMEOUT,
+                help="board-hub-java's bound in seconds, default %d" % tables.BOARD_HUB_TIMEOUT)
+    g.addoption("--fw-seeds", default=tables.FW_SEEDS, help="seeds of the random benches, default %r" % tables.FW_SEEDS)
+    g.addoption("--fw-jobs", type=int, default=tables.FW_JOBS, help="firmware jobs at once, default %d" % tables.FW_JOBS)
+    g.addoption("--fw-serial", action="store_true",
+                help="run the firmware jobs first, alone, in the normal scheduling class (not beside the others)")
+    g.addoption("--progress-interval", type=float, default=60.0,
+                help="seconds between a long test's progress lines (default 60; 0: none)")
+    g.addoption("--all-boots", action="store_true", help="also the boots that are not in the default run (board-hub)")
+
+
+# ---- output ----------------------------------------------------------------------------------
+
+class Report:
+    """the run's log (every test's lines, build/test-results/run.log), per-test logs, and a
+    stream to the real terminal for progress lines (pytest captures the tests' own output)"""
+
+    def __init__(self):
+        os.makedirs(RESULTS, exist_ok=True)
+        self.lock = threading.Lock()
+        self.run_log = open(os.path.join(RESULTS, "run.log"), "w")
+        self.tty = os.fdopen(os.dup(sys.__stdout__.fileno()), "w", buffering=1)
+        self.tap_passed = 0
+        self.tap_failed = 0
+
+    def progress(self, line):
+        with self.lock:
+            self.tty.write("\n[%s] %s\n" % (time.strftime("%H:%M:%S"), line))
+            self.tty.flush()
+
+    def lines_for(self, name):
+        log = open(os.path.join(RESULTS, name + ".log"), "w")
+
+        def out(text):
+            for line in str(text).splitlines() or [""]:
+                print(line)
+                log.write(line + "\n")
+                log.flush()
+                with self.lock:
+                    self.run_log.write(line + "\n")
+                    self.run_log.flush()
+        return out
+
+
+REPORT = None
+LANE = firmware.Lane()
+HUB_BUILD = {}
+
+
+def test_name(item):
+    return item.callspec.id if hasattr(item, "callspec") else item.name
+
+
+def row(item):
+    p = getattr(item, "callspec", None)
+    if not p:
+        return None
+    for k in ("step", "boot", "job"):
+        if k in p.params:
+            return p.params[k]
+    return None
+
+
+def phase(item):
+    r = row(item)
+    if isinstance(r, tables.Host):
+        return PHASES[r.phase]
+    if isinstance(r, tables.Boot):
+        return PHASES["boot"]
+    if isinstance(r, tables.FwJob):
+        # the syntheses (late: started first, the longest) reported after the other jobs
+        return (-1 if item.config.getoption("fw_serial") else PHASES["firmware"]) + (0.5 if r.late else 0)
+    if item.nodeid.split("::")[0].endswith("test_self.py"):
+        return -2   # the harness's own checks: seconds, first
+    return PHASES["native"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    global REPORT
+    REPORT = Report()
+    # the JUnit report in a known place, unless one was asked for elsewhere
+    if not getattr(config.option, "xmlpath", None) and not config.getoption("collectonly"):
+        config.option.xmlpath = os.path.join(RESULTS, "junit.xml")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    explicit = config.getoption("keyword") or config.getoption("markexpr") or config.getoption("all_boots") \
+        or any("::" in a or "[" in a for a in config.args)
+    if not explicit:
+        keep, drop = [], []
+        for it in items:
+            r = row(it)
+            (drop if isinstance(r, tables.Boot) and not r.default else keep).append(it)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    items.sort(key=phase)   # stable: the tables' order within a phase
+
+
+def pytest_collection_finish(session):
+    session.config._memchan_fw_jobs = [row(it) for it in session.items if isinstance(row(it), tables.FwJob)]
+    session.config._memchan_others = any(not isinstance(row(it), tables.FwJob) and phase(it) >= PHASES["java"]
+                                         for it in session.items)
+    session.config._memchan_hub = any(isinstance(row(it), tables.Boot) and "hub" in row(it).needs
+                                      for it in session.items)
+
+
+def start_lane(config):
+    jobs = config._memchan_fw_jobs
+    if LANE.started or not jobs:
+        return
+    # the syntheses (late) first: single-threaded yosys reads only the RTL, the longest job
+    order = [j for j in jobs if j.late] + [j for j in jobs if not j.late]
+    idle = config._memchan_others and not config.getoption("fw_serial")
+    n = config.getoption("fw_jobs")
+    REPORT.progress("firmware lane: %d jobs, %d at once%s" % (len(order), n, ", idle class (chrt --idle 0), beside "
+                                                             "the other tests" if idle else ""))
+    LANE.on_done = lambda r: REPORT.progress("firmware lane: %s %s (%d passed, %d failed) in %d s (usual %d s)" % (
+        r.name, "PASS" if not r.failed else "FAIL", r.passed, r.failed, r.secs,
+        next(j.usual for j in jobs if j.name == r.name)))
+    LANE.start(order, n, config.getoption("fw_seeds").split(), idle)
+
+
+def start_hub_build():
+    """the device process with the hub (build.sh --hub), built in the background beside the
+    boots before the hub boots (most of which keep one core busy)"""
+    if HUB_BUILD:
+        return
+    HUB_BUILD["done"] = threading.Event()
+
+    def build():
+        t0 = time.time()
+        r = subprocess.run(["nice", "-n", "5", os.path.join(ROOT, "firmware/cosim/build.sh"), "--adapters", "4", "--hub"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        HUB_BUILD.update(rc=r.returncode, log=r.stdout, secs=int(time.time() - t0))
+        HUB_BUILD["done"].set()
+    threading.Thread(target=build, daemon=True).start()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    p = phase(item)
+    if p >= PHASES["java"] or -1 <= p < 0:
+        start_lane(item.config)
+    if p >= PHASES["native"] and item.config._memchan_hub:
+        start_hub_build()
+    if p >= PHASES["firmware"]:
+        LANE.promote()   # the Java and native tests are done
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    r = row(item)
+    usual = getattr(r, "usual", 0)
+    name = test_name(item)
+    t0 = time.time()
+    stop = threading.Event()
+    interval = item.config.getoption("progress_interval")
+
+    def ticker():
+        while interval > 0 and not stop.wait(interval):
+            REPORT.progress("%s: %d s so far (usually %d s)" % (name, time.time() - t0, usual))
+    REPORT.progress("%s: started (usually %d s)" % (name, usual))
+    threading.Thread(target=ticker, daemon=True).start()
+    try:
+        yield
+    finally:
+        stop.set()
+        REPORT.progress("%s: done in %d s (usually %d s)" % (name, time.time() - t0, usual))
+
+
+def pytest_terminal_summary(terminalreporter):
+    tr = terminalreporter
+    failed = [r for r in tr.stats.get("failed", []) + tr.stats.get("error", [])]
+    REPORT.run_log.flush()
+    with open(os.path.join(RESULTS, "run.log"), errors="replace") as f:
+        lines = [line.rstrip("\n") for line in f if FAILING.search(line)]
+    tr.write_sep("=", "memchan summary")
+    if failed or lines:
+        tr.write_line("failing lines:")
+        for line in lines[:40]:
+            tr.write_line("  " + line)
+        names = sorted({r.nodeid.split("[", 1)[-1].rstrip("]") for r in failed})
+        tr.write_line("failed tests: " + " ".join(names))
+    tr.write_line("the boots' checks (the guests' TAP lines and the harness's): %d ok, %d not ok" % (
+        REPORT.tap_passed, REPORT.tap_failed))
+    tr.write_line("JUnit report %s; logs %s" % (tr.config.option.xmlpath or "(none)", RESULTS))
+
+
+def pytest_unconfigure(config):
+    LANE.stop()
+
+
+# ---- fixtures: what the tests share ------------------------------------------------------------
+
+@pytest.fixture
+def out(request):
+    return REPORT.lines_for(test_name(request.node))
+
+
+@dataclasses.dataclass
+class Step:
+    ok: bool
+    log: str = ""
+    secs: int = 0
+
+
+def sh(argv, cwd=ROOT, env=None, shell=False):
+    t0 = time.time()
+    r = subprocess.run(argv, cwd=cwd, env=env, shell=shell, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL, text=True, errors="replace")
+    return Step(r.returncode == 0, r.stdout, int(time.time() - t0))
+
+
+def require(step, what):
+    """fails the test when step failed: with its failing lines (Maven's failed tests, FAIL, not
+    ok) when it has any, else its last lines"""
+    if not step.ok:
+        lines = step.log.splitlines()
+        why = [line for line in lines if FAILING.search(line)][:20] or lines[-40:]
+        pytest.fail("%s failed:\n%s" % (what, "\n".join(why)), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def packages():
+    r = sh([os.path.join(ROOT, "scripts/need-packages"), *PACKAGES])
+    require(r, "scripts/need-packages")
+
+
+class Env:
+    def __init__(self, config):
+        self.config = config
+        self.keep = config.getoption("keep")
+        self.work = tempfile.mkdtemp(prefix="memchan-test.", dir="/tmp")
+        self.kver = native.find_kernel(config.getoption("kver"))
+        self.shm_files = []
+        self.initrd = None
+        self.java = sh(["bash", "-c", 'source scripts/env.sh && echo "$JAVA_HOME/bin/java"']).log.strip()
+
+    def mcctl(self, args):
+        env = dict(os.environ, MCCTL_HOME=os.path.join(self.work, "mcctl"), MCCTL_JAVA_OPTS="-XX:TieredStopAtLevel=1")
+        return subprocess.run([os.path.join(ROOT, "scripts/mcctl"), *args], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, errors="replace")
+
+    def close(self):
+        for f in self.shm_files:
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+        if self.keep:
+            REPORT.progress("work directory kept: " + self.work)
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def env(request, packages):
+    e = Env(request.config)
+    yield e
+    e.close()
+
+
+@pytest.fixture(scope="session")
+def kernel(env):
+    if not env.kver:
+        pytest.fail("a kernel image with headers is installed (none found; --kver)", pytrace=False)
+    return env.kver
+
+
+@pytest.fixture(scope="session")
+def driver(kernel):
+    """the module, built with -Werror against the kernel's headers"""
+    sh(["make", "-C", native.N, "clean", "KVER=" + kernel])
+    return sh(["make", "-C", native.N, "KVER=" + kernel, "-j2"])
+
+
+@pytest.fixture(scope="session")
+def tools(driver):
+    return sh(["make", "-C", native.N, "tools"])
+
+
+@pytest.fixture(scope="session")
+def guest_ready(env, kernel, driver, tools):
+    """what every boot needs: the driver, the tools, the initramfs"""
+    require(driver, "module build")
+    require(tools, "user-space tools build")
+    if not env.initrd:
+        env.initrd = native.make_initramfs(env.work, kernel)
+    return env
+
+
+@pytest.fixture(scope="session")
+def java_snapshot(env):
+    """java-api's classes and test classes, and mcctl (tools/target), built once and copied into
+    the work directory (the guests see it as /run/work), so that a build in the same checkout
+    meanwhile cannot change the classes under them; then mcctl's AOT cache for that copy, at the
+    path the guests see it too (trained without AVX, which the guests' CPU lacks)"""
+    w = env.work
+    r = sh([os.path.join(ROOT, "scripts/mvn"), "-q", "-pl", "java-api,tools", "package", "-DskipTests"])
+    require(r, "java-api and mcctl build")
+    snap = sh(["bash", "-c", """set -e
+mkdir -p "$W/java" "$W/mcctl"
+cp -a java-api/target/classes java-api/target/test-classes "$W/java/"
+cp "$(ls java-api/target/memchan-api-*.jar | grep -v -e -sources -e -tests -e -javadoc | head -1)" "$W/java/memchan-api.jar"
+cp "$(ls java-api/target/memchan-api-*-tests.jar | head -1)" "$W/java/memchan-api-tests.jar"
+cp "$(ls tools/target/memchan-tools-*.jar | grep -v -e -sources -e -tests | head -1)" "$W/mcctl/memchan-tools.jar"
+cp -a tools/target/lib "$W/mcctl/lib"
+opts=$(R=$PWD; . native/tests/guest_lib.sh && echo "$GUEST_JVM_CPU_OPTS")
+MCCTL_HOME=$W/mcctl MCCTL_JAVA_OPTS=$opts scripts/mcctl-aot-cache 2>&1 | sed 's/^/# /'
+"""], env=dict(os.environ, W=w))
+    require(snap, "snapshot of the java-api and mcctl builds")
+    return snap
+
+
+@pytest.fixture(scope="session")
+def console(env, java_snapshot, request):
+    """the JUnit console launcher beside the snapshot, for the guests that run the conformance
+    suite, and the AOT caches the guests' test JVMs start from (scripts/test-jvm-aot-cache)"""
+    cs = "junit-platform-console-standalone-1.13.4.jar"
+    csd = os.path.expanduser("~/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.13.4")
+    if not os.path.isfile(os.path.join(csd, cs)):
+        r = sh([os.path.join(ROOT, "scripts/mvn"), "-q", "dependency:get",
+                "-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4"])
+        require(r, "JUnit console launcher (mvn dependency:get)")
+    shutil.copy(os.path.join(csd, cs), os.path.join(env.work, "java", "console-standalone.jar"))
+    if request.config.getoption("no_java_aot"):
+        return Step(True, "# --no-java-aot: no AOT caches for the guests' test JVMs")
+    r = sh([os.path.join(ROOT, "scripts/test-jvm-aot-cache")], env=dict(os.environ, MEMCHAN_WORK=env.work))
+    r.log = "\n".join("# " + line for line in r.log.splitlines())
+    return r
+
+
+@pytest.fixture(scope="session")
+def cosim_model(packages):
+    """the co-simulated board's 2-adapter device process (firmware/cosim/build.sh skips the build
+    when its stamp matches); launch.py would build it too, but here its time is not the boot's"""
+    return sh([os.path.join(ROOT, "firmware/cosim/build.sh"), "--adapters", "2"])
+
+
+@pytest.fixture(scope="session")
+def hub_model():
+    start_hub_build()
+    t0 = time.time()
+    HUB_BUILD["done"].wait()
+    if HUB_BUILD["rc"] != 0:
+        pytest.fail("device process with the hub (build.sh --adapters 4 --hub) failed:\n" +
+                    "\n".join(HUB_BUILD["log"].splitlines()[-30:]), pytrace=False)
+    return "device process with the hub built (4 adapters) in %d s, beside the boots (waited %d s for it here)" % (
+        HUB_BUILD["secs"], time.time() - t0)

@@ -1,0 +1,354 @@
+"""The harness's tables: every test of the test command is a row here.
+
+HOST      host-side steps (builds and checks that start no guest)
+BOOTS     QEMU boots of the driver: guests, their devices, cables or hub, fault knobs, the guest
+          test (native/tests/guest.sh dispatches by name), memory, time bound, usual time, needs
+FIRMWARE  the firmware benches and jobs (firmware/), run in the firmware lane (lane.py)
+
+"usual" is the time a passing run usually takes on an idle 2-core machine (seconds, rough, from
+docs/performance.md); the progress lines compare the elapsed time with it. "default=False" rows
+run only when selected by name (-k).
+"""
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+# ---------------------------------------------------------------------------------------------
+# host-side steps, in the order they run. phase: "early" before the firmware lane starts (what it
+# shares with the boots is built outside the idle class first), "java" the Java build's tests,
+# "native" the driver's checks (before the boots)
+
+
+@dataclass
+class Host:
+    name: str
+    phase: str
+    usual: int
+    doc: str
+
+
+HOST = [
+    Host("regmap", "early", 2, "generated files (RTL package, C header, Java constants, docs) are up to date"),
+    Host("uapi", "early", 5, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
+    Host("cosim-model", "early", 60, "the co-simulated board's 2-adapter device process builds "
+         "(firmware/cosim/build.sh, stamped), before the firmware lane and the boots share it"),
+    Host("mvn-verify", "java", 200, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl"),
+    Host("c-reference", "java", 2, "the C benchmark reference compiles warning-free"),
+    Host("driver-build", "native", 40, "the module builds with -Werror against the kernel's headers"),
+    Host("sparse", "native", 40, "sparse (make C=1) is clean"),
+    Host("checkpatch", "native", 15, "checkpatch.pl --strict of the driver sources and headers is clean"),
+    Host("modinfo", "native", 1, "modinfo: name, documented parameters, PCI aliases (board, ivshmem)"),
+    Host("tools-build", "native", 10, "user-space tools and tests build with -Werror"),
+    Host("dkms", "native", 60, "dkms add/build of native/dkms.conf (private trees)"),
+    Host("layout", "native", 30, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)"),
+    Host("guest-jvm-aot", "native", 90, "the AOT caches the guests' test JVMs start from "
+         "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)"),
+]
+
+# the soft-fabric geometries of the layout cross-check: (bytes, page size, nodes)
+LAYOUT_GEOMETRIES = [(16777216, 4096, 16), (67108864, 8192, 32), (4194304, 8192, 5), (1048576, 4096, 2)]
+
+# ---------------------------------------------------------------------------------------------
+# boots
+
+
+@dataclass
+class Guest:
+    console: str          # console log name (also the boot's label for one-guest boots)
+    test: str             # guest.sh's test name (mctest=)
+    adapters: str = ""    # board boots: the co-simulated adapters of this guest ("0,1"); "" ivshmem
+
+
+@dataclass
+class Boot:
+    name: str
+    guests: list
+    usual: int                          # seconds, a passing boot on an idle 2-core machine
+    timeout: int = 300                  # QEMU's (or the launcher's) bound, seconds
+    mem: int = 512                      # MB per guest
+    smp: int = 1                        # vCPUs (board guests: always 1, see native.py)
+    ivshmem: int = 1                    # ivshmem devices per guest, all on one fabric file
+    fabric_nodes: Optional[int] = None  # mcfab-create -n (None: its default)
+    board: bool = False                 # co-simulated RTL adapters (firmware/cosim/launch.py)
+    launch: list = field(default_factory=list)   # launch.py options: cables, hub, fault knobs
+    needs: tuple = ()                   # "java" snapshot, "console" JUnit launcher + AOT, "hub" model
+    files: dict = field(default_factory=dict)    # work-dir files the guest reads: name -> option
+    host_peer: Optional[str] = None     # a host process on the guest's fabric: "mc_cluster", "jvm"
+    default: bool = True
+    doc: str = ""
+
+
+# board-java's steps (native/tests/board_java.sh; step 1, the node IDs, always runs; "2", "4",
+# "cost" and "jvm" are opt-in) and its conformance step's JUnit launcher selectors (issue 9: the
+# whole suite under bit flips with link retry), and board-hub-java's selectors ("" = the whole
+# suite). Each is also a command-line option (conftest.py): --board-java-steps and so on.
+BOARD_JAVA_STEPS = "1 2flips 3 5"
+BOARD_JAVA_SELECT = "--select-package dev.memchan.conformance"
+BOARD_HUB_SELECT = ""
+BOARD_HUB_TIMEOUT = 2400
+
+BOOTS = [
+    Boot("abi", [Guest("abi", "abi")], usual=120,
+         doc="kselftest-style ABI tests, ioctl fuzz, unprivileged uid, udevadm, unbind with live "
+             "mappings (SIGBUS), module unload and reload; then node 0's block was released"),
+    Boot("cluster", [Guest("cluster-a", "cluster-a"), Guest("cluster-b", "cluster-b")], usual=90,
+         doc="two guests sharing one ivshmem file form a 2-node cluster"),
+    Boot("host", [Guest("host-guest", "cluster-a")], usual=90, host_peer="mc_cluster",
+         doc="a host process (mc_cluster) on the same soft-fabric file talks to a guest"),
+    Boot("java", [Guest("java", "java")], usual=210, timeout=900, mem=1024, smp=2, ivshmem=2,
+         needs=("java",), doc="the Java library on the driver: smoke test, mcctl"),
+    Boot("java-pair", [Guest("java-a", "java-a"), Guest("java-b", "java-b")], usual=120,
+         timeout=400, mem=1024, needs=("java",),
+         doc="a MessageChannel between JVMs in two guests"),
+    Boot("host-java", [Guest("host-java", "java-a")], usual=120, mem=1024, needs=("java",),
+         host_peer="jvm", doc="a host JVM on the soft fabric (file made by the Java library) talks "
+                              "to a JVM in a guest"),
+    Boot("conformance", [Guest("conformance", "conformance")], usual=300, timeout=2400, mem=2048,
+         smp=2, ivshmem=8, fabric_nodes=8, needs=("java", "console"),
+         doc="the Java conformance suite, unchanged, on 8 adapters of one guest (one 8-node fabric)"),
+    Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=140, timeout=600,
+         board=True, launch=["--cable", "0:0"], needs=("java",),
+         doc="the RTL adapter as the PCI device, a loopback plug in its cage: hardware backend"),
+    Boot("board-bad", [Guest("board-bad", "board-bad", "0,1")], usual=25, board=True,
+         launch=["--bad-id", "0", "--bad-version", "1"], needs=("java",),
+         doc="adapters with a wrong ID / VERSION major are refused"),
+    Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=1100, timeout=2400,
+         mem=2048, board=True, launch=["--cable", "0:1"], needs=("java", "console"),
+         files={"board-java.select": "board_java_select", "board-java.steps": "board_java_steps"},
+         doc="two RTL adapters cabled: node IDs from the link, the conformance suite under bit "
+             "flips with link retry, mcctl, retry off (native/tests/board_java.sh)"),
+    Boot("board-duo", [Guest("board-duo-a", "board-duo-a", "0"), Guest("board-duo-b", "board-duo-b", "1")],
+         usual=60, timeout=900, mem=1024, board=True, launch=["--cable", "0:1"], needs=("java",),
+         doc="two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench"),
+    Boot("board-pair", [Guest("board-pair-a", "board-pair-a", "0"), Guest("board-pair-b", "board-pair-b", "1")],
+         usual=80, timeout=600, board=True, launch=["--cable", "0:1"],
+         doc="two guests, one RTL adapter each, cabled: mc_cluster across them"),
+    Boot("board-hub", [Guest("board-hub", "board-hub", "0,1,2,3")], usual=300, timeout=900,
+         mem=1024, board=True, launch=["--hub"], needs=("java", "console", "hub"), default=False,
+         doc="four RTL adapters on the RTL hub: node IDs, broadcast, point to point, multicast, "
+             "the global clock, the two quick 4-node conformance tests (native/tests/board_hub.sh)"),
+    Boot("board-hub-java", [Guest("board-hub-java", "board-hub-java", "0,1,2,3")], usual=800,
+         timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"],
+         needs=("java", "console", "hub"), files={"board-hub.select": "board_hub_select"},
+         doc="board-hub's checks, then the Java conformance suite on the hub's 4 nodes, mcctl status"),
+]
+
+# ---------------------------------------------------------------------------------------------
+# firmware: jobs of steps. A job runs its steps in order; jobs run side by side in the firmware
+# lane (--fw-jobs at once). Steps (firmware.py runs them, in firmware/, logs in firmware/build/):
+#   Cmd(name, argv)                       a command must exit 0
+#   Build(name, bench, top, files, ...)   verilator --binary of a bench (VFLAGS, rtl/files.f first)
+#   Run(name, bench, top, plusargs)       the bench must exit 0 and print PASS
+#   Seeds(Run(...))                       one Run per seed of --fw-seeds ("{seed}" in plusargs)
+#   MustFail(name, bench, top, files, params, runs=[(plusargs, reason), ...]): a negative control:
+#       built with -G params, each run must FAIL, with a line matching its reason (grep -E)
+#   Synth(name, args)                     yosys synthesis (synth/synth.sh), resources and depth
+#   Func(name, function)                  a check too odd for a row (firmware.py)
+#   Show(globs, regex)                    prints matching lines of finished logs (no verdict)
+
+
+@dataclass
+class Cmd:
+    name: str
+    argv: list
+
+
+@dataclass
+class Build:
+    name: str
+    bench: str
+    top: str
+    files: list
+    flags: Optional[list] = None   # None: VFLAGS with rtl/files.f; else exactly these options
+
+
+@dataclass
+class Run:
+    name: str
+    bench: str
+    top: str
+    plusargs: list = field(default_factory=list)
+
+
+@dataclass
+class Seeds:
+    run: Run
+    seeds: Optional[list] = None   # None: --fw-seeds
+
+
+@dataclass
+class MustFail:
+    name: str
+    bench: str
+    top: str
+    files: list
+    params: list
+    runs: list   # [(run log name, plusargs, reason regex)]
+
+
+@dataclass
+class Synth:
+    name: str
+    args: list
+
+
+@dataclass
+class Func:
+    name: str
+    func: str    # a function of firmware.py
+
+
+@dataclass
+class Show:
+    globs: list
+    regex: str
+    first: Optional[int] = None
+
+
+@dataclass
+class FwJob:
+    name: str
+    usual: int       # CPU-bound seconds alone on a core, rough
+    steps: list
+    late: bool = False   # reported after the others (the syntheses, started first)
+    doc: str = ""
+
+
+RTL = ["-f", "rtl/files.f"]
+TBC = ["tb/common/tb_score_pkg.sv", "tb/common/tb_host_mem.sv", "tb/common/tb_link_chan.sv",
+       "tb/common/tb_adapter.sv"]
+HUBC = ["-f", "rtl/hub_files.f"] + TBC + ["tb/common/tb_hub_net.sv"]
+CLOCKC = HUBC + ["tb/common/tb_pair.sv", "tb/clock/tb_clock_mon.sv", "tb/clock/tb_clock.sv"]
+CLOCKU = ["rtl/memchan_pkt_pkg.sv", "rtl/memchan_clock_sync_tx.sv", "rtl/memchan_global_clock.sv"]
+UNIT_FLAGS = ["--binary", "--timing", "-O1", "-Wno-fatal"]
+LINT = ["verilator", "--lint-only", "-Wall", "lint/verilator.vlt"] + RTL
+
+
+def pair_bench(name, *plusargs, usual=150):
+    """two adapters cabled back to back (tb/common/tb_pair.sv): one build, every seed"""
+    files = TBC + ["tb/common/tb_pair.sv", f"tb/{name}/tb_{name}.sv"]
+    return FwJob(name, usual, [
+        Build(f"{name}_build", name, f"tb_{name}", files),
+        Seeds(Run(f"{name}_seed{{seed}}", name, f"tb_{name}", ["+seed={seed}", *plusargs])),
+    ])
+
+
+
+FIRMWARE = [
+    # yosys is single-threaded and reads only the RTL: the two syntheses start first, the hub's
+    # (the longer) before the adapter's, and are reported at the end
+    FwJob("synth_hub", 200, [Synth("synth_hub", ["memchan_hub"])], late=True,
+          doc="the hub's synthesis: no latches, no combinational loops, resources, depth"),
+    FwJob("synth", 120, [Synth("synth", [])], late=True, doc="the adapter's synthesis"),
+    FwJob("checks", 40, [
+        Cmd("regmap_check", ["python3", "{root}/regmap/gen.py", "--check"]),
+        Cmd("lint", LINT + ["--top-module", "memchan_top"]),
+        Func("param_check", "param_check"),
+        Cmd("hub_lint", LINT + ["-f", "rtl/hub_files.f", "--top-module", "memchan_hub"]),
+        Func("hub_param_check", "hub_param_check"),
+    ], doc="regmap, verilator lint, parameter checks (PAGE_SIZE=5000, PORTS=33, ACK_MERGE=0 refused)"),
+    FwJob("units", 60, [
+        Build("crc_build", "crc", "tb_crc", [], flags=UNIT_FLAGS + ["rtl/memchan_crc32.sv", "tb/crc/tb_crc.sv"]),
+        Run("crc_verilator", "crc", "tb_crc"),
+        Func("crc_iverilog", "crc_iverilog"),
+        Build("fifo_build", "fifo", "tb_fifo", [], flags=UNIT_FLAGS + [
+            "rtl/memchan_ram_sdp.sv", "rtl/memchan_fifo.sv", "tb/fifo/tb_fifo.sv"]),
+        Run("fifo", "fifo", "tb_fifo"),
+        Func("fifo_iverilog", "fifo_iverilog"),
+        Build("skid_build", "skid", "tb_skid", [], flags=UNIT_FLAGS + ["rtl/memchan_skid.sv", "tb/skid/tb_skid.sv"]),
+        Run("skid", "skid", "tb_skid"),
+        Func("skid_iverilog", "skid_iverilog"),
+    ], doc="small units (CRC, FIFO, skid buffer) in Verilator and Icarus"),
+    FwJob("icarus", 30, [Func("icarus_rtl", "icarus_rtl"), Func("icarus_hub", "icarus_hub")],
+          doc="the adapter and the hub elaborate under Icarus 11; their parameter checks fire"),
+    FwJob("selftest", 120, [
+        Build("selftest_build", "selftest", "tb_selftest", TBC + ["tb/selftest/tb_selftest.sv"]),
+        Seeds(Run("selftest_seed{seed}", "selftest", "tb_selftest", ["+seed={seed}"])),
+    ]),
+    pair_bench("b2b", "+rounds=6"),
+    pair_bench("link_errors"),
+    pair_bench("features"),
+    pair_bench("vhub", "+rounds=64"),
+    FwJob("hub", 400, [
+        Build("hub_build", "hub", "tb_hub", HUBC + ["tb/hub/tb_hub.sv"]),
+        Seeds(Run("hub_seed{seed}", "hub", "tb_hub", ["+seed={seed}", "+rounds=12"])),
+        Run("hub_backpressure", "hub", "tb_hub", ["+seed=7", "+rounds=12", "+bp=60"]),
+        # 5000 ppm on every cable: frames, LNAKs and LACKs lost on both hops of every path
+        Seeds(Run("hub_bitflips_seed{seed}", "hub", "tb_hub", ["+seed={seed}", "+rounds=12", "+flips=5000"]),
+              seeds=[8, 9, 10]),
+        Seeds(Run("hub8_seed{seed}", "hub", "tb_hub", ["+seed={seed}", "+rounds=12", "+nodes=8"]), seeds=[1, 2]),
+        # port supervision: one node's cables cut in the middle of the traffic, then healed
+        Seeds(Run("hub_cut_seed{seed}", "hub", "tb_hub", ["+seed={seed}", "+rounds=6", "+cut"]), seeds=[1, 2, 3]),
+        Show(["hub8_seed*.log", "hub_cut_seed*.log"], r"^hub: PASS"),
+    ], doc="4 (+nodes=8: 8) adapters on an 8-port hub: seeds, backpressure, bit flips, port cut"),
+    FwJob("hub_controls", 150, [
+        MustFail("hub_controls", "hub_controls", "tb_hub", HUBC + ["tb/hub/tb_hub.sv"],
+                 ["-GNN=4", "-GSUPERVISION=0", "-GMCAST_FILTER=0"], [
+                     # without port supervision a barrier waits forever on the cut node, or no
+                     # node-down report
+                     ("hub_nosup", ["+seed=1", "+rounds=6", "+cut", "+mcast=0"],
+                      "timeout waiting for barrier DONE|down not reported"),
+                     # multicast sent everywhere: a non-member's link sees it
+                     ("hub_mcast_all", ["+seed=1", "+rounds=12"], "not a member"),
+                 ]),
+    ], doc="negative controls: SUPERVISION=0 fails the port cut, MCAST_FILTER=0 a non-member"),
+    FwJob("hub_ack_forward", 120, [
+        MustFail("hub_ack_forward", "hub_ack_forward", "tb_hub", HUBC + ["tb/hub/tb_hub.sv"],
+                 ["-GNN=4", "-GACK_MERGE=0"],
+                 [("hub_ack_forward", ["+seed=1", "+rounds=12"], "barrier DONE while node")]),
+    ], doc="negative control: ACK_MERGE=0 (every receiver's ACK forwarded) fails the barrier check"),
+    FwJob("hub_disc", 200, [
+        Build("hub_disc_build", "hub_disc", "tb_hub_disc", HUBC + ["tb/hub_disc/tb_hub_disc.sv"]),
+        Seeds(Run("hub_disc_seed{seed}", "hub_disc", "tb_hub_disc", ["+seed={seed}"])),
+        Show(["hub_disc_seed*.log"], r"^hub_disc: PASS"),
+    ], doc="a hub port whose link discards while the port stays up"),
+    FwJob("hub_disc_silent", 120, [
+        MustFail("hub_disc_silent", "hub_disc_silent", "tb_hub_disc", HUBC + ["tb/hub_disc/tb_hub_disc.sv"],
+                 ["-GDISC_ANNOUNCE=0"],
+                 [("hub_disc_silent", ["+seed=1", "+bar=0"], "local-copy frames reached node")]),
+    ], doc="negative control: without the discard announcement the adapter's stores stall"),
+    FwJob("hub_order", 200, [
+        Build("hub_order_build", "hub_order", "tb_hub_order", HUBC + ["tb/hub_order/tb_hub_order.sv"]),
+        Seeds(Run("hub_order_seed{seed}", "hub_order", "tb_hub_order", ["+seed={seed}", "+rounds=48"])),
+    ], doc="rule 2 with 4 senders and 4 receivers (bid lock / IRIW)"),
+    FwJob("hub_order_unsync", 120, [
+        MustFail("hub_order_unsync", "hub_order_unsync", "tb_hub_order", HUBC + ["tb/hub_order/tb_hub_order.sv"],
+                 ["-GSYNC=0"],
+                 [("hub_order_unsync", ["+seed=1", "+rounds=48"], "rule 2 violated")]),
+    ], doc="negative control: the hub's broadcast synchronization off violates rule 2"),
+    FwJob("hub_perf", 150, [
+        Build("hub_perf_build", "hub_perf", "tb_hub_perf", HUBC + ["tb/hub_perf/tb_hub_perf.sv"]),
+        Run("hub_perf", "hub_perf", "tb_hub_perf"),
+        Show(["hub_perf.run.log"], r"^PERF hub"),
+    ], doc="8 adapters on the hub: bisection, broadcast against point to point"),
+    FwJob("clock", 200, [
+        Build("clock_build", "clock", "tb_clock", CLOCKC),
+        Seeds(Run("clock_seed{seed}", "clock", "tb_clock", ["+seed={seed}"]), seeds=[1, 2, 3]),
+        Show(["clock.run.log"], r"^CLOCK"),
+    ], doc="the global clock: 4 adapters on a hub and 2 back to back, skew within the bound"),
+    FwJob("clock_unsync", 120, [
+        MustFail("clock_unsync", "clock_unsync", "tb_clock", CLOCKC, ["-GSYNC=0"],
+                 [("clock_unsync", ["+seed=1"], "clock skew")]),
+    ], doc="negative control: without sync frames the clocks drift apart"),
+    FwJob("clock_unit", 40, [
+        Build("clock_unit_build", "clock_unit", "tb_clock_unit", [],
+              flags=UNIT_FLAGS + ["-Wno-WIDTH"] + CLOCKU + ["tb/clock_unit/tb_clock_unit.sv"]),
+        Run("clock_unit", "clock_unit", "tb_clock_unit"),
+        Func("clock_unit_iverilog", "clock_unit_icarus"),
+        Func("clock_unit_unsync", "clock_unit_unsync"),
+        Show(["clock_unit.run.log", "clock_unit_iverilog.run.log"], r"^CLOCK"),
+    ], doc="the clock's two ends alone, both simulators; SYNC=0 must fail with clock skew in both"),
+    FwJob("remote", 150, [
+        Build("remote_build", "remote", "tb_remote", TBC + ["tb/common/tb_pair.sv", "tb/remote/tb_remote.sv"]),
+        Seeds(Run("remote_seed{seed}", "remote", "tb_remote", ["+seed={seed}"])),
+    ]),
+    FwJob("perf", 100, [
+        Build("perf_build", "perf", "tb_perf", TBC + ["tb/common/tb_pair.sv", "tb/perf/tb_perf.sv"]),
+        Run("perf", "perf", "tb_perf"),
+        Show(["perf.run.log"], r"^PERF"),
+    ]),
+    FwJob("cosim_build", 60, [Cmd("cosim_build", ["cosim/build.sh"])],
+          doc="the co-simulated board's device process builds from the same RTL and cable model"),
+]
+
+FW_SEEDS = "1 2 3 4 5 6"
+FW_JOBS = 3
