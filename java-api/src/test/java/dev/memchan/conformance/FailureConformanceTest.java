@@ -55,7 +55,8 @@ class FailureConformanceTest {
                 int multiplier = multiplierAtDeath(watcher.logTail(), victimNode);
                 long bound = TestBackend.failureTimeout().toMillis() * multiplier + 2 * TestBackend.heartbeatPeriod().toMillis();
                 assertTrue(latency <= bound + slack, "declared dead after " + latency + " ms (bound " + bound
-                        + " ms, the watcher's local-health multiplier " + multiplier + ", + " + slack + " ms of scheduling slack)");
+                        + " ms, the watcher's local-health multiplier " + multiplier + ", + " + slack + " ms of scheduling slack)"
+                        + watcher.logTail());
                 watcher.expect("ACQUIRED", T); // the dead node's lock was released
                 watcher.expect("CLEAN", T);    // and its directory state removed
             }
