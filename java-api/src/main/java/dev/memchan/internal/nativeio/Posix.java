@@ -318,15 +318,44 @@ public final class Posix {
         }
     }
 
-    /** True when a process with this pid exists (kill(pid, 0) is not ESRCH). */
+    /**
+     * True when a process with this pid exists and can still run: kill(pid, 0) is not ESRCH, and the
+     * process is not a zombie. A killed process stays a zombie until its parent reaps it, which a busy
+     * or hung parent may do late or never; it holds nothing and runs nothing, so it counts as gone.
+     */
     public static boolean processExists(int pid) {
+        int rc;
+        MemorySegment capture = CAPTURE.get();
         try {
-            MemorySegment capture = CAPTURE.get();
-            int rc = (int) KILL.invokeExact(capture, pid, 0);
-            return rc == 0 || errno(capture) != ESRCH;
+            rc = (int) KILL.invokeExact(capture, pid, 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }
+        if (rc != 0) {
+            return errno(capture) != ESRCH;
+        }
+        return !isZombie(pid);
+    }
+
+    /**
+     * Whether /proc says {@code pid} is a zombie (state Z or X); false when /proc cannot tell (not
+     * mounted, or the process went meanwhile, which the next kill(pid, 0) sees).
+     */
+    static boolean isZombie(int pid) {
+        byte[] stat;
+        try {
+            stat = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+        } catch (java.io.IOException | SecurityException e) {
+            return false;
+        }
+        // "pid (comm) S ...": comm may hold spaces and parentheses, so the state follows the last ')'
+        for (int i = stat.length - 1; i > 0; i--) {
+            if (stat[i] == ')') {
+                byte state = i + 2 < stat.length ? stat[i + 2] : 0;
+                return state == 'Z' || state == 'X';
+            }
+        }
+        return false;
     }
 
     /** ioctl with a pointer argument; returns the non-negative result or throws with errno. */
