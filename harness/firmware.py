@@ -26,7 +26,7 @@ BUILD = os.path.join(FW, "build")
 
 # benches build without C++ optimization: compile time dominates, the runs take seconds. One C++
 # file per model (--output-split 0): split files each parse Verilator's headers again
-# (docs/performance.md "Session 8: firmware suite time"); the jobs already keep both cores busy.
+# (docs/performance.md, "The test command's time"); the jobs already keep both cores busy.
 # -fno-case: the register block's case statement stays an if/else chain instead of a decision tree
 # with a loop copied into every leaf (firmware/cosim/build.sh; the hub and remote jobs took 0.78x the
 # CPU with it, 580 against 744 CPU s, the same checks passing and the same controls failing)

@@ -19,7 +19,7 @@ MODS = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev
         "9pnet_virtio", "netfs", "fscache", "9p"]
 
 # The guests' CPU under TCG: x86-64 with SSE4.2, no AVX. A JVM's start costs about 0.7-0.8x the
-# vCPU time of -cpu max's (docs/performance.md, "Session 11"); the AOT caches the guests' JVMs
+# vCPU time of -cpu max's (docs/performance.md, "JVM start-up in the guests"); the AOT caches the guests' JVMs
 # start from are trained without AVX to match (guest_lib.sh, GUEST_JVM_CPU_OPTS)
 GUEST_CPU = "qemu64,+ssse3,+sse4.1,+sse4.2,+popcnt"
 
@@ -43,8 +43,8 @@ def find_kernel(kver=None):
 
 def init_script(work):
     """the initramfs's /init: the host's file system over 9p (read-only, cache=loose: nothing the
-    guest reads from it changes during a boot, and a JVM's reads stay in the guest's page cache;
-    session 8, the java guest: 211 -> 126 s), then guest.sh ROOT TEST chrooted into it"""
+    guest reads from it changes during a boot, and a JVM's reads stay in the guest's page cache:
+    the java guest takes 0.6x the time of cache=none), then guest.sh ROOT TEST chrooted into it"""
     mods = " ".join(MODS)
     return f"""#!/bin/busybox sh
 /bin/busybox --install -s /bin

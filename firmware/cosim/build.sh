@@ -37,7 +37,7 @@ flock 9
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
 cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
-# Build time against simulation speed (docs/performance.md, "Session 8: the hub board's cost"):
+# Build time against simulation speed (docs/performance.md, "Co-simulation speed"):
 # no Verilator -O3, whose only effect is --inline-mult -1: inlining every adapter into the top
 # made four copies of its code and cost 2.6x the g++ time for no speed; the model's code at
 # g++ -O1 and its run-once code (__Slow) at -O0 halved the g++ time again for 8 % of the speed.

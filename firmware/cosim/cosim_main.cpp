@@ -182,7 +182,7 @@ double busy_s = 0;              // wall time spent with the clock running (ticki
 // access waits for the burst under way (QEMU's proxy awaits the reply of every read and write),
 // so a burst is bounded in wall time, not only in cycles: the 4-adapter hub model runs 2.6
 // times fewer cycles per second than the 2-adapter model, fewer still inside a boot, where 32
-// of its cycles took almost a millisecond (session 12). A look is one poll(2), and a check of
+// of its cycles took almost a millisecond. A look is one poll(2), and a check of
 // the control files every 20 ms.
 constexpr double kBurstSeconds = 100e-6;
 constexpr int kBurstMaxCycles = 32;

@@ -143,8 +143,7 @@ clock_agrees "clock, 30 % stalls toward node 2"
 $CTL stall 6 0 > /dev/null
 
 # ---- 5. the Java conformance suite on the hub's 4 nodes ----
-# java: the whole suite (since session 12: 729 s on an idle machine, docs/performance.md
-# "Session 12"), or the selectors in /run/work/board-hub.select (MEMCHAN_BOARD_HUB_SELECT);
+# java: the whole suite (docs/performance.md, "The test command's time"), or the selectors in /run/work/board-hub.select (MEMCHAN_BOARD_HUB_SELECT);
 # quick (board-hub): the two tests that need 4 nodes and take seconds
 C=dev.memchan.conformance
 case "${2:-}" in

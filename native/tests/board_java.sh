@@ -257,12 +257,11 @@ if want 5; then
 	mcctl status --fabric dev:/dev/memchan1 --json > /tmp/lossy-status.out 2>&1
 	$CTL flip 0 0 > /dev/null
 	# Recovery: ERR_RESET on both adapters first, the discarding receiver (memchan1) first, and
-	# only then retry back on. The other order froze the guest (first run of this step with the
-	# RTL fix, session 8): memchan0 got RETRY_EN while memchan1 still discarded and sent no
+	# only then retry back on. The other order freezes the guest: memchan0 got RETRY_EN while memchan1 still discarded and sent no
 	# acknowledgement, so memchan0's sender exhausted its retries and discarded in turn, dropping
 	# the echoes node 1 (the virtual hub's spoke) waits for; node 1's echo credits ran out, its
 	# transmit window filled and the one vCPU blocked in a store (firmware/cosim/README.md,
-	# "Known problems").
+	# "What a board relies on").
 	for d in 1 0; do
 		MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl err-reset | sed "s/^/# memchan$d /"
 	done

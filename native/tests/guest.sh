@@ -218,9 +218,8 @@ board-pair-a | board-pair-b)
 	load || exit 1
 	rc=0
 	# the ordering rounds (both guests must agree): 50,000 instead of mc_cluster's 200,000, each
-	# a BAR2 store through the proxy (session 10: 200,000 took 152 s of the boot's 186 s on a
-	# machine 1.6x slower than session 9's); the flips still meet them (the first run with 50,000:
-	# 133 bits flipped, CRC_ERRORS 47 + 49, all retried, the boot 141 s)
+	# a BAR2 store through the proxy (200,000 take most of the boot); the flips still meet them
+	# (about 130 bits flipped and retried in a run)
 	PAIR_ROUNDS=50000
 	if [ "$T" = board-pair-a ]; then
 		if sh "$R/firmware/cosim/cosimctl.sh" flip 0 200 > /dev/null &&

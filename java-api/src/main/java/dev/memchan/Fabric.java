@@ -317,8 +317,8 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * The lock kind {@link #lockSet(long, int)} uses here: the bid lock on every backend (docs/performance.md,
-     * "Remote read, remote atomics and the two cluster locks"). Soft fabric: the CAS lock is about 3x faster
-     * uncontended (2.1 to 3.0x the spinlock against the bid lock's 6 to 9x), but its set dies with its home
+     * "Locks (uncontended)"). Soft fabric: the CAS lock is about 3x faster
+     * uncontended (2.2 to 2.9x the spinlock against the bid lock's 6 to 9x), but its set dies with its home
      * node, and the bid lock has no single node to lose; {@code dev:}: on ivshmem each remote atomic is a
      * system call, and a board does not serve them to Java yet (a CAS set is refused as UNSUPPORTED).
      */
