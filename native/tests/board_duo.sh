@@ -15,7 +15,8 @@ cd /tmp || exit 1
 # the two-process demo of scripts/demo (tools module), on the guests' snapshot of the build; the
 # failure timeout as board-java's: a one-vCPU guest under load starves the cluster agent for
 # seconds (7.7 s seen), and the default 800 ms then judges the other node dead and takes it out of
-# the channels' regions: each side then waits 30 s for the other's receiver; the demo now prints a LEAVE it sees
+# the channels' regions: each side then waits 30 s for the other's receiver; the demo prints a
+# LEAVE it sees
 demo() {
 	"$JAVA" --enable-native-access=ALL-UNNAMED -XX:TieredStopAtLevel=1 -Dmemchan.demo.failureTimeoutMs=15000 \
 		-cp "/run/work/mcctl/memchan-tools.jar:/run/work/mcctl/lib/*" dev.memchan.tools.demo.PingPongDemo "$@"
