@@ -214,7 +214,20 @@ def pytest_runtest_protocol(item, nextitem):
         yield
     finally:
         stop.set()
-        REPORT.progress("%s: done in %d s (usually %d s)" % (name, time.time() - t0, usual))
+        REPORT.progress("%s: %s in %d s (usually %d s)" % (name, getattr(item, "memchan_outcome", "done"),
+                                                          time.time() - t0, usual))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """the test's outcome for its closing progress line: FAILED if any phase failed"""
+    report = (yield).get_result()
+    if report.failed:
+        item.memchan_outcome = "FAILED"
+    elif report.skipped and getattr(item, "memchan_outcome", None) != "FAILED":
+        item.memchan_outcome = "skipped"
+    elif report.when == "call" and getattr(item, "memchan_outcome", None) is None:
+        item.memchan_outcome = "passed"
 
 
 def pytest_terminal_summary(terminalreporter):
