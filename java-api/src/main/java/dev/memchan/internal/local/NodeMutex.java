@@ -52,13 +52,13 @@ public final class NodeMutex {
                 if (LONG.compareAndSet(table, word, w, w + 1)) {
                     return;
                 }
-            } else if (owner != pid && !Posix.processExists(owner)) {
+            } else if (attempt < 64) {
+                Thread.onSpinWait(); // a live owner's critical section is short: spin before asking the kernel
+            } else if (owner != pid && !Posix.processExists(owner)) { // reads /proc: once per park, not per spin
                 if (recoverFrom(table, word, w, pid, recover)) {
                     LONG.setVolatile(table, word, ((long) pid << 32) | 1);
                     return;
                 }
-            } else if (attempt < 64) {
-                Thread.onSpinWait();
             } else {
                 LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(20_000, 200_000));
             }

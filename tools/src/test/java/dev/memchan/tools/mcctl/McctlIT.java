@@ -327,18 +327,66 @@ class McctlIT {
     void noPermissionIsExitThree() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root to run mcctl as another user");
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
-        List<String> asNobody = List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", LAUNCHER);
-        List<String> version = new ArrayList<>(asNobody);
-        version.add("--version");
-        Run v = exec(version);
-        assumeTrue(v.code() == 0, "user nobody cannot run the launcher of this checkout here: " + v.err());
-        String before = state();
-        List<String> status = new ArrayList<>(asNobody);
-        status.addAll(List.of("status", "--fabric", FABRIC));
-        Run r = exec(status);
-        assertEquals(3, r.code(), r.toString());
-        assertTrue(r.err().contains("permission") || r.err().contains("Permission"), r.err());
-        assertEquals(before, state());
+        // the checkout need not be readable by nobody (a clone under a 0700 directory is not): nobody runs a
+        // copy of the launcher and the build that any uid can read
+        Path install = readableInstall();
+        try {
+            List<String> asNobody = List.of("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    "/usr/bin/env", "MCCTL_HOME=" + install.resolve("mcctl"), install.resolve("scripts/mcctl").toString());
+            List<String> version = new ArrayList<>(asNobody);
+            version.add("--version");
+            Run v = exec(version);
+            assumeTrue(v.code() == 0, "user nobody cannot run mcctl from " + install + " here: " + v.err());
+            String before = state();
+            List<String> status = new ArrayList<>(asNobody);
+            status.addAll(List.of("status", "--fabric", FABRIC));
+            Run r = exec(status);
+            assertEquals(3, r.code(), r.toString());
+            assertTrue(r.err().contains("permission") || r.err().contains("Permission"), r.err());
+            assertEquals(before, state());
+        } finally {
+            try (var tree = Files.walk(install)) {
+                tree.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * The launcher (scripts/mcctl, scripts/env.sh) and the build it runs (the tools jar and its lib/, as
+     * MCCTL_HOME) copied into a new temporary directory that any uid can read: directories 0755, the
+     * scripts 0755, the jars 0644.
+     */
+    private static Path readableInstall() throws IOException {
+        var dirMode = java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x");
+        var jarMode = java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--");
+        Path scripts = Path.of(LAUNCHER).toAbsolutePath().getParent();
+        Path target = scripts.resolveSibling("tools").resolve("target");
+        Path jar;
+        try (var jars = Files.list(target)) {
+            jar = jars.filter(f -> f.getFileName().toString().matches("memchan-tools-.*\\.jar")
+                    && !f.getFileName().toString().matches(".*-(sources|tests|javadoc)\\.jar")).findFirst()
+                    .orElseThrow(() -> new IOException("no memchan-tools jar in " + target));
+        }
+        Path root = Files.createTempDirectory("mcctl-any-uid-");
+        Files.setPosixFilePermissions(root, dirMode);
+        for (String d : List.of("scripts", "mcctl", "mcctl/lib")) {
+            Files.createDirectory(root.resolve(d));
+            Files.setPosixFilePermissions(root.resolve(d), dirMode);
+        }
+        for (String f : List.of("mcctl", "env.sh")) {
+            Files.copy(scripts.resolve(f), root.resolve("scripts").resolve(f));
+            Files.setPosixFilePermissions(root.resolve("scripts").resolve(f), dirMode);
+        }
+        Files.copy(jar, root.resolve("mcctl/memchan-tools.jar"));
+        Files.setPosixFilePermissions(root.resolve("mcctl/memchan-tools.jar"), jarMode);
+        try (var libs = Files.list(target.resolve("lib"))) {
+            for (Path f : (Iterable<Path>) libs::iterator) {
+                Path to = root.resolve("mcctl/lib").resolve(f.getFileName().toString());
+                Files.copy(f, to);
+                Files.setPosixFilePermissions(to, jarMode);
+            }
+        }
+        return root;
     }
 
     @Test
