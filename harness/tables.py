@@ -28,19 +28,19 @@ class Host:
 
 HOST = [
     Host("regmap", "early", 2, "generated files (RTL package, C header, Java constants, docs) are up to date"),
-    Host("uapi", "early", 5, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
-    Host("cosim-model", "early", 60, "the co-simulated board's 2-adapter device process builds "
+    Host("uapi", "early", 2, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
+    Host("cosim-model", "early", 20, "the co-simulated board's 2-adapter device process builds "
          "(firmware/cosim/build.sh, stamped), before the firmware lane and the boots share it"),
-    Host("mvn-verify", "java", 200, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl"),
-    Host("c-reference", "java", 2, "the C benchmark reference compiles warning-free"),
-    Host("driver-build", "native", 40, "the module builds with -Werror against the kernel's headers"),
-    Host("sparse", "native", 40, "sparse (make C=1) is clean"),
-    Host("checkpatch", "native", 15, "checkpatch.pl --strict of the driver sources and headers is clean"),
+    Host("mvn-verify", "java", 330, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl"),
+    Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
+    Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
+    Host("sparse", "native", 10, "sparse (make C=1) is clean"),
+    Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean"),
     Host("modinfo", "native", 1, "modinfo: name, documented parameters, PCI aliases (board, ivshmem)"),
     Host("tools-build", "native", 10, "user-space tools and tests build with -Werror"),
-    Host("dkms", "native", 60, "dkms add/build of native/dkms.conf (private trees)"),
-    Host("layout", "native", 30, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)"),
-    Host("guest-jvm-aot", "native", 90, "the AOT caches the guests' test JVMs start from "
+    Host("dkms", "native", 15, "dkms add/build of native/dkms.conf (private trees)"),
+    Host("layout", "native", 60, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)"),
+    Host("guest-jvm-aot", "native", 30, "the AOT caches the guests' test JVMs start from "
          "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)"),
 ]
 
@@ -88,40 +88,40 @@ BOARD_HUB_SELECT = ""
 BOARD_HUB_TIMEOUT = 2400
 
 BOOTS = [
-    Boot("abi", [Guest("abi", "abi")], usual=120,
+    Boot("abi", [Guest("abi", "abi")], usual=30,
          doc="kselftest-style ABI tests, ioctl fuzz, unprivileged uid, udevadm, unbind with live "
              "mappings (SIGBUS), module unload and reload; then node 0's block was released"),
-    Boot("cluster", [Guest("cluster-a", "cluster-a"), Guest("cluster-b", "cluster-b")], usual=90,
+    Boot("cluster", [Guest("cluster-a", "cluster-a"), Guest("cluster-b", "cluster-b")], usual=30,
          doc="two guests sharing one ivshmem file form a 2-node cluster"),
-    Boot("host", [Guest("host-guest", "cluster-a")], usual=90, host_peer="mc_cluster",
+    Boot("host", [Guest("host-guest", "cluster-a")], usual=20, host_peer="mc_cluster",
          doc="a host process (mc_cluster) on the same soft-fabric file talks to a guest"),
-    Boot("java", [Guest("java", "java")], usual=210, timeout=900, mem=1024, smp=2, ivshmem=2,
+    Boot("java", [Guest("java", "java")], usual=290, timeout=900, mem=1024, smp=2, ivshmem=2,
          needs=("java",), doc="the Java library on the driver: smoke test, mcctl"),
-    Boot("java-pair", [Guest("java-a", "java-a"), Guest("java-b", "java-b")], usual=120,
+    Boot("java-pair", [Guest("java-a", "java-a"), Guest("java-b", "java-b")], usual=20,
          timeout=400, mem=1024, needs=("java",),
          doc="a MessageChannel between JVMs in two guests"),
-    Boot("host-java", [Guest("host-java", "java-a")], usual=120, mem=1024, needs=("java",),
+    Boot("host-java", [Guest("host-java", "java-a")], usual=20, mem=1024, needs=("java",),
          host_peer="jvm", doc="a host JVM on the soft fabric (file made by the Java library) talks "
                               "to a JVM in a guest"),
-    Boot("conformance", [Guest("conformance", "conformance")], usual=300, timeout=2400, mem=2048,
+    Boot("conformance", [Guest("conformance", "conformance")], usual=280, timeout=2400, mem=2048,
          smp=2, ivshmem=8, fabric_nodes=8, needs=("java", "console"),
          doc="the Java conformance suite, unchanged, on 8 adapters of one guest (one 8-node fabric)"),
-    Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=140, timeout=600,
+    Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=100, timeout=600,
          board=True, launch=["--cable", "0:0"], needs=("java",),
          doc="the RTL adapter as the PCI device, a loopback plug in its cage: hardware backend"),
-    Boot("board-bad", [Guest("board-bad", "board-bad", "0,1")], usual=25, board=True,
+    Boot("board-bad", [Guest("board-bad", "board-bad", "0,1")], usual=15, board=True,
          launch=["--bad-id", "0", "--bad-version", "1"], needs=("java",),
          doc="adapters with a wrong ID / VERSION major are refused"),
-    Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=500, timeout=2400,
+    Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=440, timeout=2400,
          mem=2048, board=True, launch=["--cable", "0:1"], needs=("java", "console"),
          files={"board-java.select": "board_java_select", "board-java.steps": "board_java_steps"},
          doc="two RTL adapters cabled: node IDs from the link, mcctl, the ordering and lock "
              "tests under bit flips with link retry, retry off (native/tests/board_java.sh)"),
     Boot("board-duo", [Guest("board-duo-a", "board-duo-a", "0"), Guest("board-duo-b", "board-duo-b", "1")],
-         usual=60, timeout=900, mem=1024, board=True, launch=["--cable", "0:1"], needs=("java",),
+         usual=40, timeout=900, mem=1024, board=True, launch=["--cable", "0:1"], needs=("java",),
          doc="two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench"),
     Boot("board-pair", [Guest("board-pair-a", "board-pair-a", "0"), Guest("board-pair-b", "board-pair-b", "1")],
-         usual=80, timeout=600, board=True, launch=["--cable", "0:1"],
+         usual=30, timeout=600, board=True, launch=["--cable", "0:1"],
          doc="two guests, one RTL adapter each, cabled: mc_cluster across them"),
     Boot("board-hub", [Guest("board-hub", "board-hub", "0,1,2,3")], usual=300, timeout=900,
          mem=1024, board=True, launch=["--hub"], needs=("java", "console", "hub"), default=False,
