@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       (default 4 x 2) and an observer node in this JVM stay members for SECONDS, each process reporting
  *       every cluster event it sees. Every CHURN_SECONDS (default 5; 0: never) the process one node's
  *       member slot names is SIGKILLed and replaced, round robin over the nodes: the survivor has to take
- *       the slot over (issue 24's false death). Every node keeps a live process throughout, so any LEAVE
+ *       the slot over (a late survivor's false death). Every node keeps a live process throughout, so any LEAVE
  *       with failed=true, and any EVICTED, is a false death.</li>
  *   <li>{@code kills COUNT}: COUNT times, a node of two processes joins and both are SIGKILLed; this JVM,
  *       another node, times the kill to its LEAVE (failed=true) event.</li>

@@ -98,7 +98,7 @@ class FailureConformanceTest {
     }
 
     /**
-     * Issue 24's false death, made certain: the process a node's member slot names is SIGKILLed while the
+     * A busy node's false death, made certain: the process a node's member slot names is SIGKILLed while the
      * node's other process is stopped (SIGSTOP), so no agent of the node can rename the slot for longer
      * than the hand-over window. The node's table lists the stopped process, which the kernel says exists:
      * the node lives, and the survivor takes the slot over once continued.
