@@ -18,6 +18,7 @@ import subprocess
 import threading
 import time
 
+import cpu
 import tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -59,8 +60,11 @@ class Ctx:
         argv = [str(a).replace("{root}", ROOT) for a in argv]
         if self.lane.idle:
             argv = ["chrt", "--idle", "0"] + argv
+        # its own process group (stop and promote reach its whole tree), not its own session: a new
+        # session is a new scheduling autogroup (sched_autogroup_enabled, Debian's default), whose
+        # share of the CPU is a whole group's, idle class or not, against the boots' one group
         p = subprocess.Popen(argv, cwd=FW, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+                             stdin=subprocess.DEVNULL, process_group=0)
         self.lane.track(p, True)
         try:
             data = p.communicate()[0].decode(errors="replace")
@@ -355,6 +359,7 @@ class Result:
         self.passed = 0
         self.failed = 0
         self.secs = 0
+        self.cpu = 0.0
         self.started = None
         self.aborted = None
 
@@ -393,6 +398,7 @@ class Lane:
                     return
                 r = self.results[job.name]
                 r.started = time.time()
+                acc = cpu.begin()
                 ctx = Ctx(self, seeds)
                 try:
                     run_job(ctx, job)
@@ -402,6 +408,7 @@ class Lane:
                     ctx.failed += 1
                 r.lines, r.passed, r.failed = ctx.lines, ctx.passed, ctx.failed
                 r.secs = int(time.time() - r.started)
+                r.cpu = acc.cpu
                 with open(os.path.join(BUILD, "job.%s.out" % job.name), "w") as f:
                     f.write("\n".join(r.lines) + "\n")
                 r.done.set()
@@ -417,14 +424,14 @@ class Lane:
             return
         self.idle = False
         with self._lock:
-            sids = {p.pid for p in self._procs}
+            groups = {p.pid for p in self._procs}
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
             try:
                 with open("/proc/%s/stat" % pid) as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                if int(fields[3]) not in sids:   # session id
+                if int(fields[2]) not in groups:   # process group
                     continue
                 for tid in os.listdir("/proc/%s/task" % pid):
                     os.sched_setscheduler(int(tid), os.SCHED_OTHER, os.sched_param(0))
