@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import queue
 import tempfile
 import threading
 import time
@@ -13,9 +14,12 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu  # noqa: E402
 import firmware  # noqa: E402
 import native  # noqa: E402
 import tables  # noqa: E402
+
+cpu.install()
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "build", "test-results")
@@ -29,7 +33,9 @@ PACKAGES = ["gcc", "make", "python3", "qemu-system-x86", "linux-image-amd64", "l
 # label), the firmware's FAIL lines, Maven's failed tests
 FAILING = re.compile(r"^(# \[guest [^]]*\] )?not ok|^FAIL |^\[ERROR\] (Tests run:.*FAIL|  [A-Za-z].*:[0-9]+ )")
 
-PHASES = {"early": 0, "java": 1, "native": 2, "boot": 3, "firmware": 4}
+# the order of the main sequence; "side" rows run in the side lane beside it (their tests, which
+# wait for them and report, come after the boots)
+PHASES = {"early": 0, "java": 1, "native": 2, "boot": 3, "side": 3.5, "firmware": 4}
 
 
 def pytest_addoption(parser):
@@ -75,23 +81,120 @@ class Report:
             self.tty.write("\n[%s] %s\n" % (time.strftime("%H:%M:%S"), line))
             self.tty.flush()
 
-    def lines_for(self, name):
+    def lines_for(self, name, echo=True):
+        """out(text): a test's lines, to its log and the run's log, and printed (to pytest's
+        capture of the running test) when echo; a side-lane item's are kept in out.lines for the
+        test that reports it"""
         log = open(os.path.join(RESULTS, name + ".log"), "w")
 
         def out(text):
             for line in str(text).splitlines() or [""]:
-                print(line)
+                if echo:
+                    print(line)
+                else:
+                    out.lines.append(line)
                 log.write(line + "\n")
                 log.flush()
                 with self.lock:
                     self.run_log.write(line + "\n")
                     self.run_log.flush()
+        out.lines = []
         return out
 
 
 REPORT = None
 LANE = firmware.Lane()
 HUB_BUILD = {}
+MACHINE = cpu.Machine()
+# the session fixtures' values once made, for the side lane's items (made in the main thread)
+MADE = {}
+
+
+class SideLane:
+    """the side lane: one thread beside the main sequence that runs the rows marked lane="side"
+    (tables.py), in table order, each submitted once what it needs is made (submit_side). Their
+    pytest tests come after the boots: each waits for its item and reports its lines. The main
+    sequence's boots and the side lane's use about 1.3 cores each (a TCG vCPU and a device
+    process); the firmware lane takes what they leave."""
+
+    def __init__(self):
+        self.q = queue.Queue()
+        self.items = {}
+        self.thread = None
+
+    def submit(self, name, fn):
+        """fn(out) -> result, run on the lane's thread; out: its lines (REPORT.lines_for, not echoed)"""
+        if name in self.items:
+            return
+        it = self.items[name] = {"done": threading.Event(), "out": REPORT.lines_for(name, echo=False)}
+        self.q.put((name, fn))
+        REPORT.progress("side lane: %s queued" % name)
+        if not self.thread:
+            self.thread = threading.Thread(target=self.worker, name="side-lane", daemon=True)
+            self.thread.start()
+
+    def worker(self):
+        while True:
+            name, fn = self.q.get()
+            it = self.items[name]
+            acc = cpu.begin()
+            t0 = time.time()
+            REPORT.progress("side lane: %s started" % name)
+            try:
+                it["result"] = fn(it["out"])
+            except Exception as e:   # an item that breaks is a failure, not a silent pass
+                it["error"] = repr(e)
+            it["secs"], it["cpu"] = time.time() - t0, acc.cpu
+            REPORT.progress("side lane: %s done in %d s, %d CPU s" % (name, it["secs"], it["cpu"]))
+            it["done"].set()
+
+    def wait(self, name):
+        it = self.items[name]
+        it["done"].wait()
+        return it
+
+
+SIDE = SideLane()
+
+
+def side_rows(config):
+    return [r for r in config._memchan_rows if getattr(r, "lane", "main") == "side"]
+
+
+def submit_side(config):
+    """queues every selected side row whose needs are made (called before and after each test of
+    the main sequence, and by the side rows' own tests when they run alone)"""
+    for r in side_rows(config):
+        if r.name in SIDE.items:
+            continue
+        if isinstance(r, tables.Host):
+            # mvn verify builds in the checkout's target/ directories: not while the Java
+            # snapshot's package build runs there, when this session makes one
+            if config._memchan_snapshot and "java_snapshot" not in MADE:
+                continue
+            SIDE.submit(r.name, lambda out, argv=r.argv: sh(argv))
+        elif isinstance(r, tables.Boot):
+            need = ["guest_ready"] + (["java_snapshot"] if "java" in r.needs else []) + \
+                (["console"] if "console" in r.needs else [])
+            if all(n in MADE for n in need):
+                SIDE.submit(r.name, side_boot(config, r))
+
+
+def boot_options(config):
+    return {o: config.getoption(o) for o in ("board_java_select", "board_java_steps", "board_hub_select")}
+
+
+def side_boot(config, boot):
+    if boot.name == "board-hub-java":
+        boot = dataclasses.replace(boot, timeout=config.getoption("board_hub_timeout"))
+    env, opts = MADE["guest_ready"], boot_options(config)
+
+    def run(out):
+        out("# %s: %s" % (boot.name, boot.doc))
+        if "hub" in boot.needs:
+            out("# " + hub_model_wait())
+        return native.run_boot(env, boot, out, opts)
+    return run
 
 
 def test_name(item):
@@ -110,6 +213,8 @@ def row(item):
 
 def phase(item):
     r = row(item)
+    if getattr(r, "lane", "main") == "side":
+        return PHASES["side"]
     if isinstance(r, tables.Host):
         return PHASES[r.phase]
     if isinstance(r, tables.Boot):
@@ -146,6 +251,12 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_collection_finish(session):
+    rows = [row(it) for it in session.items]
+    session.config._memchan_rows = [r for r in rows if r is not None]
+    # whether this session makes the Java snapshot (a package build in the checkout)
+    session.config._memchan_snapshot = any(
+        (isinstance(r, tables.Boot) and "java" in r.needs) or (isinstance(r, tables.Host) and r.snapshot)
+        for r in rows)
     session.config._memchan_fw_jobs = [row(it) for it in session.items if isinstance(row(it), tables.FwJob)]
     session.config._memchan_others = any(not isinstance(row(it), tables.FwJob) and phase(it) >= PHASES["java"]
                                          for it in session.items)
@@ -163,8 +274,8 @@ def start_lane(config):
     n = config.getoption("fw_jobs")
     REPORT.progress("firmware lane: %d jobs, %d at once%s" % (len(order), n, ", idle class (chrt --idle 0), beside "
                                                              "the other tests" if idle else ""))
-    LANE.on_done = lambda r: REPORT.progress("firmware lane: %s %s (%d passed, %d failed) in %d s (usual %d s)" % (
-        r.name, "PASS" if not r.failed else "FAIL", r.passed, r.failed, r.secs,
+    LANE.on_done = lambda r: REPORT.progress("firmware lane: %s %s (%d passed, %d failed) in %d s, %d CPU s (usual %d s)" % (
+        r.name, "PASS" if not r.failed else "FAIL", r.passed, r.failed, r.secs, r.cpu,
         next(j.usual for j in jobs if j.name == r.name)))
     LANE.start(order, n, config.getoption("fw_seeds").split(), idle)
 
@@ -187,6 +298,7 @@ def start_hub_build():
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    submit_side(item.config)
     p = phase(item)
     if p >= PHASES["java"] or -1 <= p < 0:
         start_lane(item.config)
@@ -210,17 +322,23 @@ def pytest_runtest_protocol(item, nextitem):
             REPORT.progress("%s: %d s so far (usually %d s)" % (name, time.time() - t0, usual))
     REPORT.progress("%s: started (usually %d s)" % (name, usual))
     threading.Thread(target=ticker, daemon=True).start()
+    item.memchan_cpu = cpu.begin()
     try:
         yield
     finally:
         stop.set()
-        REPORT.progress("%s: %s in %d s (usually %d s)" % (name, getattr(item, "memchan_outcome", "done"),
-                                                          time.time() - t0, usual))
+        cpu_s = dict(item.user_properties).get("cpu_seconds", item.memchan_cpu.cpu)
+        REPORT.progress("%s: %s in %d s, %d CPU s (usually %d s)" % (
+            name, getattr(item, "memchan_outcome", "done"), time.time() - t0, cpu_s, usual))
+        submit_side(item.config)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """the test's outcome for its closing progress line: FAILED if any phase failed"""
+    if call.when == "call" and "cpu_seconds" not in dict(item.user_properties):
+        # the CPU of what this test ran (a side-lane or firmware test records its item's own)
+        item.user_properties.append(("cpu_seconds", round(item.memchan_cpu.cpu)))
     report = (yield).get_result()
     if report.failed:
         item.memchan_outcome = "FAILED"
@@ -245,6 +363,10 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line("failed tests: " + " ".join(names))
     tr.write_line("the boots' checks (the guests' TAP lines and the harness's): %d ok, %d not ok" % (
         REPORT.tap_passed, REPORT.tap_failed))
+    wall, busy, cores = MACHINE.since()
+    if not tr.config.getoption("collectonly"):
+        tr.write_line("the run: %d s, the machine busy %d CPU s of %d cores (%d %%); each test's CPU s: the "
+                      "cpu_seconds properties of the JUnit report" % (wall, busy, cores, 100 * busy / (wall * cores)))
     tr.write_line("JUnit report %s; logs %s" % (tr.config.option.xmlpath or "(none)", RESULTS))
 
 
@@ -256,6 +378,12 @@ def pytest_unconfigure(config):
 
 @pytest.fixture
 def out(request):
+    if getattr(row(request.node), "lane", "main") == "side":
+        # the side lane writes this test's log (SideLane.submit); here its lines are only shown
+        def show(text):
+            for line in str(text).splitlines() or [""]:
+                print(line)
+        return show
     return REPORT.lines_for(test_name(request.node))
 
 
@@ -348,6 +476,7 @@ def guest_ready(env, kernel, driver, tools):
     require(tools, "user-space tools build")
     if not env.initrd:
         env.initrd = native.make_initramfs(env.work, kernel)
+    MADE["guest_ready"] = env
     return env
 
 
@@ -356,7 +485,8 @@ def java_snapshot(env):
     """java-api's classes and test classes, and mcctl (tools/target), built once and copied into
     the work directory (the guests see it as /run/work), so that a build in the same checkout
     meanwhile cannot change the classes under them; then mcctl's AOT cache for that copy, at the
-    path the guests see it too (trained without AVX, which the guests' CPU lacks)"""
+    path the guests see it too (trained without AVX, which the guests' CPU lacks); and the JUnit
+    console launcher beside them"""
     w = env.work
     r = sh([os.path.join(ROOT, "scripts/mvn"), "-q", "-pl", "java-api,tools", "package", "-DskipTests"])
     require(r, "java-api and mcctl build")
@@ -371,24 +501,30 @@ opts=$(R=$PWD; . native/tests/guest_lib.sh && echo "$GUEST_JVM_CPU_OPTS")
 MCCTL_HOME=$W/mcctl MCCTL_JAVA_OPTS=$opts scripts/mcctl-aot-cache 2>&1 | sed 's/^/# /'
 """], env=dict(os.environ, W=w))
     require(snap, "snapshot of the java-api and mcctl builds")
-    return snap
-
-
-@pytest.fixture(scope="session")
-def console(env, java_snapshot, request):
-    """the JUnit console launcher beside the snapshot, for the guests that run the conformance
-    suite, and the AOT caches the guests' test JVMs start from (scripts/test-jvm-aot-cache)"""
+    # the JUnit console launcher beside it, for the guests that run the conformance suite (fetched
+    # here, before a side lane's mvn verify uses the same local Maven repository)
     cs = "junit-platform-console-standalone-1.13.4.jar"
     csd = os.path.expanduser("~/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.13.4")
     if not os.path.isfile(os.path.join(csd, cs)):
         r = sh([os.path.join(ROOT, "scripts/mvn"), "-q", "dependency:get",
                 "-Dartifact=org.junit.platform:junit-platform-console-standalone:1.13.4"])
         require(r, "JUnit console launcher (mvn dependency:get)")
-    shutil.copy(os.path.join(csd, cs), os.path.join(env.work, "java", "console-standalone.jar"))
+    shutil.copy(os.path.join(csd, cs), os.path.join(w, "java", "console-standalone.jar"))
+    snap.log += "\n# the JUnit console launcher: %s" % cs
+    MADE["java_snapshot"] = snap
+    return snap
+
+
+@pytest.fixture(scope="session")
+def console(env, java_snapshot, request):
+    """the AOT caches the guests' test JVMs start from (scripts/test-jvm-aot-cache), for the
+    snapshot and the console launcher beside it"""
     if request.config.getoption("no_java_aot"):
-        return Step(True, "# --no-java-aot: no AOT caches for the guests' test JVMs")
-    r = sh([os.path.join(ROOT, "scripts/test-jvm-aot-cache")], env=dict(os.environ, MEMCHAN_WORK=env.work))
-    r.log = "\n".join("# " + line for line in r.log.splitlines())
+        r = Step(True, "# --no-java-aot: no AOT caches for the guests' test JVMs")
+    else:
+        r = sh([os.path.join(ROOT, "scripts/test-jvm-aot-cache")], env=dict(os.environ, MEMCHAN_WORK=env.work))
+        r.log = "\n".join("# " + line for line in r.log.splitlines())
+    MADE["console"] = r
     return r
 
 
@@ -399,13 +535,13 @@ def cosim_model(packages):
     return sh([os.path.join(ROOT, "firmware/cosim/build.sh"), "--adapters", "2"])
 
 
-@pytest.fixture(scope="session")
-def hub_model():
+def hub_model_wait():
+    """waits for the hub's device process build; raises when it failed"""
     start_hub_build()
     t0 = time.time()
     HUB_BUILD["done"].wait()
     if HUB_BUILD["rc"] != 0:
-        pytest.fail("device process with the hub (build.sh --adapters 4 --hub) failed:\n" +
-                    "\n".join(HUB_BUILD["log"].splitlines()[-30:]), pytrace=False)
+        raise RuntimeError("device process with the hub (build.sh --adapters 4 --hub) failed:\n" +
+                           "\n".join(HUB_BUILD["log"].splitlines()[-30:]))
     return "device process with the hub built (4 adapters) in %d s, beside the boots (waited %d s for it here)" % (
         HUB_BUILD["secs"], time.time() - t0)

@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 # ---------------------------------------------------------------------------------------------
+# Three lanes run at once (harness/README.md): the main sequence (the host steps, then the boots,
+# in table order), the side lane (the rows with lane="side", in table order, each started as soon
+# as what it needs is made, beside the main sequence) and the firmware lane (idle class).
+#
 # host-side steps, in the order they run. phase: "early" before the firmware lane starts (what it
 # shares with the boots is built outside the idle class first), "java" the Java build's tests,
-# "native" the driver's checks (before the boots)
+# "native" the driver's checks (before the boots). snapshot: the step makes or uses the Java
+# snapshot (a package build in the checkout, which a side lane's mvn verify waits for). argv: a
+# side-lane step's command (run in the checkout, must exit 0)
 
 
 @dataclass
@@ -24,6 +30,9 @@ class Host:
     phase: str
     usual: int
     doc: str
+    lane: str = "main"
+    snapshot: bool = False
+    argv: Optional[list] = None
 
 
 HOST = [
@@ -31,7 +40,10 @@ HOST = [
     Host("uapi", "early", 2, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
     Host("cosim-model", "early", 20, "the co-simulated board's 2-adapter device process builds "
          "(firmware/cosim/build.sh, stamped), before the firmware lane and the boots share it"),
-    Host("mvn-verify", "java", 330, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl"),
+    Host("java-build", "java", 60, "java-api and mcctl build (package), snapshot for the guests with mcctl's "
+         "AOT cache, the JUnit console launcher", snapshot=True),
+    Host("mvn-verify", "java", 330, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
+         lane="side", argv=["scripts/mvn", "verify"]),
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean"),
@@ -39,9 +51,10 @@ HOST = [
     Host("modinfo", "native", 1, "modinfo: name, documented parameters, PCI aliases (board, ivshmem)"),
     Host("tools-build", "native", 10, "user-space tools and tests build with -Werror"),
     Host("dkms", "native", 15, "dkms add/build of native/dkms.conf (private trees)"),
-    Host("layout", "native", 60, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)"),
+    Host("layout", "native", 60, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)",
+         snapshot=True),
     Host("guest-jvm-aot", "native", 30, "the AOT caches the guests' test JVMs start from "
-         "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)"),
+         "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)", snapshot=True),
 ]
 
 # the soft-fabric geometries of the layout cross-check: (bytes, page size, nodes)
@@ -74,6 +87,7 @@ class Boot:
     files: dict = field(default_factory=dict)    # work-dir files the guest reads: name -> option
     host_peer: Optional[str] = None     # a host process on the guest's fabric: "mc_cluster", "jvm"
     default: bool = True
+    lane: str = "main"                  # "side": beside the main sequence (the side lane)
     doc: str = ""
 
 
@@ -128,7 +142,7 @@ BOOTS = [
          doc="four RTL adapters on the RTL hub: node IDs, broadcast, point to point, multicast, "
              "the global clock, the two quick 4-node conformance tests (native/tests/board_hub.sh)"),
     Boot("board-hub-java", [Guest("board-hub-java", "board-hub-java", "0,1,2,3")], usual=800,
-         timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"],
+         timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"], lane="side",
          needs=("java", "console", "hub"), files={"board-hub.select": "board_hub_select"},
          doc="board-hub's checks, then the Java conformance suite on the hub's 4 nodes under bit "
              "flips on all 8 cables with link retry, mcctl status"),

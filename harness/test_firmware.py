@@ -14,9 +14,10 @@ def test_firmware(job, request, out, packages, record_property):
     r.done.wait()
     for line in r.lines:
         out(line)
-    out("# firmware %s: %d passed, %d failed in %d s" % (job.name, r.passed, r.failed, r.secs))
+    out("# firmware %s: %d passed, %d failed in %d s, %d CPU s" % (job.name, r.passed, r.failed, r.secs, r.cpu))
     # the test's own time is its wait for the lane; the job's is here (JUnit properties)
     record_property("job_seconds", r.secs)
+    record_property("cpu_seconds", round(r.cpu))
     record_property("steps_passed", r.passed)
     record_property("steps_failed", r.failed)
     assert r.failed == 0 and r.passed > 0, "firmware job %s: %d steps failed" % (job.name, r.failed)
