@@ -157,6 +157,13 @@ class McctlIT {
     @BeforeAll
     static void fabricWithTwoNodes() throws Exception {
         assertTrue(Files.isExecutable(Path.of(LAUNCHER)), "launcher " + LAUNCHER);
+        // the launcher starts from mcctl's AOT cache, as after scripts/install-mcctl: made here for
+        // the jar this build just packaged (scripts/mcctl-aot-cache beside the launcher)
+        Path aotCache = Path.of(LAUNCHER).resolveSibling("mcctl-aot-cache");
+        if (Files.isExecutable(aotCache)) {
+            Run made = exec(List.of(aotCache.toString()));
+            assertEquals(0, made.code(), "mcctl-aot-cache\n" + made);
+        }
         dir = Files.createTempDirectory("mcctl-it");
         Run create = ok("node", "create", "--fabric", FABRIC, "--size", "4M", "--nodes", "6", "--json");
         assertEquals(6, create.json().get("max_nodes").asInt());
