@@ -53,6 +53,8 @@ def pytest_addoption(parser):
                 help="JUnit launcher selectors of board-hub-java (default: the whole suite)")
     g.addoption("--board-hub-timeout", type=int, default=tables.BOARD_HUB_TIMEOUT,
                 help="board-hub-java's bound in seconds, default %d" % tables.BOARD_HUB_TIMEOUT)
+    g.addoption("--detector-args", default="600 20",
+                help="the detector boot's soak seconds and number of kills, default '600 20'")
     g.addoption("--fw-seeds", default=tables.FW_SEEDS, help="seeds of the random benches, default %r" % tables.FW_SEEDS)
     g.addoption("--fw-jobs", type=int, default=tables.FW_JOBS, help="firmware jobs at once, default %d" % tables.FW_JOBS)
     g.addoption("--fw-serial", action="store_true",
@@ -113,9 +115,10 @@ MADE = {}
 class SideLane:
     """the side lane: one thread beside the main sequence that runs the rows marked lane="side"
     (tables.py), in table order, each submitted once what it needs is made (submit_side). Their
-    pytest tests come after the boots: each waits for its item and reports its lines. The main
-    sequence's boots and the side lane's use about 1.3 cores each (a TCG vCPU and a device
-    process); the firmware lane takes what they leave."""
+    pytest tests come after the boots: each waits for its item and reports its lines. A boot may
+    be a side row too (the lane runs it with the session's fixtures), but two boots at once on 2
+    cores took about twice their time alone and more CPU; the firmware lane takes what the two
+    lanes leave."""
 
     def __init__(self):
         self.q = queue.Queue()
@@ -181,7 +184,8 @@ def submit_side(config):
 
 
 def boot_options(config):
-    return {o: config.getoption(o) for o in ("board_java_select", "board_java_steps", "board_hub_select")}
+    return {o: config.getoption(o) for o in ("board_java_select", "board_java_steps", "board_hub_select",
+                                             "detector_args")}
 
 
 def side_boot(config, boot):

@@ -120,6 +120,10 @@ BOOTS = [
     Boot("conformance", [Guest("conformance", "conformance")], usual=280, timeout=2400, mem=2048,
          smp=2, ivshmem=8, fabric_nodes=8, needs=("java", "console"),
          doc="the Java conformance suite, unchanged, on 8 adapters of one guest (one 8-node fabric)"),
+    Boot("detector", [Guest("detector", "detector")], usual=1200, timeout=2400, mem=2048, smp=2, ivshmem=8,
+         fabric_nodes=8, needs=("java", "console"), files={"detector.args": "detector_args"}, default=False,
+         doc="the failure detector's figures on the driver: a 10-minute soak of 4 nodes x 2 processes with two "
+             "CPU hogs in the guest (no false deaths), then 20 SIGKILLed nodes' detection times"),
     Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=100, timeout=600,
          board=True, launch=["--cable", "0:0"], needs=("java",),
          doc="the RTL adapter as the PCI device, a loopback plug in its cage: hardware backend"),
@@ -142,7 +146,7 @@ BOOTS = [
          doc="four RTL adapters on the RTL hub: node IDs, broadcast, point to point, multicast, "
              "the global clock, the two quick 4-node conformance tests (native/tests/board_hub.sh)"),
     Boot("board-hub-java", [Guest("board-hub-java", "board-hub-java", "0,1,2,3")], usual=800,
-         timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"], lane="side",
+         timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"],
          needs=("java", "console", "hub"), files={"board-hub.select": "board_hub_select"},
          doc="board-hub's checks, then the Java conformance suite on the hub's 4 nodes under bit "
              "flips on all 8 cables with link retry, mcctl status"),

@@ -14,6 +14,16 @@ load() {
 	[ -e /dev/memchan0 ] || { echo "not ok 1 /dev/memchan0 appeared"; return 1; }
 }
 
+# load_eight: the driver on the guest's 8 ivshmem adapters of one fabric, node IDs 0..7
+load_eight() {
+	load || return 1
+	i=0
+	while [ ! -e /dev/memchan7 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	for n in 0 1 2 3 4 5 6 7; do
+		"$N/tools/memchan-setnode" /dev/memchan$n $n || { echo "not ok 1 memchan-setnode /dev/memchan$n $n"; return 1; }
+	done
+}
+
 udev_check() {
 	# udevadm test against the real device, with our rules and a memchan group
 	mount -t tmpfs tmp /etc/udev/rules.d
@@ -102,12 +112,7 @@ java)
 conformance)
 	# the Java conformance suite, unchanged, with the JUnit console launcher: 8 adapters of one
 	# fabric, node IDs 0..7, one per node process (dev:/dev/memchan*, docs/java-api.md)
-	load || exit 1
-	i=0
-	while [ ! -e /dev/memchan7 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	for n in 0 1 2 3 4 5 6 7; do
-		"$N/tools/memchan-setnode" /dev/memchan$n $n || { echo "not ok 1 memchan-setnode /dev/memchan$n $n"; exit 1; }
-	done
+	load_eight || exit 1
 	for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*25*; do
 		[ -x "$j/bin/java" ] && { JAVA=$j/bin/java; break; }
 	done
@@ -118,6 +123,51 @@ conformance)
 		"-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=8 -Dmemchan.test.timeScale=4" \
 		--select-package dev.memchan.conformance
 	rc=$?
+	rmmod memchan || rc=1
+	exit $rc
+	;;
+detector)
+	# the failure detector's figures on the driver (docs/performance.md, "Failure detection under
+	# load"): 8 adapters of one fabric as in the conformance guest, the suite's time scale. The soak
+	# (4 nodes x 2 processes and an observer; every 20 s a node's named process SIGKILLed, its
+	# survivor takes the slot over) with two CPU hogs in the guest beside it: no live node may be
+	# declared dead. Then the SIGKILL-to-declared-dead latency of 20 kills, the guest otherwise idle.
+	# Seconds and count: /run/work/detector.args ("SOAK_SECONDS KILLS", default "600 20"; 0 leaves
+	# that part out).
+	load_eight || exit 1
+	. "$N/tests/guest_lib.sh"
+	set -- $(cat /run/work/detector.args 2> /dev/null) 600 20
+	soak=$1 kills=$2
+	cd /tmp || exit 1
+	opts="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=8 -Dmemchan.test.timeScale=4"
+	node_opts="$TEST_JVM_OPTS $(aot_opts "$NODE_AOT")"
+	detector() {
+		set -f
+		# shellcheck disable=SC2086
+		"$JAVA" $TEST_JVM_OPTS "-Dmemchan.test.nodeJvmOptions=$node_opts" --enable-native-access=ALL-UNNAMED \
+			$opts -cp "$NODE_CP" dev.memchan.conformance.DetectorLoadMain "$@"
+		st=$?
+		set +f
+		return $st
+	}
+	rc=0
+	if [ "$soak" -gt 0 ]; then
+		sh -c 'while :; do :; done' & h1=$!
+		sh -c 'while :; do :; done' & h2=$!
+		# (a SIGKILL every 20 s: the host's 5 s times the suite's time scale, as a node JVM's
+		# start takes that much longer here)
+		detector soak "$soak" 4 2 20 > /tmp/soak.out 2>&1
+		st=$?
+		kill $h1 $h2
+		sed 's/^/# /' /tmp/soak.out
+		check $st "detector soak, $soak s, two CPU hogs in the guest: no live node declared dead ($(grep -c "FALSE DEATH\|EVICTED" /tmp/soak.out) false deaths or evictions)"
+	fi
+	if [ "$kills" -gt 0 ]; then
+		detector kills "$kills" > /tmp/kills.out 2>&1
+		st=$?
+		sed 's/^/# /' /tmp/kills.out
+		check $st "detector kills: $kills SIGKILLed nodes declared dead ($(grep "^kills result" /tmp/kills.out))"
+	fi
 	rmmod memchan || rc=1
 	exit $rc
 	;;
