@@ -12,6 +12,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntPredicate;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -20,7 +21,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The cluster lock: the Memory Channel bid lock ({@link BidLock}) on the lock page's row, which guards
  * the directory and the membership slots. The node has one bid slot: a Java lock lets one thread of the
  * process, then the node's cluster mutex ({@link NodeMutex}) one process of the node, bid in it at a time; a bidder that stays in the way is cleared when the membership's liveness rule
- * says its node is dead.
+ * says its node is dead, and a joining node's bid (its slot not yet a member) once it has stood for the
+ * joiner's bound ({@link JoiningBids}).
  */
 public final class ClusterLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
@@ -35,15 +37,20 @@ public final class ClusterLock {
     private final int me;
     private final BidLock bids;
     private final IntPredicate deadNow;
+    private final IntPredicate member;
+    private final LongSupplier joinerBoundNanos;
+    private final JoiningBids joining;
     private final ReentrantLock localMutex = new ReentrantLock();
     private final NodeLocal local;
 
     /**
      * @param local   the node's local table: its cluster mutex lets one process of the node bid at a time
-     * @param deadNow whether node n is dead, observed now (it may wait up to the failure timeout)
+     * @param deadNow whether node n, a member, is dead, observed now (it may wait up to the failure timeout)
+     * @param member  whether node n's member slot is a member's (not ABSENT): else a bid of it is a joiner's
+     * @param joinerBoundNanos how long a joiner's bid may stand before it is taken for a dead joiner's
      */
     public ClusterLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
-                       IntPredicate deadNow) {
+                       IntPredicate deadNow, IntPredicate member, LongSupplier joinerBoundNanos) {
         this.local = local;
         this.backend = backend;
         this.tx = tx;
@@ -52,6 +59,9 @@ public final class ClusterLock {
         this.nodes = backend.maxNodes();
         this.me = backend.nodeId();
         this.deadNow = deadNow;
+        this.member = member;
+        this.joinerBoundNanos = joinerBoundNanos;
+        this.joining = new JoiningBids(nodes);
         this.bids = new BidLock(tx, rx, row(), nodes, me, backend.incarnation(), writeCombining);
     }
 
@@ -117,11 +127,22 @@ public final class ClusterLock {
         }
     }
 
-    /** A node that died holding (or bidding for) the cluster lock must not block everyone. */
+    /**
+     * A node that died holding (or bidding for) the cluster lock must not block everyone: a member's bid
+     * goes when the liveness rule says the node is dead, a joiner's when it has stood for the bound.
+     */
     public void clearBidsOfDeadBidders() {
         for (int n = 0; n < nodes; n++) {
-            if (n != me && (long) LONG.getVolatile(rx, SystemPagesDescriptor.lockBid(pageSize, n)) != 0 && deadNow.test(n)) {
-                clearBid(n);
+            long bid = n == me ? 0 : (long) LONG.getVolatile(rx, SystemPagesDescriptor.lockBid(pageSize, n));
+            if (bid != 0 && !member.test(n)) {
+                if (joining.stale(n, bid, System.nanoTime(), joinerBoundNanos.getAsLong())) {
+                    clearBid(n);
+                }
+            } else {
+                joining.stale(n, 0, 0, 0);
+                if (bid != 0 && deadNow.test(n)) {
+                    clearBid(n);
+                }
             }
         }
     }

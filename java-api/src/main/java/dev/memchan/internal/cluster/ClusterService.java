@@ -18,6 +18,7 @@ import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import static dev.memchan.layout.Regs.SYS_NODE_STATE_ABSENT;
 import static dev.memchan.layout.Regs.SYS_PAGES;
 
 /**
@@ -30,6 +31,8 @@ import static dev.memchan.layout.Regs.SYS_PAGES;
 public final class ClusterService implements ClusterAdmin, AutoCloseable {
     /** Every system page (and a lock set's or new region's zeroing grant) is routed broadcast with local copy. */
     public static final int SYSTEM_TX_ENTRY = Route.broadcast().pctEntry(true, false);
+    /** A joining node's cluster-lock bid is taken for a dead joiner's after this many failure timeouts. */
+    static final int JOINER_BOUND_TIMEOUTS = 4;
 
     private final Backend backend;
     private final Backend.Grant sysTx;
@@ -67,8 +70,11 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
             this.ownsLocal = true;
             slot = -1; // registered when joining
         }
+        // a joiner holds the lock for its join's cleanup and registration: far less than this on any
+        // machine the failure timeout fits, stretched as the rest by the detector's local health
         this.lock = new ClusterLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), local,
-                n -> membership().isDeadNow(n));
+                n -> membership().isDeadNow(n), n -> membership().member(n).state() != SYS_NODE_STATE_ABSENT,
+                () -> JOINER_BOUND_TIMEOUTS * liveness.failureTimeoutNanos());
         this.directory = new RegionDirectory(backend, sysTx.segment(), sysRx.segment(), lock, local, () -> membership().slot());
         this.membership = new Membership(backend, sysTx.segment(), sysRx.segment(), lock, directory, liveness,
                 heartbeatPeriod.toNanos(), local, slot);
