@@ -19,7 +19,7 @@
 //   --ctl DIR          control directory (request/ack files, see README.md)
 //   --idle-cycles N    cycles the clock keeps running after a BAR0 write or a control request
 //   --link-tail N      cycles it keeps running after a BAR2 write, a DMA beat or a frame other
-//                      than a heartbeat or clock sync on a link (default 4 x LINK_ACK_TIMEOUT)
+//                      than a heartbeat or clock sync on a link (default 2 x LINK_ACK_TIMEOUT)
 //   --seed N           Verilator random seed (cable stalls and bit flips)
 //   --speed N          measure: run N cycles with the adapters enabled and cabled, print the
 //                      rate in cycles per CPU second and exit (no sockets needed; --fd -1 per
@@ -175,7 +175,9 @@ uint64_t idle_cycles = 1 << 16;
 // progress, up to retry exhaustion) extends the run; heartbeats, which never stop, do not. A
 // cluster agent's heartbeat store every 100 ms then runs the clock for about this many cycles
 // instead of idle_cycles (which, at about 200,000 cycles per CPU second, never let it stop).
-uint64_t link_tail = 4 * uint64_t(MC_REG_LINK_ACK_TIMEOUT_RESET);
+// Twice the timeout: a resend is due LINK_ACK_TIMEOUT cycles after the last acknowledgement
+// progress (itself a frame), and the timer pauses on stalled cycles (up to half of them here).
+uint64_t link_tail = 2 * uint64_t(MC_REG_LINK_ACK_TIMEOUT_RESET);
 uint64_t busy_cycles = 0, idle_waits = 0;
 double busy_s = 0;              // wall time spent with the clock running (ticking, serving)
 // While the clock runs free, the loop looks for requests between bursts of cycles. A guest's BAR
