@@ -8,7 +8,7 @@
 #      (MEMCHAN_BOARD_JAVA_SELECT; default the whole suite, --select-package dev.memchan.conformance)
 #      "2flips": the same under step 4's flips and checks (opt-in: the whole suite runs under
 #      flips on the hub's cables, native/tests/board_hub.sh step 5)
-#   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, the checks run on ivshmem)
+#   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, less what only the ivshmem run needs)
 #   4. rule 3 with link retry: bit flips on both cables while the ordering and lock tests run;
 #      they pass, CRC_ERRORS and LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
 #   5. rule 3 without retry: a receiver gets a prefix of the sender's stores in order, never a
