@@ -175,12 +175,21 @@ def submit_side(config):
             # snapshot's package build runs there, when this session makes one
             if config._memchan_snapshot and "java_snapshot" not in MADE:
                 continue
-            SIDE.submit(r.name, lambda out, argv=r.argv: sh(argv))
+            SIDE.submit(r.name, lambda out, argv=r.argv: side_step(out, argv))
         elif isinstance(r, tables.Boot):
             need = ["guest_ready"] + (["java_snapshot"] if "java" in r.needs else []) + \
                 (["console"] if "console" in r.needs else [])
             if all(n in MADE for n in need):
                 SIDE.submit(r.name, side_boot(config, r))
+
+
+def side_step(out, argv):
+    """a side-lane host step: its command, its output into its log and the run's (the failing
+    lines' recap reads the run's log)"""
+    r = sh(argv)
+    out(r.log)
+    r.log = ""   # written: the test that reports it shows out.lines
+    return r
 
 
 def boot_options(config):
