@@ -2,6 +2,8 @@ package dev.memchan.internal.dev;
 
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
 import dev.memchan.MessageChannel;
 
 import java.lang.foreign.Arena;
@@ -35,6 +37,25 @@ public final class DevGuestCluster {
         return v ^ (v >>> 31);
     }
 
+    /**
+     * The sending end to {@code peer}, opened again while the library's wait for the peer's receiving
+     * end (30 s an attempt) runs out, until {@code timeout}: the peer is a JVM in another kernel, which
+     * on a busy machine joins and gets there tens of seconds after this one.
+     */
+    private static MessageChannel.Sender senderWithin(Fabric f, long key, int peer, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return MessageChannel.sender(f, key, peer, 16384);
+            } catch (MemchanException e) {
+                if (e.kind() != Kind.TIMEOUT || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                System.out.println("# " + e.getMessage() + "; opening it again");
+            }
+        }
+    }
+
     public static void main(String[] args) {
         boolean a = args[0].equals("a");
         String location = args.length > 1 ? args[1] : "dev:/dev/memchan0";
@@ -55,7 +76,7 @@ public final class DevGuestCluster {
             long start;
             int ok = 0;
             if (a) {
-                try (MessageChannel.Sender out = MessageChannel.sender(f, KEY_AB, peer, 16384);
+                try (MessageChannel.Sender out = senderWithin(f, KEY_AB, peer, timeout);
                      MessageChannel.Receiver in = MessageChannel.receiver(f, KEY_BA, peer, 16384)) {
                     start = System.nanoTime();
                     for (int seq = 1; seq <= MESSAGES; seq++) {
@@ -74,7 +95,7 @@ public final class DevGuestCluster {
                 }
             } else {
                 try (MessageChannel.Receiver in = MessageChannel.receiver(f, KEY_AB, peer, 16384);
-                     MessageChannel.Sender out = MessageChannel.sender(f, KEY_BA, peer, 16384)) {
+                     MessageChannel.Sender out = senderWithin(f, KEY_BA, peer, timeout)) {
                     start = System.nanoTime();
                     for (int seq = 1; seq <= MESSAGES; seq++) {
                         int len = in.receive(buf, timeout);
