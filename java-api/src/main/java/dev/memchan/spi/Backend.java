@@ -21,6 +21,16 @@ public interface Backend extends AutoCloseable {
     /** The URI this adapter was opened from, e.g. {@code shm:demo}. */
     String location();
 
+    /**
+     * Where a process on this host would have opened this fabric as node {@code node}: the locations its
+     * node-local table is named by (the liveness rule asks that table whether a process of the node
+     * lives). A soft fabric is one file, so its location; a device is one adapter per node, so the
+     * dev backend names the adapters of this host whose node ID is {@code node}.
+     */
+    default java.util.List<String> locationsOfNodeHere(int node) {
+        return java.util.List.of(location());
+    }
+
     int nodeId();
 
     int maxNodes();

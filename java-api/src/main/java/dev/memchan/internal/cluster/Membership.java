@@ -113,9 +113,17 @@ public final class Membership implements AutoCloseable {
                 () -> SystemPagesCodec.heartbeat(rx, pageSize, n));
     }
 
-    /** Node {@code n}'s local table on this host, of incarnation {@code inc}, lists a process that exists. */
+    /**
+     * Node {@code n}'s local table on this host, of incarnation {@code inc}, lists a process that exists
+     * (the table is named by where node n's processes opened the fabric: {@link Backend#locationsOfNodeHere}).
+     */
     private boolean listsLiveProcess(int n, long inc) {
-        return NodeLocal.listsLiveProcess(backend.location(), n, inc);
+        for (String location : backend.locationsOfNodeHere(n)) {
+            if (NodeLocal.listsLiveProcess(location, n, inc)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -10,11 +10,15 @@ import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
 import dev.memchan.spi.RemoteWindow;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -176,6 +180,30 @@ public final class DevBackend implements Backend {
     @Override
     public int nodeId() {
         return node;
+    }
+
+    /**
+     * The adapters of this host whose node ID is {@code node} (the driver's {@code node_id} in sysfs):
+     * on a device fabric each node's processes name their node-local table by their own adapter.
+     */
+    @Override
+    public List<String> locationsOfNodeHere(int n) {
+        List<String> found = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(
+                Path.of("/sys/class/misc"), "memchan*")) {
+            for (Path d : ds) {
+                try {
+                    if (Files.readString(d.resolve("node_id")).strip().equals(Integer.toString(n))) {
+                        found.add("dev:/dev/" + d.getFileName());
+                    }
+                } catch (IOException e) {
+                    // an adapter going away meanwhile: not one of node n's
+                }
+            }
+        } catch (IOException e) {
+            // no sysfs: no adapter of this host is known
+        }
+        return found;
     }
 
     @Override
