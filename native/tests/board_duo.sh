@@ -45,7 +45,11 @@ fi
 # mcctl bench across the guests: 50 rounds x (3 warm-up + 2) batches, each round two 8-byte stores,
 # one per direction. The server serves one benchmark and ends by itself when its client never comes
 # or goes silent (--idle-timeout: the client's JVM start on its one vCPU is inside the bound). A
-# failure shows both adapters' state (mcctl status, the PCT of the pages the bench uses).
+# failure shows both adapters' state (mcctl status, the PCT of the pages the bench uses). The
+# failure timeout is the demo's, for the same reason (mcctl reads it from the environment): with
+# the default 800 ms, a client whose guest was starved under load (its agent's heartbeats 630-700 ms
+# apart) was declared dead by the other guest and its bench refused.
+export MEMCHAN_FAILURE_TIMEOUT_MS=15000
 trace() {
 	mcctl status --fabric dev:/dev/memchan0 2>&1 | sed 's/^/# status: /'
 	mcctl pct show --fabric dev:/dev/memchan0 2>&1 | sed 's/^/# pct: /'
