@@ -170,7 +170,7 @@ def do_must_fail(ctx, s, log):
 
 def do_synth(ctx, s, log):
     # in the normal class: a synthesis is the lane's longest single-threaded job and counts no time;
-    # left in the idle class it got no CPU while both boot lanes ran and then ran alone at the end
+    # in the idle class it gets no CPU while the boots run and becomes the run's tail
     rc, _ = ctx.run(["synth/synth.sh", os.path.join(BUILD, s.name), *s.args], log, normal=True)
     return rc == 0
 
