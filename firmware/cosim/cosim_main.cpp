@@ -17,9 +17,12 @@
 //   --bad-id A         adapter A answers reads of the ID register with a wrong identity
 //   --bad-version A    adapter A answers reads of VERSION with the next major version
 //   --ctl DIR          control directory (request/ack files, see README.md)
-//   --idle-cycles N    cycles the clock keeps running after a BAR0 write or a control request
-//   --link-tail N      cycles it keeps running after a BAR2 write, a DMA beat or a frame other
-//                      than a heartbeat or clock sync on a link (default 2 x LINK_ACK_TIMEOUT)
+//   --idle-cycles N    cycles the clock keeps running after a control request or a BAR0 write
+//                      that may start slow work (CTRL, NODE_ID, LOOPBACK, the link's settings)
+//   --link-tail N      at most this many cycles it keeps running after data (a BAR2 write, a
+//                      DMA beat, a frame other than a heartbeat or clock sync on a link, a BAR0
+//                      write of the data path's registers); it stops earlier once every replay
+//                      ring is empty and nothing moved for kQuietCycles (default 2 x LINK_ACK_TIMEOUT)
 //   --seed N           Verilator random seed (cable stalls and bit flips)
 //   --speed N          measure: run N cycles with the adapters enabled and cabled, print the
 //                      rate in cycles per CPU second and exit (no sockets needed; --fd -1 per
@@ -170,6 +173,16 @@ int nadapters = 0;
 uint64_t cycle = 0;
 uint64_t run_until = 0;         // the clock runs free until this cycle
 uint64_t idle_cycles = 1 << 16;
+// After data the clock runs until data_until, or until the links are quiet: no frame in any
+// replay ring (adapters and hub ports) or hub input queue, and no data event for kQuietCycles.
+// Every step of a delivery is a data event or a frame in a ring: a store reaches its ring within
+// a few cycles (TX_COMBINE_IDLE is 4), a received frame its DMA write; a lost frame stays in its
+// ring until the resend is acknowledged. A cluster agent's heartbeat store every 100 ms then
+// costs about kQuietCycles plus its delivery, not link_tail.
+uint64_t data_until = 0;
+uint64_t last_data = 0;
+constexpr uint64_t kQuietCycles = 256;
+uint64_t quiet_stops = 0;       // runs after data that ended before data_until
 // After data: a BAR2 write, a DMA beat, a frame in flight. Each go-back-N resend, LACK or LNAK is
 // itself a frame, so everything a delivery still needs (a resend after LINK_ACK_TIMEOUT without
 // progress, up to retry exhaustion) extends the run; heartbeats, which never stop, do not. A
@@ -436,6 +449,40 @@ void start_win_write(Adapter &a, uint64_t off, uint64_t val, uint32_t size) {
   a.op = Op::kWinWrite;
 }
 
+// Data moved this cycle: the clock runs on until the links are quiet (at most link_tail).
+void data_event() {
+  last_data = cycle;
+  data_until = std::max(data_until, cycle + link_tail);
+}
+
+bool clock_runs() {
+  if (cycle < run_until) return true;
+  if (cycle >= data_until) return false;
+  if (cycle - last_data < kQuietCycles || !top->rings_empty_o) return true;
+  data_until = cycle;
+  quiet_stops++;
+  return false;
+}
+
+// BAR0 registers of the data path, whose writes start nothing but frames and DMA (each a data
+// event): interrupt status and mask, the acknowledge sweep, page counters, the compare-and-swap
+// operands, multicast groups, PCT entries. Any other write (CTRL, NODE_ID, LOOPBACK, the link's
+// and the clock's settings) may start work that moves no data for a while (link training, the
+// node ID handshake) and runs the clock for idle_cycles.
+bool data_path_reg(uint64_t off) {
+  if (off >= MC_TX_PCT_BASE) return true;   // the transmit and receive PCTs
+  if (off >= MC_REG_MCAST_GROUP_BASE && off < MC_REG_GLOBAL_TIME_LO) return true;
+  switch (off & ~uint64_t(3)) {
+  case MC_REG_IRQ_STATUS: case MC_REG_IRQ_MASK: case MC_REG_BARRIER:
+  case MC_REG_PAGE_CNT_SEL: case MC_REG_PAGE_CNT_READS: case MC_REG_PAGE_CNT_ATOMICS:
+  case MC_REG_PAGE_CNT_THRESHOLD: case MC_REG_REMOTE_CAS_CMP_LO: case MC_REG_REMOTE_CAS_CMP_HI:
+  case MC_REG_REMOTE_CAS_PAGE:
+    return true;
+  default:
+    return false;
+  }
+}
+
 // A BAR access arrived: start its transactions, or answer at once (outside both BARs).
 void start_bar(Adapter &a, const BarMsg &m, bool write) {
   uint32_t bar;
@@ -448,7 +495,12 @@ void start_bar(Adapter &a, const BarMsg &m, bool write) {
     reply(a, write ? 0 : ~0ull);
     return;
   }
-  if (write) run_until = std::max(run_until, cycle + (bar == kBarWindow ? link_tail : idle_cycles));
+  if (write) {
+    if (bar == kBarWindow || data_path_reg(off))
+      data_event();
+    else
+      run_until = std::max(run_until, cycle + idle_cycles);
+  }
   if (bar == kBarWindow) {
     if (!write) {          // the transmit window is write-only: reads return zero
       a.bar_reads++;
@@ -636,7 +688,7 @@ void tick() {
   for (int k = 0; k < nadapters; k++) {
     Adapter &a = adapters[k];
     if (f[k].dma_aw || f[k].dma_w || f[k].dma_ar || f[k].dma_r || f[k].link)
-      run_until = std::max(run_until, cycle + link_tail);
+      data_event();
     if (f[k].dma_b) a.dma_bresp.pop_front();
     if (f[k].dma_r && ++a.dma_rbeat == a.dma_ar.front().beats) {
       a.dma_ar.pop_front();
@@ -903,8 +955,9 @@ std::string stats_text() {
   // data (link_tail) keep it running (a guest that stores every 100 ms keeps the clock running
   // all the time if that run is longer than 100 ms)
   snprintf(buf, sizeof(buf),
-           "running wall_seconds %.3f idle_cycles %" PRIu64 " link_tail %" PRIu64 " burst_cycles %d\n",
-           busy_s, idle_cycles, link_tail, burst_cycles);
+           "running wall_seconds %.3f idle_cycles %" PRIu64 " link_tail %" PRIu64
+           " quiet_stops %" PRIu64 " burst_cycles %d\n",
+           busy_s, idle_cycles, link_tail, quiet_stops, burst_cycles);
   s += buf;
   for (int k = 0; k < nadapters; k++) {
     const Adapter &a = adapters[k];
@@ -1171,7 +1224,7 @@ int main(int argc, char **argv) {
         pending = true;
       }
     }
-    bool running = pending || cycle < run_until;
+    bool running = pending || clock_runs();
     double t0 = now_s();
     if (t0 - t_ctl > 0.02) {
       control_poll();
@@ -1191,7 +1244,7 @@ int main(int argc, char **argv) {
     for (;;) {
       bool busy = false;
       for (int k = 0; k < nadapters; k++) busy |= adapters[k].op != Op::kNone;
-      if (!busy && (cycle >= run_until || burst >= burst_cycles)) break;
+      if (!busy && (!clock_runs() || burst >= burst_cycles)) break;
       tick();
       burst++;
       busy_cycles++;

@@ -94,7 +94,11 @@ module cosim_top #(
   output logic [ADAPTERS-1:0]    hub_port_up_o,
   // a frame that is not a heartbeat or a clock sync starts on adapter k's link transmitter or
   // receiver this cycle (the device process keeps its clock running after one: cosim_main.cpp)
-  output logic                   link_busy_o   [ADAPTERS]
+  output logic                   link_busy_o   [ADAPTERS],
+  // no frame waits for an acknowledgement anywhere: every adapter's and hub port's replay ring
+  // is empty and no frame waits in a hub input queue (the device process stops its clock early
+  // after data once this has held for a while: cosim_main.cpp)
+  output logic                   rings_empty_o
 );
   import memchan_pkt_pkg::*;
   // cable k: adapter k's transmitter -> c_o* -> the receiver of adapter peer_i[k]
@@ -108,6 +112,9 @@ module cosim_top #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic [3:0]  win_bid   [ADAPTERS];
   /* verilator lint_on UNUSEDSIGNAL */
+
+  logic [ADAPTERS-1:0] ad_rings_empty;
+  logic                hub_rings_empty;
 
   for (genvar k = 0; k < ADAPTERS; k++) begin : g_adapter
     memchan_top #(.PAGES(PAGES)) u_adapter (
@@ -175,8 +182,9 @@ module cosim_top #(
     assign link_busy_o[k] =
         (tx_fire && tx_sof_q && !(tx_tdata[k][H_TP_LSB +: 4] inside {TP_CTRL, TP_SYNC})) ||
         (rx_fire && rx_sof_q && !(rx_tdata[k][H_TP_LSB +: 4] inside {TP_CTRL, TP_SYNC}));
-
+    assign ad_rings_empty[k] = u_adapter.tx_empty;
   end
+  assign rings_empty_o = &ad_rings_empty && hub_rings_empty;
 
   if (HUB) begin : g_hub
     logic [ADAPTERS-1:0]    h_tv, h_tl, h_tr, h_rv, h_rl, h_rr;
@@ -191,6 +199,8 @@ module cosim_top #(
       .s_link_tvalid(h_rv), .s_link_tdata(h_rd), .s_link_tlast(h_rl), .s_link_tready(h_rr),
       .port_up_o(hub_port_up_o), .port_discarding_o(port_disc));
     assign master_time_o = 64'(u_hub.u_clock.time_q);
+    logic [ADAPTERS-1:0] port_rings_empty;
+    assign hub_rings_empty = &port_rings_empty && (u_hub.qframes == '0);
 
     for (genvar k = 0; k < ADAPTERS; k++) begin : g_port
       // cable k (from adapter k) into hub port k
@@ -212,9 +222,11 @@ module cosim_top #(
       end
       assign flips_o[ADAPTERS + k] = 64'(u_down.flips);
       assign words_o[ADAPTERS + k] = 64'(u_down.words);
+      assign port_rings_empty[k] = u_hub.g_port[k].tx_empty;
     end
   end else begin : g_cables
     assign master_time_o = '0;
+    assign hub_rings_empty = 1'b1;
     assign hub_port_up_o = '0;
 
     // an unplugged cable end drops what arrives (a transceiver without a partner)
