@@ -28,8 +28,6 @@ import java.util.stream.Stream;
                 "",
                 "Fabric: --fabric shm:NAME (soft fabric /dev/shm/memchan-NAME) or dev:/dev/memchanN (adapter). "
                         + "Default: $MEMCHAN_FABRIC, else dev:/dev/memchan0 when it exists, else shm:default."},
-        subcommands = {StatusCommand.class, NodeCommand.class, PctCommand.class, ApplyCommand.class,
-                SelftestCommand.class, BenchCommand.class, MonitorCommand.class, CommandLine.HelpCommand.class},
         footerHeading = "%nExamples:%n",
         footer = {"  mcctl node create --fabric shm:lab",
                 "  mcctl node join --fabric shm:lab --node 0 &",
@@ -83,9 +81,54 @@ public final class Mcctl implements Callable<Integer> {
         return (Mcctl) spec.root().userObject();
     }
 
+    /**
+     * The subcommands, in the order --help lists them. Registered by {@link #commandLine(String...)}
+     * rather than in the annotation: picocli builds each one's model by reflection, which is most of a
+     * command's start-up under an emulator (tens of ms on a host, seconds in a TCG guest).
+     */
+    private static final List<String> SUBCOMMANDS =
+            List.of("status", "node", "pct", "apply", "selftest", "bench", "monitor", "help");
+
+    private static Object subcommand(String name) {
+        return switch (name) {
+            case "status" -> new StatusCommand();
+            case "node" -> new NodeCommand();
+            case "pct" -> new PctCommand();
+            case "apply" -> new ApplyCommand();
+            case "selftest" -> new SelftestCommand();
+            case "bench" -> new BenchCommand();
+            case "monitor" -> new MonitorCommand();
+            case "help" -> new CommandLine.HelpCommand();
+            default -> throw new IllegalArgumentException(name);
+        };
+    }
+
+    /** The root options that take a value in the next argument (scanned by {@link #subcommandOf}). */
+    private static final List<String> ROOT_OPTIONS_WITH_VALUE = List.of("--fabric", "--failure-timeout");
+
+    /** mcctl's whole command line: every subcommand. */
     public static CommandLine commandLine() {
+        return build(null);
+    }
+
+    /**
+     * The command line that runs {@code args}: the one subcommand they name, or every subcommand when they
+     * name none, an unknown one or {@code help} (so that usage, suggestions and errors are those of the
+     * whole command line). Running {@code args} on it does what running them on {@link #commandLine()} does.
+     */
+    public static CommandLine commandLine(String... args) {
+        return build(subcommandOf(args));
+    }
+
+    /** The command line with one subcommand ({@code only}) or, for null, every one. */
+    private static CommandLine build(String only) {
         Targets.failureTimeout(null, null);     // an earlier command line of this JVM set none for this one
         CommandLine cl = new CommandLine(new Mcctl());
+        for (String name : SUBCOMMANDS) {
+            if (only == null || only.equals(name)) {
+                cl.addSubcommand(name, subcommand(name));
+            }
+        }
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             Mcctl root = (Mcctl) cmd.getCommandSpec().root().userObject();
             return report(cmd.getErr(), e, root.verbose);
@@ -129,8 +172,21 @@ public final class Mcctl implements Callable<Integer> {
         return code;
     }
 
+    /** The subcommand args name (their first argument that is neither an option nor its value), if it is one of ours and not help. */
+    static String subcommandOf(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (ROOT_OPTIONS_WITH_VALUE.contains(a)) {
+                i++;
+            } else if (!a.startsWith("-")) {
+                return SUBCOMMANDS.contains(a) && !a.equals("help") ? a : null;
+            }
+        }
+        return null;
+    }
+
     public static void main(String[] args) {
-        int code = commandLine().execute(args);
+        int code = commandLine(args).execute(args);
         System.out.flush();
         System.exit(code);
     }

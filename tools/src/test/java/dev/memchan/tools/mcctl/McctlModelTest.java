@@ -42,14 +42,46 @@ class McctlModelTest {
     record Result(int code, String out, String err) {
     }
 
+    /** Runs args as main does: on the command line of the subcommand they name. */
     static Result run(String... args) {
-        CommandLine cl = Mcctl.commandLine();
+        return runOn(Mcctl.commandLine(args), args);
+    }
+
+    static Result runOn(CommandLine cl, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int code = cl.execute(args);
         return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void theCommandLineOfOneSubcommandRunsItAsTheWholeCommandLineDoes() {
+        List<String> all = List.copyOf(Mcctl.commandLine().getSubcommands().keySet());
+        for (CommandLine c : allCommands(Mcctl.commandLine())) {
+            List<String> p = path(c);
+            if (p.isEmpty()) {
+                continue;
+            }
+            for (List<String> front : List.of(List.<String>of(), List.of("--fabric", "shm:x", "--json"),
+                    List.of("--failure-timeout", "5000", "-v"))) {
+                List<String> a = new ArrayList<>(front);
+                a.addAll(p);
+                a.add("--help");
+                String[] args = a.toArray(String[]::new);
+                CommandLine lazy = Mcctl.commandLine(args);
+                assertEquals(p.getFirst().equals("help") ? all : List.of(p.getFirst()),
+                        List.copyOf(lazy.getSubcommands().keySet()), String.join(" ", args));
+                assertEquals(runOn(Mcctl.commandLine(), args), runOn(lazy, args), String.join(" ", args));
+            }
+        }
+        // no subcommand, an unknown one, a misspelt option: the whole command line, its usage and suggestions
+        for (String[] args : List.of(new String[0], new String[]{"--json"}, new String[]{"stauts"},
+                new String[]{"--fabric", "status"}, new String[]{"help", "node"})) {
+            assertEquals(all, List.copyOf(Mcctl.commandLine(args).getSubcommands().keySet()), String.join(" ", args));
+            assertEquals(runOn(Mcctl.commandLine(), args), runOn(Mcctl.commandLine(args), args), String.join(" ", args));
+        }
     }
 
     @Test
