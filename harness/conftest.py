@@ -27,7 +27,7 @@ RESULTS = os.path.join(ROOT, "build", "test-results")
 # every Debian package a test uses, installed once (scripts/need-packages is quiet when all are)
 PACKAGES = ["gcc", "make", "python3", "qemu-system-x86", "linux-image-amd64", "linux-headers-amd64",
             "busybox-static", "kmod", "udev", "dkms", "verilator", "g++", "iverilog", "yosys", "sparse",
-            "cpio", "util-linux", "python3-clang", "linux-source-6.1"]
+            "cpio", "util-linux", "python3-clang", "linux-source-6.1", "ccache"]
 
 # the lines of a run that say what failed: TAP's "not ok" (the guests' indented behind their
 # label), the firmware's FAIL lines, Maven's failed tests
@@ -164,11 +164,15 @@ def side_rows(config):
     return [r for r in config._memchan_rows if getattr(r, "lane", "main") == "side"]
 
 
-def submit_side(config):
+def submit_side(config, force=False):
     """queues every selected side row whose needs are made (called before and after each test of
-    the main sequence, and by the side rows' own tests when they run alone)"""
+    the main sequence, and by the side rows' own tests, which force it: they wait for it)"""
+    selected = {getattr(r, "name", None) for r in config._memchan_rows}
     for r in side_rows(config):
         if r.name in SIDE.items:
+            continue
+        beside = getattr(r, "beside", None)
+        if not force and beside in selected and beside not in config._memchan_reached:
             continue
         if isinstance(r, tables.Host):
             # mvn verify builds in the checkout's target/ directories: not while the Java
@@ -266,6 +270,7 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_collection_finish(session):
     rows = [row(it) for it in session.items]
     session.config._memchan_rows = [r for r in rows if r is not None]
+    session.config._memchan_reached = set()   # the main sequence's rows started so far
     # whether this session makes the Java snapshot (a package build in the checkout)
     session.config._memchan_snapshot = any(
         (isinstance(r, tables.Boot) and "java" in r.needs) or (isinstance(r, tables.Host) and r.snapshot)
@@ -311,6 +316,7 @@ def start_hub_build():
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    item.config._memchan_reached.add(getattr(row(item), "name", None))
     submit_side(item.config)
     p = phase(item)
     if p >= PHASES["java"] or -1 <= p < 0:

@@ -35,6 +35,10 @@ VFLAGS = ["--binary", "--timing", "-O1", "-fno-case", "-j", "2", "--output-split
           "-Wno-WIDTH",
           "-Wno-UNUSED", "-MAKEFLAGS", "OPT_FAST=-O0", "-MAKEFLAGS", "OPT_SLOW=-O0", "-MAKEFLAGS",
           "OPT_GLOBAL=-O0"]
+# every model compiles Verilator's run-time library (verilated.cpp, its timing and threads) again,
+# the same sources with the same flags: ccache (verilated.mk's OBJCACHE) compiles each once per run.
+# Its cache is firmware/build/ccache, beside the models (in a fresh clone, the run's own).
+OBJCACHE = ["-MAKEFLAGS", "OBJCACHE=ccache"]
 
 
 class Aborted(Exception):
@@ -54,17 +58,18 @@ class Ctx:
     def out(self, line):
         self.lines.append(line)
 
-    def run(self, argv, log=None, append=False, stdout=None, normal=False):
-        """runs argv in firmware/ (idle class while the lane is, unless normal), output to the file
-        log (or returned); returns (rc, output)"""
+    def run(self, argv, log=None, append=False, stdout=None):
+        """runs argv in firmware/ (idle class while the lane is), output to the file log (or
+        returned); returns (rc, output)"""
         argv = [str(a).replace("{root}", ROOT) for a in argv]
-        if self.lane.idle and not normal:
+        if self.lane.idle:
             argv = ["chrt", "--idle", "0"] + argv
         # its own process group (stop and promote reach its whole tree), not its own session: a new
         # session is a new scheduling autogroup (sched_autogroup_enabled, Debian's default), whose
         # share of the CPU is a whole group's, idle class or not, against the boots' one group
         p = subprocess.Popen(argv, cwd=FW, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, process_group=0)
+                             stdin=subprocess.DEVNULL, process_group=0,
+                             env=dict(os.environ, CCACHE_DIR=os.path.join(BUILD, "ccache")))
         self.lane.track(p, True)
         try:
             data = p.communicate()[0].decode(errors="replace")
@@ -124,9 +129,9 @@ def write(log, text):
 def do_build(ctx, s, log):
     mdir = os.path.join(BUILD, s.bench)
     if s.flags is None:
-        argv = ["verilator", *VFLAGS, "--Mdir", mdir, *tables.RTL, *s.files]
+        argv = ["verilator", *VFLAGS, *OBJCACHE, "--Mdir", mdir, *tables.RTL, *s.files]
     else:
-        argv = ["verilator", *s.flags, "--Mdir", mdir, *s.files]
+        argv = ["verilator", *s.flags, *OBJCACHE, "--Mdir", mdir, *s.files]
     rc, _ = ctx.run(argv + ["--top-module", s.top, "-o", s.top], log)
     return rc == 0
 
@@ -157,7 +162,7 @@ def must_fail(ctx, log, runlog, pattern, argv):
 
 def do_must_fail(ctx, s, log):
     mdir = os.path.join(BUILD, s.bench)
-    rc, _ = ctx.run(["verilator", *VFLAGS, "--Mdir", mdir, *tables.RTL, *s.files, "--top-module", s.top,
+    rc, _ = ctx.run(["verilator", *VFLAGS, *OBJCACHE, "--Mdir", mdir, *tables.RTL, *s.files, "--top-module", s.top,
                      *s.params, "-o", s.top], log)
     if rc != 0:
         return False
@@ -169,9 +174,10 @@ def do_must_fail(ctx, s, log):
 
 
 def do_synth(ctx, s, log):
-    # in the normal class: a synthesis is the lane's longest single-threaded job and counts no time;
-    # in the idle class it gets no CPU while the boots run and becomes the run's tail
-    rc, _ = ctx.run(["synth/synth.sh", os.path.join(BUILD, s.name), *s.args], log, normal=True)
+    # in the idle class like every job of the lane: the boots, whose guests have one or two vCPUs and
+    # whose device processes idle between deliveries, leave it a core for most of the run (in the
+    # normal class the two syntheses took the CPU from the first boots)
+    rc, _ = ctx.run(["synth/synth.sh", os.path.join(BUILD, s.name), *s.args], log)
     return rc == 0
 
 
@@ -304,7 +310,7 @@ def clock_unit_icarus(ctx, log):
 
 def clock_unit_unsync(ctx, log):
     """without sync frames (SYNC=0) the clock's two ends must FAIL with "clock skew", in both"""
-    rc, _ = ctx.run(["verilator", "--binary", "--timing", "-O1", "-Wno-fatal", "-Wno-WIDTH", "--Mdir",
+    rc, _ = ctx.run(["verilator", "--binary", "--timing", "-O1", "-Wno-fatal", "-Wno-WIDTH", *OBJCACHE, "--Mdir",
                      os.path.join(BUILD, "clock_unit_unsync"), *tables.CLOCKU, "tb/clock_unit/tb_clock_unit.sv",
                      "--top-module", "tb_clock_unit", "-GSYNC=0", "-o", "tb_clock_unit"], log)
     if rc != 0:

@@ -21,7 +21,9 @@ from typing import Callable, Optional
 # shares with the boots is built outside the idle class first), "java" the Java build's tests,
 # "native" the driver's checks (before the boots). snapshot: the step makes or uses the Java
 # snapshot (a package build in the checkout, which a side lane's mvn verify waits for). argv: a
-# side-lane step's command (run in the checkout, must exit 0)
+# side-lane step's command (run in the checkout, must exit 0). beside: a side-lane step starts when
+# the main sequence reaches this row (when it is selected), so that it runs beside a boot that
+# leaves a core free (a board guest has one vCPU) rather than beside one with two
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Host:
     lane: str = "main"
     snapshot: bool = False
     argv: Optional[list] = None
+    beside: Optional[str] = None
 
 
 HOST = [
@@ -43,7 +46,7 @@ HOST = [
     Host("java-build", "java", 60, "java-api and mcctl build (package), snapshot for the guests with mcctl's "
          "AOT cache, the JUnit console launcher", snapshot=True),
     Host("mvn-verify", "java", 330, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
-         lane="side", argv=["scripts/mvn", "verify"]),
+         lane="side", argv=["scripts/mvn", "verify"], beside="board-loop"),
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean"),

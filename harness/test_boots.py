@@ -27,7 +27,7 @@ def test_boot(boot, request, out, guest_ready, record_property):
     t0 = time.time()
     if boot.lane == "side":
         # run beside the main sequence (conftest.SideLane): its lines and counts here
-        conftest.submit_side(request.config)
+        conftest.submit_side(request.config, force=True)
         it = conftest.SIDE.wait(boot.name)
         for line in it["out"].lines:
             print(line)
