@@ -43,9 +43,9 @@ HOST = [
     Host("uapi", "early", 2, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
     Host("cosim-model", "early", 20, "the co-simulated board's 2-adapter device process builds "
          "(firmware/cosim/build.sh, stamped), before the firmware lane and the boots share it"),
-    Host("java-build", "java", 60, "java-api and mcctl build (package), snapshot for the guests with mcctl's "
+    Host("java-build", "java", 30, "java-api and mcctl build (package), snapshot for the guests with mcctl's "
          "AOT cache, the JUnit console launcher", snapshot=True),
-    Host("mvn-verify", "java", 330, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
+    Host("mvn-verify", "java", 290, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
          lane="side", argv=["scripts/mvn", "verify"], beside="board-loop"),
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
@@ -54,7 +54,7 @@ HOST = [
     Host("modinfo", "native", 1, "modinfo: name, documented parameters, PCI aliases (board, ivshmem)"),
     Host("tools-build", "native", 10, "user-space tools and tests build with -Werror"),
     Host("dkms", "native", 15, "dkms add/build of native/dkms.conf (private trees)"),
-    Host("layout", "native", 60, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)",
+    Host("layout", "native", 10, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)",
          snapshot=True),
     Host("guest-jvm-aot", "native", 30, "the AOT caches the guests' test JVMs start from "
          "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)", snapshot=True),
@@ -127,13 +127,13 @@ BOOTS = [
          fabric_nodes=8, needs=("java", "console"), files={"detector.args": "detector_args"}, default=False,
          doc="the failure detector's figures on the driver: a 10-minute soak of 4 nodes x 2 processes with two "
              "CPU hogs in the guest (no false deaths), then 20 SIGKILLed nodes' detection times"),
-    Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=100, timeout=600,
+    Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=85, timeout=600,
          board=True, launch=["--cable", "0:0"], needs=("java",),
          doc="the RTL adapter as the PCI device, a loopback plug in its cage: hardware backend"),
     Boot("board-bad", [Guest("board-bad", "board-bad", "0,1")], usual=15, board=True,
          launch=["--bad-id", "0", "--bad-version", "1"], needs=("java",),
          doc="adapters with a wrong ID / VERSION major are refused"),
-    Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=440, timeout=2400,
+    Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=300, timeout=2400,
          mem=2048, board=True, launch=["--cable", "0:1"], needs=("java", "console"),
          files={"board-java.select": "board_java_select", "board-java.steps": "board_java_steps"},
          doc="two RTL adapters cabled: node IDs from the link, mcctl, the ordering and lock "
@@ -148,7 +148,7 @@ BOOTS = [
          mem=1024, board=True, launch=["--hub"], needs=("java", "console", "hub"), default=False,
          doc="four RTL adapters on the RTL hub: node IDs, broadcast, point to point, multicast, "
              "the global clock, the two quick 4-node conformance tests (native/tests/board_hub.sh)"),
-    Boot("board-hub-java", [Guest("board-hub-java", "board-hub-java", "0,1,2,3")], usual=800,
+    Boot("board-hub-java", [Guest("board-hub-java", "board-hub-java", "0,1,2,3")], usual=830,
          timeout=BOARD_HUB_TIMEOUT, mem=2048, board=True, launch=["--hub"],
          needs=("java", "console", "hub"), files={"board-hub.select": "board_hub_select"},
          doc="board-hub's checks, then the Java conformance suite on the hub's 4 nodes under bit "
