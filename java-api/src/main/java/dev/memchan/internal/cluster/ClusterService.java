@@ -40,6 +40,7 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
     private final ClusterLock lock;
     private final RegionDirectory directory;
     private final Membership membership;
+    private final Liveness liveness;
     private final ClusterView view;
     private final NodeLocal local;
     private final boolean ownsLocal;
@@ -54,6 +55,7 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
             throw e;
         }
         Liveness liveness = new Liveness(heartbeatPeriod.toNanos(), failureTimeout.toNanos());
+        this.liveness = liveness;
         int slot;
         if (backend instanceof NodeShared shared) { // the soft fabric: the backend's table and slot
             this.local = shared.nodeLocal();
@@ -124,6 +126,11 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
     @Override
     public ClusterView view() {
         return view;
+    }
+
+    @Override
+    public int detectorStretch() {
+        return liveness.multiplier();
     }
 
     @Override
