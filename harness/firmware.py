@@ -175,8 +175,8 @@ def do_must_fail(ctx, s, log):
 
 def do_synth(ctx, s, log):
     # in the idle class like every job of the lane: the boots, whose guests have one or two vCPUs and
-    # whose device processes idle between deliveries, leave it a core for most of the run (in the
-    # normal class the two syntheses took the CPU from the first boots)
+    # whose device processes idle between deliveries, leave it a core for most of the run; in the
+    # normal class the two syntheses would take the CPU from the first boots
     rc, _ = ctx.run(["synth/synth.sh", os.path.join(BUILD, s.name), *s.args], log)
     return rc == 0
 

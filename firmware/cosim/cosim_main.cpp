@@ -183,13 +183,11 @@ uint64_t data_until = 0;
 uint64_t last_data = 0;
 constexpr uint64_t kQuietCycles = 256;
 uint64_t quiet_stops = 0;       // runs after data that ended before data_until
-// After data: a BAR2 write, a DMA beat, a frame in flight. Each go-back-N resend, LACK or LNAK is
-// itself a frame, so everything a delivery still needs (a resend after LINK_ACK_TIMEOUT without
-// progress, up to retry exhaustion) extends the run; heartbeats, which never stop, do not. A
-// cluster agent's heartbeat store every 100 ms then runs the clock for about this many cycles
-// instead of idle_cycles (which, at about 200,000 cycles per CPU second, never let it stop).
-// Twice the timeout: a resend is due LINK_ACK_TIMEOUT cycles after the last acknowledgement
-// progress (itself a frame), and the timer pauses on stalled cycles (up to half of them here).
+// The most a run after data lasts (it ends earlier once the links are quiet, above). Each
+// go-back-N resend, LACK or LNAK is itself a frame, so a delivery that cannot finish (the peer
+// gone, retries running out) extends it until the retries are exhausted; heartbeats do not. Twice
+// the timeout: a resend is due LINK_ACK_TIMEOUT cycles after the last acknowledgement progress
+// (itself a frame), and the timer pauses on stalled cycles (up to half of them here).
 uint64_t link_tail = 2 * uint64_t(MC_REG_LINK_ACK_TIMEOUT_RESET);
 uint64_t busy_cycles = 0, idle_waits = 0;
 double busy_s = 0;              // wall time spent with the clock running (ticking, serving)
