@@ -3,7 +3,7 @@
 # negative controls, the co-simulated board's build, yosys synthesis), a thin wrapper over the
 # harness (harness/, README.md "Tests"; the jobs are harness/tables.py's FIRMWARE). Arguments go
 # to pytest. Prefer the harness directly: scripts/test-all -k hub_controls
-# The old environment variables still work, translated to the harness's selection and options:
+# Environment variables, translated to the harness's selection and options:
 #   FW_ONLY="hub_controls clock_unsync"  those jobs only
 #   FW_JOBS=N   --fw-jobs N (jobs at once, default 3)    FW_SEEDS="1 2 3"   --fw-seeds
 set -uo pipefail

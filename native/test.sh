@@ -3,7 +3,7 @@
 # README.md "Tests"): the host steps driver-build, sparse, checkpatch, modinfo, tools-build, dkms,
 # layout, guest-jvm-aot, then the boots of harness/tables.py (BOOTS). Arguments go to pytest.
 # Prefer the harness directly: scripts/test-all -k board-loop
-# The old environment variables still work, translated to the harness's selection and options:
+# Environment variables, translated to the harness's selection and options:
 #   MEMCHAN_ONLY="abi board-loop"  those boots only     MEMCHAN_KVER   --kver
 #   MEMCHAN_KEEP=1   --keep                              MEMCHAN_JAVA_AOT=0   --no-java-aot
 #   MEMCHAN_BOARD_JAVA_SELECT / _STEPS   --board-java-select / --board-java-steps
