@@ -160,7 +160,7 @@ detector)
 		st=$?
 		kill $h1 $h2
 		sed 's/^/# /' /tmp/soak.out
-		check $st "detector soak, $soak s, two CPU hogs in the guest: no live node declared dead ($(grep -c "FALSE DEATH\|EVICTED" /tmp/soak.out) false deaths or evictions)"
+		check $st "detector soak, $soak s, two CPU hogs in the guest: no live node declared dead ($(grep -c "^FALSE DEATH\|^EVICTED pid" /tmp/soak.out) false deaths or evictions)"
 	fi
 	if [ "$kills" -gt 0 ]; then
 		detector kills "$kills" > /tmp/kills.out 2>&1
