@@ -123,7 +123,7 @@ BOOTS = [
     Boot("conformance", [Guest("conformance", "conformance")], usual=280, timeout=2400, mem=2048,
          smp=2, ivshmem=8, fabric_nodes=8, needs=("java", "console"),
          doc="the Java conformance suite, unchanged, on 8 adapters of one guest (one 8-node fabric)"),
-    Boot("detector", [Guest("detector", "detector")], usual=1200, timeout=2400, mem=2048, smp=2, ivshmem=8,
+    Boot("detector", [Guest("detector", "detector")], usual=820, timeout=2400, mem=2048, smp=2, ivshmem=8,
          fabric_nodes=8, needs=("java", "console"), files={"detector.args": "detector_args"}, default=False,
          doc="the failure detector's figures on the driver: a 10-minute soak of 4 nodes x 2 processes with two "
              "CPU hogs in the guest (no false deaths), then 20 SIGKILLed nodes' detection times"),
