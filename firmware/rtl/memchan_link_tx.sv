@@ -270,8 +270,8 @@ module memchan_link_tx #(
       unack_q <= unack_d + 6'(ring_we && f_last_i);
       if (ack_ok) rcnt_q <= '0;
       // the timer pauses while the link is back-pressured (the peer cannot answer what it
-      // has not taken); resetting it instead let every stalled control frame (heartbeats,
-      // LACKs of the other direction) restart the count, so a lost LNAK was never recovered
+      // has not taken); resetting it instead would let every stalled control frame (heartbeats,
+      // LACKs of the other direction) restart the count, and a lost LNAK would never be recovered
       if (ack_ok || !retry_en_i || unack_d == 6'd0) timer_q <= '0;
       else if (!(m_tvalid_o && !m_tready_i)) timer_q <= timer_q + 1'b1;
       if (do_retry) begin

@@ -419,7 +419,7 @@ module tb_remote_run #(
     refused("CAS of one 8-byte word, operand not armed", P_CAS, 128, 1, 1);
     p.wr(1, MC_REG_REMOTE_CAS_PAGE, MC_REMOTE_CAS_PAGE_ARM_MASK | P_CAS);
     // a request page takes whole 32-bit words: a partial one is refused here, not dropped
-    // (once dropped, nothing was sent and the request never completed)
+    // (dropped, nothing would be sent and the request would never complete)
     refused("fetch-and-add of one byte", P_FA, 64, 0, 3);
     refused("fetch-and-add of one misaligned byte", P_FA, 64 + 5, 0, 3);
     refused("read of one byte", P_RD, 16 + 2, 0, 3);

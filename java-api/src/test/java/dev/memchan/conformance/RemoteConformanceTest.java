@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** Remote read, remote atomics and the CAS lock across real processes (issue 11). */
+/** Remote read, remote atomics and the CAS lock across real processes. */
 class RemoteConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(180));
     /**

@@ -60,7 +60,7 @@ class SynchronizationConformanceTest {
         long lockKey = TestBackend.key();
         long dataKey = TestBackend.key();
         int processes = Math.min(4, TestBackend.nodes());
-        // 12,000 bid-lock acquisitions in all on four nodes; 40,000 CAS-lock acquisitions (issue 11)
+        // 12,000 bid-lock acquisitions in all on four nodes; 40,000 CAS-lock acquisitions
         int each = kind == LockKind.BID ? TestBackend.count(3_000, 100) : TestBackend.count(10_000, 200);
         List<NodeProcess> nodes = new ArrayList<>();
         try {

@@ -26,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * and never lost with a batch (the store follows its access, nothing is held back); what a writer
  * killed by SIGKILL had stored stays in its stripe and is summed like the rest, and the next claimant
  * of the stripe counts on from it. The one window is the writer dying between the access and its count
- * store, a few instructions, as it was with the locked add.
+ * store, a few instructions, as with a locked add in the home's word.
  *
  * <p>One instance per backend (node) of a process: a thread's stripe is claimed on its first count and
  * given back when the backend closes; a stripe whose owner died (same host, pid gone) is taken over.

@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * each node has its own transmit and receive rows, and one thread carries every bid to every receive row
  * after a fixed delay, in one order (Memory Channel's rule 2). Bids that collide stay in each other's way
  * for a round trip, far longer than the backoff's first steps; four nodes must still each take the lock
- * a number of times, one at a time. (Written to test whether such collisions livelock: they do not, at
- * 3 or 30 ms; 40 acquisitions took 0.5 and 3.5 s.)
+ * a number of times, one at a time: such collisions do not livelock (at 3 and 30 ms, 40 acquisitions
+ * take about 0.5 and 3.5 s).
  */
 class BidLockSlowFabricTest {
     private static final VarHandle LONG = JAVA_LONG.varHandle();

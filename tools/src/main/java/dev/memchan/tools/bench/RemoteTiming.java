@@ -6,7 +6,7 @@ import dev.memchan.RemoteAccess;
 import dev.memchan.RemoteMapping;
 
 /**
- * Remote read and remote atomic latency (issue 11) from node {@code requester} to a one-page region homed
+ * Remote read and remote atomic latency from node {@code requester} to a one-page region homed
  * at node {@code home}: mean ns per blocking operation, after an uncounted warm-up of the same length
  * (the loops reach C2 first). Each result sits next to a same-run reference in the caller (the one-way
  * remote write of {@link PingPong}).

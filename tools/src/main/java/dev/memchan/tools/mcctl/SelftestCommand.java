@@ -194,7 +194,7 @@ final class SelftestCommand extends Base {
             int peer = (link & LINK_STATUS_PEER_NODE_MASK) >>> LINK_STATUS_PEER_NODE_SHIFT;
             if (loop && savedLoopback == LOOPBACK_MODE_OFF && (link & LINK_STATUS_PEER_SEEN_MASK) != 0 && peer != a.nodeId()) {
                 // Switching a live link into internal loopback drains the peer's frames mid-stream: both
-                // ends lose sequence and go to discard-after-error (seen on the co-simulated board).
+                // ends lose sequence and go to discard-after-error.
                 // A loopback plug (the peer is this adapter itself) or an unplugged link is fine.
                 throw McctlException.usage("the link is up with node " + peer + " as its peer: the self-test would"
                         + " switch it into internal loopback under the peer's traffic; run it with the cable"
