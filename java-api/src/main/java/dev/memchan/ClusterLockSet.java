@@ -52,7 +52,7 @@ public final class ClusterLockSet implements AutoCloseable {
         this.kind = kind;
         this.out = out;
         this.home = home;
-        this.node = fabric.nodeLocal();
+        this.node = fabric.context().nodeLocal();
         this.nodeMutex = node.lockSetMutex(region.entryIndex());
         this.locks = new NodeLock[count];
         this.casLocks = kind == LockKind.CAS ? new CasLock[count] : null;
@@ -61,9 +61,9 @@ public final class ClusterLockSet implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             if (kind == LockKind.BID) {
                 locks[i] = new BidLock(out.segment(), in.segment(), i * row, fabric.maxNodes(), fabric.nodeId(),
-                        fabric.adapter().incarnation(), out.writeCombining());
+                        fabric.context().backend().incarnation(), out.writeCombining());
             } else {
-                casLocks[i] = new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.adapter().transmitWriteCombining());
+                casLocks[i] = new CasLock(home.window(), i, fabric.nodeId(), node.pid(), fabric.context().backend().transmitWriteCombining());
                 locks[i] = casLocks[i];
             }
             local[i] = new ReentrantLock();

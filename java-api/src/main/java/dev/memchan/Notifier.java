@@ -83,13 +83,13 @@ public final class Notifier implements AutoCloseable {
             if (left <= 0) {
                 return lastSeen;
             }
-            int observed = fabric.adapter().notifyCount();
+            int observed = fabric.context().backend().notifyCount();
             v = in.getLongAcquire(0); // re-check after reading the count: a signal in between changes the count
             if (v != lastSeen) {
                 break;
             }
             sleeps++;
-            fabric.adapter().awaitNotify(observed, left);
+            fabric.context().backend().awaitNotify(observed, left);
             v = in.getLongAcquire(0);
         }
         return v;

@@ -40,7 +40,7 @@ public final class OutgoingMapping implements AutoCloseable {
         this.grant = grant;
         this.segment = grant.segment();
         this.route = route;
-        this.backend = region.fabric().adapter();
+        this.backend = region.fabric().context().backend();
         this.writeCombining = grant.writeCombining();
     }
 

@@ -64,12 +64,12 @@ public final class Region implements AutoCloseable {
 
     /** Node mask of the nodes attached for receive, from the directory. */
     public int receivers() {
-        return fabric.directory().readEntry(index).rxNodes();
+        return fabric.context().directory().readEntry(index).rxNodes();
     }
 
     /** Node mask of the nodes attached for transmit, from the directory. */
     public int transmitters() {
-        return fabric.directory().readEntry(index).txNodes();
+        return fabric.context().directory().readEntry(index).txNodes();
     }
 
     Fabric fabric() {
@@ -97,12 +97,12 @@ public final class Region implements AutoCloseable {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "destination node " + route.dest() + " out of range 0.."
                     + (fabric.maxNodes() - 1) + " on " + fabric.location());
         }
-        boolean first = fabric.firstAttachment(index, TX);
+        boolean first = fabric.context().firstAttachment(index, TX);
         try {
             if (first) {
-                fabric.directory().attachTransmit(index, generation, route, localCopy, fabric.credentials());
+                fabric.context().directory().attachTransmit(index, generation, route, localCopy, fabric.context().credentials());
             } else {
-                DirectoryEntry e = fabric.directory().readEntry(index);
+                DirectoryEntry e = fabric.context().directory().readEntry(index);
                 Route current = Route.fromPct(e.route());
                 boolean loop = (e.txLoopback() & (1 << fabric.nodeId())) != 0;
                 if (!current.equals(route) || loop != localCopy) {
@@ -112,12 +112,12 @@ public final class Region implements AutoCloseable {
                 }
             }
         } catch (RuntimeException ex) {
-            fabric.lastAttachment(index, TX);
+            fabric.context().lastAttachment(index, TX);
             throw ex;
         }
         Backend.Grant grant;
         try {
-            grant = fabric.adapter().grantTransmit(firstPage + pages[0], pages[1], route.pctEntry(localCopy, ackRequest));
+            grant = fabric.context().backend().grantTransmit(firstPage + pages[0], pages[1], route.pctEntry(localCopy, ackRequest));
         } catch (RuntimeException ex) {
             detached(TX);
             throw ex;
@@ -147,18 +147,18 @@ public final class Region implements AutoCloseable {
     public synchronized IncomingMapping attachReceive(boolean notify, long offset, long length, RemoteAccess... grants) {
         int[] pages = pages(offset, length);
         ensureOpen();
-        boolean first = fabric.firstAttachment(index, RX);
+        boolean first = fabric.context().firstAttachment(index, RX);
         try {
             if (first) {
-                fabric.directory().attachReceive(index, generation, fabric.credentials());
+                fabric.context().directory().attachReceive(index, generation, fabric.context().credentials());
             }
         } catch (RuntimeException ex) {
-            fabric.lastAttachment(index, RX);
+            fabric.context().lastAttachment(index, RX);
             throw ex;
         }
         Backend.Grant grant;
         try {
-            grant = fabric.adapter().grantReceive(firstPage + pages[0], pages[1], RxPct.encode(true, notify,
+            grant = fabric.context().backend().grantReceive(firstPage + pages[0], pages[1], RxPct.encode(true, notify,
                     has(grants, RemoteAccess.READ), has(grants, RemoteAccess.ATOMIC), has(grants, RemoteAccess.COUNT_NOTIFY)));
         } catch (RuntimeException ex) {
             detached(RX);
@@ -195,7 +195,7 @@ public final class Region implements AutoCloseable {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "home node " + home + " out of range 0.." + (fabric.maxNodes() - 1)
                     + " on " + fabric.location());
         }
-        RemoteMapping m = new RemoteMapping(this, fabric.adapter().openRemote(home, firstPage + pages[0], pages[1]), offset);
+        RemoteMapping m = new RemoteMapping(this, fabric.context().backend().openRemote(home, firstPage + pages[0], pages[1]), offset);
         mappings.add(m);
         return m;
     }
@@ -222,8 +222,8 @@ public final class Region implements AutoCloseable {
     }
 
     private void detached(int kind) {
-        if (kind != REMOTE && fabric.lastAttachment(index, kind)) {
-            fabric.directory().detach(index, generation, kind == TX);
+        if (kind != REMOTE && fabric.context().lastAttachment(index, kind)) {
+            fabric.context().directory().detach(index, generation, kind == TX);
         }
     }
 
@@ -251,7 +251,7 @@ public final class Region implements AutoCloseable {
                 // the release below clears this node's directory state anyway
             }
         }
-        fabric.directory().release(index, generation);
+        fabric.context().directory().release(index, generation);
         fabric.untrack(this);
     }
 }

@@ -8,6 +8,7 @@ import dev.memchan.admin.ClusterAdmin;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.admin.StaticCarveOuts;
+import dev.memchan.internal.Liveness;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeShared;
 import dev.memchan.layout.RxPct;

@@ -5,6 +5,7 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.MemberSlot;
 import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.Liveness;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeShared;
 import dev.memchan.internal.nativeio.Posix;
@@ -183,12 +184,6 @@ public final class Membership implements AutoCloseable {
         }));
         running = true;
         agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
-    }
-
-    /** The refusal of a node held from another host, by {@code pid}. */
-    public static MemchanException nodeInUse(int n, String location, long pid) {
-        return new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
-                + pid + " (a member process)");
     }
 
     /**

@@ -62,6 +62,8 @@ public final class DevBackend implements Backend {
     private final List<MappedGrant> grants = new ArrayList<>();
     private final List<DevRemoteWindow> remotes = new ArrayList<>();
     private boolean closed;
+    /** A descriptor of the device this backend holds a flock through ({@link AdapterGlob}), or -1. */
+    private int heldLock = -1;
 
     private DevBackend(String path, int fd, int requestedNode) {
         this.location = "dev:" + path;
@@ -729,6 +731,14 @@ public final class DevBackend implements Backend {
             w.close();
         }
         Posix.close(fd); // the driver drops every grant this file still holds
+        if (heldLock >= 0) {
+            Posix.close(heldLock);
+        }
+    }
+
+    /** Keeps {@code lockFd} (a flock on this device) open until this backend closes. */
+    synchronized void holdUntilClosed(int lockFd) {
+        heldLock = lockFd;
     }
 
     @Override

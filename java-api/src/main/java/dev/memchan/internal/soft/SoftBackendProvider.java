@@ -5,6 +5,7 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
+import dev.memchan.spi.Location;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,15 +18,15 @@ public final class SoftBackendProvider implements BackendProvider {
     }
 
     @Override
-    public Backend open(String name, int nodeId) {
-        return open(name, nodeId == FabricOptions.ANY_NODE ? FabricOptions.defaults().withCreate(false)
+    public Backend open(Location location, int nodeId) {
+        return open(location, nodeId == FabricOptions.ANY_NODE ? FabricOptions.defaults().withCreate(false)
                 : FabricOptions.defaults().withCreate(false).withNodeId(nodeId));
     }
 
     /** Joins the file, creating it first when {@link FabricOptions#create()} is set and it is missing. */
     @Override
-    public Backend open(String name, FabricOptions options) {
-        Path path = SoftFabricFile.pathOf(name);
+    public Backend open(Location location, FabricOptions options) {
+        Path path = SoftFabricFile.pathOf(location.path());
         if (options.create() && !Files.exists(path)) {
             try {
                 SoftFabricFile.create(path, options.fabricSize(), options.pageSize(), options.maxNodes(), options.group());
@@ -35,6 +36,6 @@ public final class SoftBackendProvider implements BackendProvider {
                 }
             }
         }
-        return SoftFabricBackend.join("shm:" + name, path, options.nodeId(), options.heartbeatPeriod(), options.failureTimeout());
+        return SoftFabricBackend.join(location.toString(), path, options.nodeId(), options.heartbeatPeriod(), options.failureTimeout());
     }
 }

@@ -4,7 +4,7 @@ import dev.memchan.ClusterTime;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.HostIdentity;
-import dev.memchan.internal.cluster.Liveness;
+import dev.memchan.internal.Liveness;
 import dev.memchan.internal.cluster.SystemPagesCodec;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeShared;

@@ -13,6 +13,7 @@ import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
+import dev.memchan.spi.Location;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.ServiceLoader;
 
 import static dev.memchan.layout.Regs.*;
 
@@ -36,15 +36,21 @@ public final class Targets {
     private Targets() {
     }
 
-    /** {@code --fabric} as given, or the default: dev:/dev/memchan0 when present, else shm:default. */
+    /**
+     * {@code --fabric} as given ({@code /dev/...} standing for {@code dev:/dev/...}), or the default:
+     * dev:/dev/memchan0 when present, else shm:default. A location the library cannot parse, or whose
+     * scheme it has no backend for, is a usage error.
+     */
     public static String resolve(String fabric) {
         if (fabric != null && !fabric.isBlank()) {
             String f = fabric.trim();
             if (f.startsWith("/dev/")) {
-                return "dev:" + f;
+                f = "dev:" + f;
             }
-            if (!f.startsWith("shm:") && !f.startsWith("dev:")) {
-                throw McctlException.usage("bad --fabric '" + fabric + "': use shm:NAME (soft fabric) or dev:/dev/memchanN (adapter)");
+            try {
+                BackendProvider.of(Location.parse(f));
+            } catch (MemchanException e) {
+                throw McctlException.usage("--fabric: " + e.getMessage());
             }
             return f;
         }
@@ -56,7 +62,7 @@ public final class Targets {
     }
 
     public static boolean isSoft(String location) {
-        return location.startsWith("shm:");
+        return Location.parse(location).scheme().equals("shm");
     }
 
     /** The soft fabric name of {@code shm:NAME}; a usage error for anything else. */
@@ -64,23 +70,24 @@ public final class Targets {
         if (!isSoft(location)) {
             throw McctlException.usage(what + " works on the soft fabric only (--fabric shm:NAME), not on " + location);
         }
-        return location.substring(4);
+        return Location.parse(location).path();
     }
 
     /** Opens the target at {@code location} (already {@link #resolve}d). */
     public static Target open(String location) {
         if (isSoft(location)) {
-            return new Soft(SoftFabricView.open(location.substring(4)));
+            return new Soft(SoftFabricView.open(Location.parse(location).path()));
         }
         return new Device(location);
     }
 
     /** A missing device or one without permission is exit code 3, with what to do. */
     public static void checkDevice(String location) {
-        if (!location.startsWith("dev:")) {
+        Location parsed = Location.parse(location);
+        if (!parsed.scheme().equals("dev")) {
             return;
         }
-        Path dev = Path.of(location.substring(4));
+        Path dev = Path.of(parsed.path());
         if (!Files.exists(dev)) {
             throw new McctlException(Exit.NO_DEVICE, "no device " + dev + ": load the memchan driver (docs/driver.md), "
                     + "or use the soft fabric with --fabric shm:NAME");
@@ -97,13 +104,8 @@ public final class Targets {
      */
     public static Backend adapter(String location, int nodeId) {
         checkDevice(location);
-        for (BackendProvider p : ServiceLoader.load(BackendProvider.class)) {
-            if (p.scheme().equals("dev")) {
-                return p.open(location.substring(4), nodeId);
-            }
-        }
-        throw new McctlException(Exit.NO_DEVICE, "this memchan library has no backend for dev: locations; "
-                + "use a build of java-api with the driver backend");
+        Location parsed = Location.parse(location);
+        return BackendProvider.of(parsed).open(parsed, nodeId);
     }
 
     /** The options of every member mcctl joins as: the library's, with the root option --failure-timeout. */
@@ -140,7 +142,7 @@ public final class Targets {
 
     /** {@link #join(String)} as node {@code nodeId} when present (soft fabric only). */
     public static Fabric join(String location, OptionalInt nodeId) {
-        if (!isSoft(location) && location.contains("*")) {
+        if (!isSoft(location) && Location.parse(location).path().endsWith("*")) {
             // dev:/dev/memchan*: the library takes the first adapter no member holds (docs/java-api.md)
             if (nodeId.isPresent()) {
                 throw McctlException.usage("--node chooses a soft-fabric node; an adapter is the node its NODE_ID says");
@@ -278,7 +280,7 @@ public final class Targets {
         @Override
         public Map<String, Object> identity() {
             return Json.obj("fabric_id", String.format("%016x", admin.fabricId()),
-                    "file", "/dev/shm/memchan-" + location().substring(4),
+                    "file", "/dev/shm/memchan-" + Location.parse(location()).path(),
                     "file_size", admin.layout().fileSize(),
                     "created", Instant.ofEpochMilli(admin.createdNanos() / 1_000_000).toString());
         }
@@ -472,7 +474,7 @@ public final class Targets {
 
         @Override
         public Map<String, Object> identity() {
-            return Json.obj("device", location.substring(4), "node", adapter.nodeId());
+            return Json.obj("device", Location.parse(location).path(), "node", adapter.nodeId());
         }
 
         @Override

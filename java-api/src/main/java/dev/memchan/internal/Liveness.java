@@ -1,6 +1,7 @@
-package dev.memchan.internal.cluster;
+package dev.memchan.internal;
 
-import dev.memchan.internal.HostIdentity;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.nativeio.Posix;
 
 import java.util.concurrent.TimeUnit;
@@ -181,7 +182,14 @@ public final class Liveness {
         return v == Verdict.DEAD ? nowNanos - goneSinceNanos > handOverNanos() : nowNanos - lastChangeNanos > failureTimeoutNanos();
     }
 
-    static void sleepNanos(long nanos) {
+    /** The refusal of node {@code n} of {@code location}, which member process {@code pid} holds. */
+    public static MemchanException nodeInUse(int n, String location, long pid) {
+        return new MemchanException(Kind.IN_USE, "node ID " + n + " of " + location + " is in use by pid "
+                + pid + " (a member process)");
+    }
+
+    /** Sleeps {@code nanos}, keeping an interrupt as the thread's status. */
+    public static void sleepNanos(long nanos) {
         try {
             TimeUnit.NANOSECONDS.sleep(nanos);
         } catch (InterruptedException e) {

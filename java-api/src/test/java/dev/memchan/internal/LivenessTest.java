@@ -1,6 +1,5 @@
-package dev.memchan.internal.cluster;
+package dev.memchan.internal;
 
-import dev.memchan.internal.HostIdentity;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicLong;
