@@ -2,11 +2,8 @@ package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.ClusterAdmin;
-import dev.memchan.internal.nativeio.NativeAccess;
 import dev.memchan.internal.node.NodeContext;
-import dev.memchan.internal.soft.SoftFabricFile;
 import dev.memchan.layout.Regs;
-import dev.memchan.spi.Backend;
 
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -47,18 +44,6 @@ public final class Fabric implements AutoCloseable {
         return new Fabric(NodeContext.open(location, options));
     }
 
-    /** Creates a soft fabric file without joining it (mcctl node create). */
-    public static void createSoftFabric(String name, FabricOptions options) {
-        NativeAccess.require();
-        SoftFabricFile.create(SoftFabricFile.pathOf(name), options.fabricSize(), options.pageSize(), options.maxNodes(), options.group());
-    }
-
-    /** Removes a soft fabric file. */
-    public static void removeSoftFabric(String name) {
-        NativeAccess.require();
-        SoftFabricFile.remove(SoftFabricFile.pathOf(name));
-    }
-
     /** This process's node underneath: backend, cluster service, resources (for the classes of this package). */
     NodeContext context() {
         return context;
@@ -85,14 +70,10 @@ public final class Fabric implements AutoCloseable {
         return context.backend().location();
     }
 
-    /** The adapter underneath (registers, PCT): for tools. */
-    public Backend adapter() {
-        return context.backend();
-    }
-
     /**
-     * The operator's view of the cluster and its static carve-out transactions (mcctl): see
-     * {@link ClusterAdmin}. Valid while this fabric is open.
+     * The operator's side of this member (mcctl): the cluster's view, static carve-out and PCT transactions,
+     * the adapter itself; see {@link ClusterAdmin}. Valid while this fabric is open. A location is
+     * administered without joining it through {@link dev.memchan.admin.FabricAdmin}.
      */
     public ClusterAdmin admin() {
         context.ensureOpen();

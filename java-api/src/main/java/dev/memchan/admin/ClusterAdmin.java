@@ -1,5 +1,8 @@
 package dev.memchan.admin;
 
+import dev.memchan.spi.Backend;
+
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -25,4 +28,20 @@ public interface ClusterAdmin {
      * {@link StaticCarveOuts} handle is valid only inside {@code body}.
      */
     <T> T transaction(Function<StaticCarveOuts, T> body);
+
+    /**
+     * Operator PCT writes ({@code mcctl pct}, {@code apply}) through {@code view} (of this member's fabric) as
+     * one {@link #transaction} with the directory: the batch is validated against the directory as it is now
+     * ({@link AdapterView#problems}; INVALID_ARGUMENT, nothing changed, on any problem), written, and the pages
+     * that hold an entry after it become static carve-outs (so the allocator never hands them to a region)
+     * while carve-outs whose pages no visible node holds any more are freed. When the directory refuses (it
+     * is full), the PCT entries are put back as they were.
+     */
+    void writePct(AdapterView view, List<PctWrite> batch);
+
+    /**
+     * This member's adapter itself (registers, raw PCT writes, grants): privileged, for tools and tests that
+     * exercise the adapter beneath the programming model. Valid while the fabric is open.
+     */
+    Backend adapter();
 }

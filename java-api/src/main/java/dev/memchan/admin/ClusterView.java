@@ -2,14 +2,18 @@ package dev.memchan.admin;
 
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
-import dev.memchan.internal.cluster.SystemPagesCodec;
+import dev.memchan.layout.SystemPagesDescriptor;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 
 import static dev.memchan.layout.Regs.MULTICAST_GROUPS;
+import static dev.memchan.layout.Regs.SYS_DIR_GENERATION;
 import static dev.memchan.layout.Regs.SYS_PAGES;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A read-only view of a fabric's cluster state: membership, the region directory (regions, lock
@@ -18,6 +22,9 @@ import static dev.memchan.layout.Regs.SYS_PAGES;
  * Every call reads the pages anew; the view never writes.
  */
 public final class ClusterView {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
     private final MemorySegment pages;
     private final int pageSize;
     private final int maxNodes;
@@ -48,14 +55,14 @@ public final class ClusterView {
         if (node < 0 || node >= maxNodes) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "node ID " + node + " out of range 0.." + (maxNodes - 1));
         }
-        return SystemPagesCodec.readMember(pages, pageSize, node);
+        return MemberSlot.read(pages, pageSize, node);
     }
 
     /** Node mask of the members whose slot says alive. */
     public int members() {
         int mask = 0;
         for (int n = 0; n < maxNodes; n++) {
-            if (SystemPagesCodec.memberState(pages, pageSize, n) == dev.memchan.layout.Regs.SYS_NODE_STATE_ALIVE) {
+            if (MemberSlot.read(pages, pageSize, n).alive()) {
                 mask |= 1 << n;
             }
         }
@@ -64,21 +71,21 @@ public final class ClusterView {
 
     /** The directory's generation: it changes with every allocation, release and membership change. */
     public long generation() {
-        return SystemPagesCodec.generation(pages, pageSize);
+        return (long) LONG.getVolatile(pages, SystemPagesDescriptor.directory(pageSize) + SYS_DIR_GENERATION);
     }
 
     public int multicastGroup(int group) {
         if (group < 0 || group >= MULTICAST_GROUPS) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "multicast group " + group + " out of range 0.." + (MULTICAST_GROUPS - 1));
         }
-        return SystemPagesCodec.multicastGroup(pages, pageSize, group);
+        return (int) INT.getVolatile(pages, SystemPagesDescriptor.mcastGroup(pageSize, group));
     }
 
     /** Every allocated entry: regions, lock sets and static carve-outs. */
     public List<DirectoryEntry> regions() {
         List<DirectoryEntry> out = new ArrayList<>();
-        for (int i = 0; i < SystemPagesCodec.regionCapacity(pageSize); i++) {
-            DirectoryEntry e = SystemPagesCodec.readEntry(pages, pageSize, i);
+        for (int i = 0; i < SystemPagesDescriptor.regionCapacity(pageSize); i++) {
+            DirectoryEntry e = DirectoryEntry.read(pages, pageSize, i);
             if (!e.isFree()) {
                 out.add(e);
             }

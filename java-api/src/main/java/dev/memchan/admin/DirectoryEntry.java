@@ -3,7 +3,12 @@ package dev.memchan.admin;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.SystemPagesDescriptor;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * One entry of the region directory (system pages 3..7, docs/soft-fabric.md): a region programs
@@ -22,6 +27,29 @@ import java.util.List;
  */
 public record DirectoryEntry(int index, int state, int mode, long key, int uid, int gid, int firstPage, int pageCount,
                              int users, int txNodes, int rxNodes, int txLoopback, int route, int flags, long generation) {
+    private static final VarHandle INT = JAVA_INT.varHandle();
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+
+    /** Entry {@code i} of the directory as {@code systemPages} (network page 0 at offset 0) holds it now. */
+    public static DirectoryEntry read(MemorySegment systemPages, int pageSize, int i) {
+        long o = SystemPagesDescriptor.regionEntry(pageSize, i);
+        return new DirectoryEntry(i,
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_STATE),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_MODE),
+                (long) LONG.getVolatile(systemPages, o + Regs.SYS_REGION_KEY),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_UID),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_GID),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_FIRST_PAGE),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_PAGE_COUNT),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_USERS),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_TX_NODES),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_RX_NODES),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_TX_LOOPBACK),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_ROUTE),
+                (int) INT.getVolatile(systemPages, o + Regs.SYS_REGION_FLAGS),
+                (long) LONG.getVolatile(systemPages, o + Regs.SYS_REGION_GENERATION));
+    }
+
 
     /** A new allocated entry with no transmitter or receiver. */
     public static DirectoryEntry allocated(int index, long key, int mode, int uid, int gid, int firstPage, int pageCount,

@@ -9,6 +9,7 @@ import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.FabricAdmin;
 import dev.memchan.layout.Regs;
 import dev.memchan.internal.nativeio.Posix;
 import org.junit.jupiter.api.AfterAll;
@@ -112,11 +113,11 @@ class BadInputConformanceTest {
         String location = TestBackend.newFabric("exists");
         Path p = softPath(location);
         String before = sha256(p);
-        refused(Kind.IN_USE, "already exists", () -> Fabric.createSoftFabric(location.substring(4), FabricOptions.defaults()));
+        refused(Kind.IN_USE, "already exists", () -> FabricAdmin.create(location, FabricOptions.defaults()));
         assertEquals(before, sha256(p));
-        refused(Kind.INVALID_ARGUMENT, "power of two", () -> Fabric.createSoftFabric("t-bad-size", FabricOptions.defaults().withGeometry(3 << 20, 4096, 8)));
-        refused(Kind.INVALID_ARGUMENT, "page size", () -> Fabric.createSoftFabric("t-bad-page", FabricOptions.defaults().withGeometry(1 << 22, 1000, 8)));
-        refused(Kind.INVALID_ARGUMENT, "max nodes", () -> Fabric.createSoftFabric("t-bad-nodes", FabricOptions.defaults().withGeometry(1 << 22, 4096, 33)));
+        refused(Kind.INVALID_ARGUMENT, "power of two", () -> FabricAdmin.create("shm:t-bad-size", FabricOptions.defaults().withGeometry(3 << 20, 4096, 8)));
+        refused(Kind.INVALID_ARGUMENT, "page size", () -> FabricAdmin.create("shm:t-bad-page", FabricOptions.defaults().withGeometry(1 << 22, 1000, 8)));
+        refused(Kind.INVALID_ARGUMENT, "max nodes", () -> FabricAdmin.create("shm:t-bad-nodes", FabricOptions.defaults().withGeometry(1 << 22, 4096, 33)));
         assertTrue(Files.notExists(Path.of("/dev/shm/memchan-t-bad-size")));
     }
 
@@ -196,7 +197,7 @@ class BadInputConformanceTest {
             s.add(e.key() + " " + e.users() + " " + e.txNodes() + " " + e.rxNodes() + " " + e.txLoopback() + " " + e.route());
         }
         for (int p = r.firstPage(); p < r.firstPage() + r.pageCount(); p++) {
-            s.add(p + ":" + f.adapter().txPct(p) + "/" + f.adapter().rxPct(p));
+            s.add(p + ":" + f.admin().adapter().txPct(p) + "/" + f.admin().adapter().rxPct(p));
         }
         return s;
     }
@@ -226,8 +227,8 @@ class BadInputConformanceTest {
             assertEquals(before, snapshot(c, rc));
             // The raw PCT path (mcctl pct set) enforces the same rule.
             int page = rc.firstPage();
-            refused(Kind.INVALID_ARGUMENT, "one route", () -> c.adapter().writeTxPct(page, Route.node(3).pctEntry(false, false)));
-            refused(Kind.INVALID_ARGUMENT, "reserved bits", () -> c.adapter().writeTxPct(page, 0x8000_0001));
+            refused(Kind.INVALID_ARGUMENT, "one route", () -> c.admin().adapter().writeTxPct(page, Route.node(3).pctEntry(false, false)));
+            refused(Kind.INVALID_ARGUMENT, "reserved bits", () -> c.admin().adapter().writeTxPct(page, 0x8000_0001));
             assertEquals(before, snapshot(c, rc));
         }
     }
@@ -321,7 +322,7 @@ class BadInputConformanceTest {
         // A fabric shared with group 65534: the file opens, but a region of mode 0640 owned by root:root
         // grants that user neither transmit nor receive.
         String name = "t" + ProcessHandle.current().pid() + "-shared";
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8).withGroup(65534));
+        FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8).withGroup(65534));
         try (Fabric owner = Fabric.open("shm:" + name, TestBackend.joinOptions());
              Region r = owner.allocate(0x5151L, owner.pageSize(), 0640)) {
             for (String how : List.of("tx", "rx")) {
@@ -332,7 +333,7 @@ class BadInputConformanceTest {
             }
             assertEquals(1 << owner.nodeId(), owner.admin().view().regions().get(0).users(), "refused users left no trace");
         } finally {
-            Fabric.removeSoftFabric(name);
+            FabricAdmin.remove("shm:" + name);
         }
     }
 

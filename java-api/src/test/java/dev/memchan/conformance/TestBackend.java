@@ -6,6 +6,7 @@ import dev.memchan.MemchanException;
 import dev.memchan.Region;
 import dev.memchan.RemoteAccess;
 import dev.memchan.RemoteMapping;
+import dev.memchan.admin.FabricAdmin;
 import dev.memchan.layout.Regs;
 import org.junit.jupiter.api.Assumptions;
 
@@ -94,7 +95,7 @@ public final class TestBackend {
      * a page with neither grant), and a misaligned word is refused before it is sent (not counted there).
      */
     public static boolean isHardware(Fabric f) {
-        return (f.adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
+        return (f.admin().adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
     }
 
     /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
@@ -103,7 +104,7 @@ public final class TestBackend {
             return property();
         }
         String name = "t" + ProcessHandle.current().pid() + "-" + tag + "-" + (counter++);
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, SOFT_NODES));
+        FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, SOFT_NODES));
         CREATED.add(name);
         return "shm:" + name;
     }
@@ -112,7 +113,7 @@ public final class TestBackend {
     public static synchronized void cleanup() {
         for (String name : CREATED) {
             try {
-                Fabric.removeSoftFabric(name);
+                FabricAdmin.remove("shm:" + name);
             } catch (RuntimeException ignored) {
                 // already gone
             }

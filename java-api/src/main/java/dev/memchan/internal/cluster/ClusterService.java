@@ -4,9 +4,11 @@ import dev.memchan.ClusterEvent;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.Route;
+import dev.memchan.admin.AdapterView;
 import dev.memchan.admin.ClusterAdmin;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.StaticCarveOuts;
 import dev.memchan.internal.Liveness;
 import dev.memchan.internal.local.NodeLocal;
@@ -15,6 +17,7 @@ import dev.memchan.layout.RxPct;
 import dev.memchan.spi.Backend;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -97,10 +100,6 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
         return backend.nodeId();
     }
 
-    public Backend backend() {
-        return backend;
-    }
-
     public RegionDirectory directory() {
         return directory;
     }
@@ -167,6 +166,20 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
             check();
             directory.releaseStaticLocked(visibleNodes, holds);
         }
+    }
+
+    @Override
+    public void writePct(AdapterView view, List<PctWrite> batch) {
+        PctTransaction.checkSameFabric(view, backend.location());
+        transaction(carveOuts -> {
+            PctTransaction.run(carveOuts, view, batch);
+            return null;
+        });
+    }
+
+    @Override
+    public Backend adapter() {
+        return backend;
     }
 
     /** Entry {@code i} of the directory as this node sees it. */

@@ -25,7 +25,7 @@ public final class DirectoryRules {
     public static List<DirectoryEntry> allocated(MemorySegment sys, int pageSize) {
         List<DirectoryEntry> out = new ArrayList<>();
         for (int i = 0; i < SystemPagesCodec.regionCapacity(pageSize); i++) {
-            DirectoryEntry e = SystemPagesCodec.readEntry(sys, pageSize, i);
+            DirectoryEntry e = DirectoryEntry.read(sys, pageSize, i);
             if (!e.isFree()) {
                 out.add(e);
             }
@@ -46,7 +46,7 @@ public final class DirectoryRules {
     /** The first free entry's index, or -1 when the directory is full. */
     public static int freeEntryIndex(MemorySegment sys, int pageSize) {
         for (int i = 0; i < SystemPagesCodec.regionCapacity(pageSize); i++) {
-            if (SystemPagesCodec.readEntry(sys, pageSize, i).isFree()) {
+            if (DirectoryEntry.read(sys, pageSize, i).isFree()) {
                 return i;
             }
         }

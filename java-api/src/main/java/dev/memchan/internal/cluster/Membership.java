@@ -103,7 +103,7 @@ public final class Membership implements AutoCloseable {
     }
 
     public MemberSlot member(int n) {
-        return SystemPagesCodec.readMember(rx, pageSize, n);
+        return MemberSlot.read(rx, pageSize, n);
     }
 
     /** The liveness rule on node {@code n}'s slot, observing its heartbeat now if it is on another host. */

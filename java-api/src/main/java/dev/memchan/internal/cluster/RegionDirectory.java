@@ -67,7 +67,7 @@ public final class RegionDirectory {
     }
 
     public DirectoryEntry readEntry(int i) {
-        return SystemPagesCodec.readEntry(rx, pageSize, i);
+        return DirectoryEntry.read(rx, pageSize, i);
     }
 
     public List<DirectoryEntry> regions() {

@@ -1,7 +1,6 @@
 package dev.memchan.internal.cluster;
 
 import dev.memchan.admin.DirectoryEntry;
-import dev.memchan.admin.MemberSlot;
 import dev.memchan.layout.SystemPagesDescriptor;
 
 import java.lang.foreign.MemorySegment;
@@ -12,9 +11,11 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * Encode and decode of the system pages' records (membership slots, region entries) on a segment
- * holding the system pages with network page 0 at offset 0: a receive mapping, a transmit mapping,
- * the soft fabric file, or a heap segment in a test. Offsets come from {@link SystemPagesDescriptor}.
+ * Writes of the system pages' records (region entries, the directory's generation, multicast groups) and
+ * reads of their single fields, on a segment holding the system pages with network page 0 at offset 0: a
+ * receive mapping, a transmit mapping, the soft fabric file, or a heap segment in a test. Offsets come
+ * from {@link SystemPagesDescriptor}; whole records are read by {@link DirectoryEntry#read} and
+ * {@code MemberSlot.read}.
  */
 public final class SystemPagesCodec {
     private static final VarHandle INT = JAVA_INT.varHandle();
@@ -25,26 +26,6 @@ public final class SystemPagesCodec {
 
     public static int regionCapacity(int pageSize) {
         return (int) SystemPagesDescriptor.regionCapacity(pageSize);
-    }
-
-    /** Entry {@code i} of the directory. */
-    public static DirectoryEntry readEntry(MemorySegment pages, int pageSize, int i) {
-        long o = SystemPagesDescriptor.regionEntry(pageSize, i);
-        return new DirectoryEntry(i,
-                (int) INT.getVolatile(pages, o + SYS_REGION_STATE),
-                (int) INT.getVolatile(pages, o + SYS_REGION_MODE),
-                (long) LONG.getVolatile(pages, o + SYS_REGION_KEY),
-                (int) INT.getVolatile(pages, o + SYS_REGION_UID),
-                (int) INT.getVolatile(pages, o + SYS_REGION_GID),
-                (int) INT.getVolatile(pages, o + SYS_REGION_FIRST_PAGE),
-                (int) INT.getVolatile(pages, o + SYS_REGION_PAGE_COUNT),
-                (int) INT.getVolatile(pages, o + SYS_REGION_USERS),
-                (int) INT.getVolatile(pages, o + SYS_REGION_TX_NODES),
-                (int) INT.getVolatile(pages, o + SYS_REGION_RX_NODES),
-                (int) INT.getVolatile(pages, o + SYS_REGION_TX_LOOPBACK),
-                (int) INT.getVolatile(pages, o + SYS_REGION_ROUTE),
-                (int) INT.getVolatile(pages, o + SYS_REGION_FLAGS),
-                (long) LONG.getVolatile(pages, o + SYS_REGION_GENERATION));
     }
 
     /** Writes the body first and STATE last, so a half-written new entry is never taken as allocated. */
@@ -73,16 +54,6 @@ public final class SystemPagesCodec {
         for (long b = SYS_REGION_STATE + Integer.BYTES; b < SYS_REGION_ENTRY_SIZE; b += Integer.BYTES) {
             INT.setVolatile(pages, o + b, 0);
         }
-    }
-
-    public static MemberSlot readMember(MemorySegment pages, int pageSize, int node) {
-        long s = SystemPagesDescriptor.memberSlot(pageSize, node);
-        return new MemberSlot((int) INT.getVolatile(pages, s + SYS_MEMBER_STATE),
-                (long) LONG.getVolatile(pages, s + SYS_MEMBER_INCARNATION),
-                (long) LONG.getVolatile(pages, s + SYS_MEMBER_HEARTBEAT),
-                (long) LONG.getVolatile(pages, s + SYS_MEMBER_PID),
-                (long) LONG.getVolatile(pages, s + SYS_MEMBER_HOST_ID),
-                (long) LONG.getVolatile(pages, s + SYS_MEMBER_JOIN_SEQ));
     }
 
     public static int memberState(MemorySegment pages, int pageSize, int node) {

@@ -345,7 +345,7 @@ public final class DevBackend implements Backend {
     }
 
     /** Request pages (TX PCT OP other than WRITE) only on a board with the CAPS they need: the driver's rule (generated). */
-    private String txProblem(int entry) {
+    String txProblem(int entry) {
         return TxPct.problem(entry, maxNodes, caps, backendKind != Uapi.BACKEND_HW);
     }
 

@@ -2,26 +2,24 @@ package dev.memchan.internal.soft;
 
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
-import dev.memchan.internal.HostIdentity;
-import dev.memchan.internal.Liveness;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
-import dev.memchan.admin.MemberSlot;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.SoftFabricView;
+import dev.memchan.internal.Liveness;
+import dev.memchan.internal.PctRules;
+import dev.memchan.internal.PctTables;
+import dev.memchan.internal.nativeio.NativeAccess;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
-import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Location;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import static dev.memchan.layout.Regs.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -30,11 +28,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * An administrator's view of a soft fabric file that claims no node (mcctl): every node block's
  * registers, OWNER word and PCTs, the membership and directory system pages (read-only), and PCT writes
- * into a joined node's block with the validation {@link SoftFabricBackend} applies to its own writes.
- * A batch of writes is validated as a whole (against the fabric and against itself) before the first
- * entry is written, so a refused batch leaves every PCT as it was.
+ * into a joined node's block by the library's one rule set ({@link PctRules}).
  */
-public final class SoftFabricAdmin implements SoftFabricView {
+public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
@@ -62,12 +58,12 @@ public final class SoftFabricAdmin implements SoftFabricView {
         }
     }
 
-    /** Opens the soft fabric {@code shm:NAME} ({@code name} is the part after the colon) after validating it. */
-    public static SoftFabricAdmin open(String name) {
-        dev.memchan.internal.nativeio.NativeAccess.require();
-        SoftFabricFile.Opened opened = SoftFabricFile.open(SoftFabricFile.pathOf(name));
+    /** Opens the soft fabric {@code shm:NAME} after validating its file. */
+    static SoftFabricAdmin open(Location location) {
+        NativeAccess.require();
+        SoftFabricFile.Opened opened = SoftFabricFile.open(SoftFabricFile.pathOf(location.path()));
         try {
-            return new SoftFabricAdmin("shm:" + name, opened);
+            return new SoftFabricAdmin(location.toString(), opened);
         } catch (RuntimeException e) {
             Posix.close(opened.fd());
             throw e;
@@ -77,6 +73,32 @@ public final class SoftFabricAdmin implements SoftFabricView {
     @Override
     public String location() {
         return location;
+    }
+
+    @Override
+    public String kind() {
+        return "soft";
+    }
+
+    @Override
+    public int maxNodes() {
+        return layout.maxNodes();
+    }
+
+    @Override
+    public int pageSize() {
+        return layout.pageSize();
+    }
+
+    @Override
+    public int pageCount() {
+        return layout.pageCount();
+    }
+
+    /** Every node's emulated adapter is in the file. */
+    @Override
+    public int[] adapters() {
+        return java.util.stream.IntStream.range(0, layout.maxNodes()).toArray();
     }
 
     @Override
@@ -127,14 +149,9 @@ public final class SoftFabricAdmin implements SoftFabricView {
         return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_OWNER);
     }
 
-    public long ownerHostId(int node) {
+    private long ownerHostId(int node) {
         checkNode(node);
         return (long) LONG.getVolatile(control, layout.nodeBlock(node) + SF_NODE_HOST_ID);
-    }
-
-    /** True when the owner runs on this host (same boot ID and PID namespace), so its pid can be checked. */
-    public boolean ownerOnThisHost(int node) {
-        return ownerHostId(node) == HostIdentity.hostId();
     }
 
     /**
@@ -171,6 +188,15 @@ public final class SoftFabricAdmin implements SoftFabricView {
         return Integer.toUnsignedLong(CounterStripes.read(control, layout, node, page, counter));
     }
 
+    @Override
+    public boolean readPageCounters(int node, long[] reads, long[] atomics) {
+        for (int p = 0; p < reads.length; p++) {
+            reads[p] = pageCounter(node, p, SF_PAGE_COUNTER_READS);
+            atomics[p] = pageCounter(node, p, SF_PAGE_COUNTER_ATOMICS);
+        }
+        return true;
+    }
+
     // ---- system pages (read-only) --------------------------------------------------------------
 
     @Override
@@ -178,118 +204,48 @@ public final class SoftFabricAdmin implements SoftFabricView {
         return systemPages;
     }
 
-    public MemberSlot member(int node) {
-        checkNode(node);
-        return systemPages.member(node);
-    }
-
-    public long generation() {
-        return systemPages.generation();
-    }
-
-    /** Node mask of multicast group {@code group} as the directory holds it. */
-    public int multicastGroup(int group) {
-        return systemPages.multicastGroup(group);
-    }
-
+    @Override
     public List<DirectoryEntry> regions() {
         return systemPages.regions();
     }
 
-    // ---- PCT writes -----------------------------------------------------------------------------
+    // ---- PCT writes (PctRules) ------------------------------------------------------------------
 
-    /**
-     * Why this batch cannot be written, or null. Checks, for every write: node in range and joined, page
-     * inside the window and neither a system page nor a page of a region allocated in the directory (the
-     * directory's attach path owns those entries), the entry's encoding ({@link SoftFabricBackend}'s
-     * checks), and one route per network page over the state the whole batch would leave.
-     */
     @Override
     public List<String> problems(List<PctWrite> batch) {
-        List<String> out = new ArrayList<>();
-        Map<NodePage, Integer> pendingTx = new HashMap<>();
-        Map<NodePage, Long> pendingRx = new HashMap<>();
-        List<DirectoryEntry> regions = regions();
-        for (PctWrite w : batch) {
-            try {
-                checkNode(w.node());
-                checkPage(w.page());
-            } catch (MemchanException e) {
-                out.add(e.getMessage());
-                continue;
-            }
-            if (!joined(w.node())) {
-                out.add("node " + w.node() + " of " + location + " is not joined (no live process holds it): "
-                        + "start it with 'mcctl node join --node " + w.node() + "' first");
-                continue;
-            }
-            if (w.page() < SYS_PAGES) {
-                out.add("page " + w.page() + " is a system page (0.." + (SYS_PAGES - 1) + ": cluster lock, membership, directory); "
-                        + "the cluster service owns its PCT entries");
-                continue;
-            }
-            String owned = DirectoryEntry.ownerProblem(regions, w.page());
-            if (owned != null) {
-                out.add(owned);
-                continue;
-            }
-            NodePage k = new NodePage(w.node(), w.page());
-            if (w.tx() != null) {
-                Integer before = pendingTx.put(k, w.tx());
-                if (before != null && !before.equals(w.tx())) {
-                    out.add("page " + w.page() + " of node " + w.node() + " is set twice, to " + TxPct.describe(before) + " and to "
-                            + TxPct.describe(w.tx()));
-                }
-            }
-            if (w.rx() != null) {
-                Long before = pendingRx.put(k, w.rx());
-                if (before != null && !before.equals(w.rx())) {
-                    out.add("receive entry of page " + w.page() + " of node " + w.node() + " is set twice with different values");
-                }
-                try {
-                    SoftFabricBackend.checkRxEntry(w.page(), w.rx());
-                } catch (MemchanException e) {
-                    out.add(e.getMessage());
-                }
-            }
-        }
-        if (!out.isEmpty()) {
-            return out;
-        }
-        for (Map.Entry<NodePage, Integer> e : pendingTx.entrySet()) {
-            int node = e.getKey().node();
-            int page = e.getKey().page();
-            try {
-                SoftFabricBackend.checkTxEntry(page, e.getValue(), node, layout.maxNodes(),
-                        n -> pendingTx.getOrDefault(new NodePage(n, page), txPct(n, page)));
-            } catch (MemchanException ex) {
-                out.add(ex.getMessage());
-            }
-        }
-        return out;
+        return PctRules.problems(this, batch);
     }
 
-    /** A PCT entry's place in a batch of writes. */
-    private record NodePage(int node, int page) {
-    }
-
-    /** Validates the whole batch ({@link #problems}) and writes it; throws INVALID_ARGUMENT, writing nothing, on any problem. */
     @Override
     public synchronized void write(List<PctWrite> batch) {
         ensureOpen();
-        List<String> problems = problems(batch);
-        if (!problems.isEmpty()) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, problems.getFirst()
-                    + (problems.size() > 1 ? " (and " + (problems.size() - 1) + " more problems)" : "") + "; nothing was changed");
-        }
-        for (PctWrite w : batch) {
-            if (w.tx() != null) {
-                INT.setVolatile(control, layout.txPct(w.node(), w.page()), (int) w.tx());
-            }
-            if (w.rx() != null) {
-                LONG.setVolatile(control, layout.rxPct(w.node(), w.page()), (long) w.rx());
-            }
-        }
+        PctRules.write(this, batch);
+    }
+
+    @Override
+    public String nodeProblem(int node) {
+        return joined(node) ? null : "node " + node + " of " + location + " is not joined (no live process holds it): "
+                + "start it with 'mcctl node join --node " + node + "' first";
+    }
+
+    @Override
+    public String txProblem(int node, int entry) {
+        return SoftFabricBackend.txProblem(entry, layout.maxNodes());
+    }
+
+    @Override
+    public boolean visible(int node) {
+        return true;
+    }
+
+    @Override
+    public void writeTx(int node, int page, int entry) {
+        INT.setVolatile(control, layout.txPct(node, page), entry);
+    }
+
+    @Override
+    public void writeRx(int node, int page, long entry) {
+        LONG.setVolatile(control, layout.rxPct(node, page), entry);
     }
 
     private void ensureOpen() {

@@ -3,9 +3,10 @@ package dev.memchan.internal.soft;
 import dev.memchan.ClusterTime;
 import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
+import dev.memchan.admin.MemberSlot;
 import dev.memchan.internal.HostIdentity;
 import dev.memchan.internal.Liveness;
-import dev.memchan.internal.cluster.SystemPagesCodec;
+import dev.memchan.internal.PctRules;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeShared;
 import dev.memchan.internal.local.NodeLocalDescriptor;
@@ -216,7 +217,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
                     () -> SoftFabricGeometry.ownerPid((long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER)),
                     () -> NodeLocal.listsLiveProcess(location, n, SoftFabricGeometry.ownerIncarnation(
                             (long) LONG.getVolatile(control, layout.nodeBlock(n) + SF_NODE_OWNER))),
-                    () -> SystemPagesCodec.heartbeat(pages, layout.pageSize(), n));
+                    () -> MemberSlot.read(pages, layout.pageSize(), n).heartbeat());
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + e.getMessage(), e);
         }
@@ -316,26 +317,25 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     }
 
     /**
-     * The validation of a TX PCT write by {@code writer} (shared with {@link SoftFabricAdmin}): no reserved
-     * bits, destination in range, and no other node's enabled entry ({@code txOfNode}) routing the page
-     * elsewhere (one route per network page).
+     * The validation of a TX PCT write by {@code writer}: the entry as an emulated adapter takes it
+     * ({@link #txProblem}) and one route per network page over the nodes' entries {@code txOfNode}
+     * ({@link PctRules#routeProblem}).
      */
     static void checkTxEntry(int page, int entry, int writer, int maxNodes, java.util.function.IntUnaryOperator txOfNode) {
-        String problem = TxPct.problem(entry, maxNodes, (int) SF_INIT_CAPS, true); // CAPS: a 32-bit register
+        String problem = txProblem(entry, maxNodes);
         if (problem != null) { // the driver's EINVAL or EOPNOTSUPP (regmap/memchan.toml [tx_pct_rule])
             throw new MemchanException(TxPct.unsupported(entry, maxNodes, (int) SF_INIT_CAPS, true) ? Kind.UNSUPPORTED : Kind.INVALID_ARGUMENT,
                     "transmit PCT entry for page " + page + ": " + problem);
         }
-        if (!TxPct.enabled(entry)) {
-            return;
+        String route = PctRules.routeProblem(page, entry, writer, maxNodes, txOfNode);
+        if (route != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, route);
         }
-        for (int n = 0; n < maxNodes; n++) {
-            int other = txOfNode.applyAsInt(n);
-            if (n != writer && TxPct.enabled(other) && TxPct.route(other) != TxPct.route(entry)) {
-                throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + page + ": node " + n + " already routes it to "
-                        + TxPct.describe(other) + "; one network page has one route (wanted " + TxPct.describe(entry) + ")");
-            }
-        }
+    }
+
+    /** Why a soft fabric's emulated adapter refuses transmit entry {@code entry}, or null (shared with {@link SoftFabricAdmin}). */
+    static String txProblem(int entry, int maxNodes) {
+        return TxPct.problem(entry, maxNodes, (int) SF_INIT_CAPS, true); // CAPS: a 32-bit register
     }
 
     @Override
@@ -349,8 +349,8 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         INT.setVolatile(control, layout.txPct(node, page), entry);
     }
 
-    /** The validation of an RX PCT write (shared with {@link SoftFabricAdmin}): no reserved bits. */
-    static void checkRxEntry(int page, long entry) {
+    /** The validation of an RX PCT write: no reserved bits. */
+    private static void checkRxEntry(int page, long entry) {
         String problem = RxPct.problem(entry);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "receive PCT entry for page " + page + ": " + problem);

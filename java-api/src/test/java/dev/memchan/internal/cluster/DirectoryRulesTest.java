@@ -49,12 +49,12 @@ class DirectoryRulesTest {
                 0b100, 0b001, 0b100, SystemPagesDescriptor.regionRoute(true, DEST_KIND_NODE, 0),
                 SystemPagesDescriptor.regionFlags(true, false, false, 0, 5), 99);
         SystemPagesCodec.writeEntry(sys, PS, e);
-        assertEquals(e, SystemPagesCodec.readEntry(sys, PS, 7));
+        assertEquals(e, DirectoryEntry.read(sys, PS, 7));
         assertEquals(5, e.lockCount());
         assertTrue(e.isLockSet() && e.routed());
         SystemPagesCodec.freeEntry(sys, PS, 7);
         assertEquals(new DirectoryEntry(7, SYS_REGION_STATE_FREE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-                SystemPagesCodec.readEntry(sys, PS, 7));
+                DirectoryEntry.read(sys, PS, 7));
     }
 
     @Test

@@ -59,7 +59,7 @@ public final class DevGuestSmoke {
         long t0 = System.nanoTime();
         try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false))) {
             check("open " + location, () -> {
-                require(f.adapter().kind().equals("dev"), "adapter kind " + f.adapter().kind());
+                require(f.admin().adapter().kind().equals("dev"), "adapter kind " + f.admin().adapter().kind());
                 require(f.nodeId() == 0, "node " + f.nodeId());
                 require(f.pageSize() == 4096 && f.pageCount() > 8, "geometry");
                 return "node " + f.nodeId() + ", " + f.pageCount() + " pages, "
@@ -78,8 +78,8 @@ public final class DevGuestSmoke {
                         require(rx.getLong(i * 8) == i * 0x9E3779B97F4A7C15L, "word " + i);
                     }
                     int page = r.firstPage();
-                    require(f.adapter().txPct(page) != 0, "TX PCT entry programmed");
-                    require(f.adapter().rxPct(page) != 0, "RX PCT entry programmed");
+                    require(f.admin().adapter().txPct(page) != 0, "TX PCT entry programmed");
+                    require(f.admin().adapter().rxPct(page) != 0, "RX PCT entry programmed");
                     boolean refused = false;
                     try {
                         rx.segment().set(ValueLayout.JAVA_LONG, 0, 1L);
@@ -89,7 +89,7 @@ public final class DevGuestSmoke {
                     require(refused, "the incoming mapping is read-only");
                     tx.close();
                     rx.close();
-                    require(f.adapter().txPct(page) == 0 && f.adapter().rxPct(page) == 0, "PCT cleared on detach");
+                    require(f.admin().adapter().txPct(page) == 0 && f.admin().adapter().rxPct(page) == 0, "PCT cleared on detach");
                     return words + " words, pages " + page + "+" + r.pageCount();
                 }
             });
@@ -105,14 +105,14 @@ public final class DevGuestSmoke {
                 }
             });
             check("acknowledge barrier and error count", () -> {
-                f.adapter().ackBarrier(Duration.ofMillis(100));
-                require(f.adapter().errorCount() == 0, "error count");
+                f.admin().adapter().ackBarrier(Duration.ofMillis(100));
+                require(f.admin().adapter().errorCount() == 0, "error count");
                 return null;
             });
             check("bad input is refused", () -> {
                 boolean refused = false;
                 try {
-                    f.adapter().grantTransmit(f.pageCount(), 1, Route.node(1).pctEntry(false, false));
+                    f.admin().adapter().grantTransmit(f.pageCount(), 1, Route.node(1).pctEntry(false, false));
                 } catch (MemchanException e) {
                     refused = e.kind() == MemchanException.Kind.INVALID_ARGUMENT;
                 }

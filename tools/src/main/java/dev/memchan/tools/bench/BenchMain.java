@@ -3,6 +3,7 @@ package dev.memchan.tools.bench;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.LockKind;
+import dev.memchan.admin.FabricAdmin;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +79,7 @@ public final class BenchMain {
 
     private static String run(Reference reference, boolean quick, int reps, Set<String> only, int[] sizes) throws Exception {
         String name = "bench-" + ProcessHandle.current().pid();
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(64L << 20, 4096, 4));
+        FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(64L << 20, 4096, 4));
         String location = "shm:" + name;
         StringBuilder md = new StringBuilder(String.format(Locale.ROOT, "Load average (1, 5, 15 min) at the start: %s.%n%n", loadAverage()));
         try (Fabric f = Fabric.open(location, FabricOptions.defaults().withCreate(false).withNodeId(0))) {
@@ -99,7 +100,7 @@ public final class BenchMain {
                 md.append(remote(f, location, reps, quick ? 100_000 : 500_000));
             }
         } finally {
-            Fabric.removeSoftFabric(name);
+            FabricAdmin.remove("shm:" + name);
         }
         return md.append(String.format(Locale.ROOT, "%nLoad average at the end: %s.%n", loadAverage())).toString();
     }

@@ -85,7 +85,7 @@ final class ApplyCommand extends Base {
     /**
      * As one cluster member of this process: groups first (each a directory change under the cluster
      * lock, all undone if a later step is refused), then the PCT batch and its static carve-outs as one
-     * transaction ({@link PctTransaction}).
+     * transaction of the library ({@link dev.memchan.admin.ClusterAdmin#writePct}).
      */
     private static void write(Target t, ClusterConfig.Plan plan) {
         try (Fabric member = Targets.join(t.location())) {
@@ -95,7 +95,7 @@ final class ApplyCommand extends Base {
             }
             Targets.setGroups(member, plan.groups());
             try {
-                PctTransaction.write(member, t, plan.writes());
+                member.admin().writePct(t.view(), plan.writes());
             } catch (MemchanException | McctlException e) {
                 Targets.setGroups(member, before);
                 throw e;

@@ -3,6 +3,7 @@ package dev.memchan.tools.mcctl;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
+import dev.memchan.admin.FabricAdmin;
 import dev.memchan.admin.SoftFabricView;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.Regs;
@@ -119,10 +120,10 @@ final class NodeCommand extends Base {
 
         @Override
         public Integer call() {
-            String name = Targets.softName(location(), "node create");
+            Targets.softName(location(), "node create");
             long bytes = parseSize(size);
             FabricOptions options = FabricOptions.defaults().withGeometry(bytes, pageSize, nodes);
-            Fabric.createSoftFabric(name, group == null ? options : options.withGroup(group));
+            FabricAdmin.create(location(), group == null ? options : options.withGroup(group));
             try (Target t = Targets.open(location())) {
                 if (json()) {
                     printJson(Json.obj("created", t.location(), "file_size", bytes, "page_size", t.pageSize(),
@@ -178,14 +179,15 @@ final class NodeCommand extends Base {
          * (the library would make this process one more process of that node).
          */
         private static void refuseHeld(String location, int node) {
+            Targets.softName(location, "node join");
             SoftFabricView view;
             try {
-                view = SoftFabricView.open(Targets.softName(location, "node join"));
+                view = (SoftFabricView) FabricAdmin.view(location);
             } catch (MemchanException e) {
                 return; // no fabric yet (--create) or a bad one: Fabric.open says what is wrong
             }
             try (view) {
-                if (node < view.layout().maxNodes() && view.joined(node)) {
+                if (node < view.maxNodes() && view.joined(node)) {
                     throw McctlException.usage("node ID " + node + " of " + location + " is in use by pid "
                             + SoftFabricGeometry.ownerPid(view.owner(node)) + "; pick another node ID or leave that node first");
                 }
@@ -289,7 +291,7 @@ final class NodeCommand extends Base {
 
         @Override
         public Integer call() {
-            String name = Targets.softName(location(), "node remove");
+            Targets.softName(location(), "node remove");
             try (Target t = Targets.open(location())) {
                 List<Integer> live = new ArrayList<>();
                 for (int n = 0; n < t.maxNodes(); n++) {
@@ -302,7 +304,7 @@ final class NodeCommand extends Base {
                             + "(mcctl node leave --node N) or use --force");
                 }
             }
-            Fabric.removeSoftFabric(name);
+            FabricAdmin.remove(location());
             if (json()) {
                 printJson(Json.obj("removed", location()));
             } else {

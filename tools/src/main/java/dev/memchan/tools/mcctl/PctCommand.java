@@ -200,7 +200,7 @@ final class PctCommand extends Base {
                 for (int p = range.first(); p <= range.last(); p++) {
                     batch.add(new PctWrite(n, p, txEntry, rxEntry));
                 }
-                PctTransaction.write(t, batch);
+                Targets.writePct(t, batch);
                 report(this, t, n, range, "set");
             }
             return Exit.OK;
@@ -250,7 +250,7 @@ final class PctCommand extends Base {
                 for (int p = range.first(); p <= range.last(); p++) {
                     batch.add(new PctWrite(n, p, rxOnly ? null : 0, txOnly ? null : 0L));
                 }
-                PctTransaction.write(t, batch);
+                Targets.writePct(t, batch);
                 report(this, t, n, range, "cleared");
             }
             return Exit.OK;

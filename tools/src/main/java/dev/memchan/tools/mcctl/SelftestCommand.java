@@ -65,7 +65,7 @@ final class SelftestCommand extends Base {
                 out().printf("selftest of %s as node %d, seed 0x%x (replay with --seed 0x%x)%n", location, nodeId, s, s);
                 out().flush();
             }
-            stages = new Run(fabric.adapter(), testPages, s, json() ? null : this).stages();
+            stages = new Run(fabric.admin().adapter(), testPages, s, json() ? null : this).stages();
         }
         boolean ok = stages.stream().allMatch(Stage::passed);
         if (json()) {

@@ -74,11 +74,11 @@ public interface Target extends AutoCloseable {
 
     List<DirectoryEntry> regions();
 
-    /** Every reason the batch would be refused (empty when it is valid); writes nothing. */
+    /** Every reason the batch would be refused (empty when it is valid; the library's rules); writes nothing. */
     List<String> pctProblems(List<PctWrite> batch);
 
-    /** Validates the whole batch, then writes it; on a refusal nothing is changed. */
-    void writePct(List<PctWrite> batch);
+    /** The library's view of the adapters underneath: PCT writes go through it ({@link Targets#writePct}). */
+    dev.memchan.admin.AdapterView view();
 
     /** Identity lines for status: fabric ID, file, creation time (soft) or device (dev). */
     Map<String, Object> identity();

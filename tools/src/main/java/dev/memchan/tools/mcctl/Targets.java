@@ -3,12 +3,12 @@ package dev.memchan.tools.mcctl;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
-import dev.memchan.admin.ClusterView;
+import dev.memchan.admin.AdapterView;
+import dev.memchan.admin.FabricAdmin;
 import dev.memchan.admin.MemberSlot;
 import dev.memchan.admin.SoftFabricView;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.DirectoryEntry;
-import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
@@ -18,7 +18,6 @@ import dev.memchan.spi.Location;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +25,7 @@ import java.util.OptionalInt;
 
 import static dev.memchan.layout.Regs.*;
 
-/** Fabric selection ({@code --fabric}) and the two {@link Target}s. */
+/** Fabric selection ({@code --fabric}), joining as a member, and the {@link Target} over the library's adapter view. */
 public final class Targets {
     /** The adapter mcctl uses when no {@code --fabric} is given and it exists. */
     public static final String DEFAULT_DEVICE = "/dev/memchan0";
@@ -73,12 +72,10 @@ public final class Targets {
         return Location.parse(location).path();
     }
 
-    /** Opens the target at {@code location} (already {@link #resolve}d). */
+    /** Opens the target at {@code location} (already {@link #resolve}d): the library's view of its adapters. */
     public static Target open(String location) {
-        if (isSoft(location)) {
-            return new Soft(SoftFabricView.open(Location.parse(location).path()));
-        }
-        return new Device(location);
+        checkDevice(location);
+        return new Viewed(FabricAdmin.view(location));
     }
 
     /** A missing device or one without permission is exit code 3, with what to do. */
@@ -182,308 +179,140 @@ public final class Targets {
         }
     }
 
-    /** The soft fabric: an admin view of the file, claiming no node. */
-    static final class Soft implements Target {
-        private final SoftFabricView admin;
-
-        Soft(SoftFabricView admin) {
-            this.admin = admin;
-        }
-
-        @Override
-        public String location() {
-            return admin.location();
-        }
-
-        @Override
-        public String kind() {
-            return "soft";
-        }
-
-        @Override
-        public int maxNodes() {
-            return admin.layout().maxNodes();
-        }
-
-        @Override
-        public int pageSize() {
-            return admin.layout().pageSize();
-        }
-
-        @Override
-        public int pageCount() {
-            return admin.layout().pageCount();
-        }
-
-        @Override
-        public int[] adapters() {
-            return java.util.stream.IntStream.range(0, maxNodes()).toArray();
-        }
-
-        @Override
-        public int readRegister(int node, int offset) {
-            return admin.readRegister(node, offset);
-        }
-
-        @Override
-        public int txPct(int node, int page) {
-            return admin.txPct(node, page);
-        }
-
-        @Override
-        public long rxPct(int node, int page) {
-            return admin.rxPct(node, page);
-        }
-
-        @Override
-        public boolean readPageCounters(int node, long[] reads, long[] atomics) {
-            for (int p = 0; p < reads.length; p++) {
-                reads[p] = admin.pageCounter(node, p, SF_PAGE_COUNTER_READS);
-                atomics[p] = admin.pageCounter(node, p, SF_PAGE_COUNTER_ATOMICS);
-            }
-            return true;
-        }
-
-        @Override
-        public NodeInfo node(int node) {
-            long owner = admin.owner(node);
-            MemberSlot m = admin.cluster().member(node);
-            return new NodeInfo(node, owner != 0, admin.joined(node), SoftFabricGeometry.ownerPid(owner),
-                    SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
-        }
-
-        @Override
-        public int multicastGroup(int group) {
-            return admin.cluster().multicastGroup(group);
-        }
-
-        @Override
-        public long generation() {
-            return admin.cluster().generation();
-        }
-
-        @Override
-        public List<DirectoryEntry> regions() {
-            return admin.cluster().regions();
-        }
-
-        @Override
-        public List<String> pctProblems(List<PctWrite> batch) {
-            return admin.problems(batch);
-        }
-
-        @Override
-        public void writePct(List<PctWrite> batch) {
-            admin.write(batch);
-        }
-
-        @Override
-        public Map<String, Object> identity() {
-            return Json.obj("fabric_id", String.format("%016x", admin.fabricId()),
-                    "file", "/dev/shm/memchan-" + Location.parse(location()).path(),
-                    "file_size", admin.layout().fileSize(),
-                    "created", Instant.ofEpochMilli(admin.createdNanos() / 1_000_000).toString());
-        }
-
-        @Override
-        public void close() {
-            admin.close();
+    /**
+     * Writes {@code batch} to {@code t}'s fabric as one PCT transaction of the library
+     * ({@link dev.memchan.admin.ClusterAdmin#writePct}: validated, written, the directory's static carve-outs
+     * kept), joining as a member of this process for it.
+     */
+    static void writePct(Target t, List<PctWrite> batch) {
+        try (Fabric member = join(t.location())) {
+            member.admin().writePct(t.view(), batch);
         }
     }
 
     /**
-     * A device: this host's adapter through the library's {@code dev:} backend, opened alone (no cluster
-     * join: the library runs one process per adapter node, and a second member on the same node would
-     * clean up the first). Membership and directory are read through a receive grant of the system pages,
-     * which the driver shares with the node's other users.
+     * The library's view of a location's adapters, claiming no node: on the soft fabric every node block
+     * of the file (a node is claimed by its OWNER word), on a device this host's adapter (membership read
+     * through a receive grant of the system pages, which the driver shares with the node's other users).
      */
-    static final class Device implements Target {
-        private final String location;
-        private final Backend adapter;
-        private final Backend.Grant systemGrant;
-        private final ClusterView system;
+    static final class Viewed implements Target {
+        private final AdapterView view;
 
-        Device(String location) {
-            this.location = location;
-            this.adapter = adapter(location, -1);
-            try {
-                this.systemGrant = adapter.grantReceive(0, SYS_PAGES, RxPct.encode(true, false));
-            } catch (RuntimeException e) {
-                adapter.close();
-                throw e;
-            }
-            this.system = ClusterView.of(systemGrant.segment(), adapter.pageSize(), adapter.maxNodes());
+        Viewed(AdapterView view) {
+            this.view = view;
+        }
+
+        @Override
+        public AdapterView view() {
+            return view;
         }
 
         @Override
         public String location() {
-            return location;
+            return view.location();
         }
 
         @Override
         public String kind() {
-            return "dev";
+            return view.kind();
         }
 
         @Override
         public dev.memchan.ClusterTime.Unit clockUnit() {
-            return adapter.globalTimeUnit();
+            return view.clockUnit();
         }
 
         @Override
         public int maxNodes() {
-            return adapter.maxNodes();
+            return view.maxNodes();
         }
 
         @Override
         public int pageSize() {
-            return adapter.pageSize();
+            return view.pageSize();
         }
 
         @Override
         public int pageCount() {
-            return adapter.pageCount();
+            return view.pageCount();
         }
 
         @Override
         public int[] adapters() {
-            return new int[]{adapter.nodeId()};
-        }
-
-        private void own(int node) {
-            if (node != adapter.nodeId()) {
-                throw McctlException.usage("this host's adapter is node " + adapter.nodeId() + "; node " + node
-                        + " is another host's adapter: run mcctl there");
-            }
+            return view.adapters();
         }
 
         @Override
         public int readRegister(int node, int offset) {
-            own(node);
-            return adapter.readRegister(offset);
+            return view.readRegister(node, offset);
         }
 
         @Override
         public int txPct(int node, int page) {
-            own(node);
-            return adapter.txPct(page);
+            return view.txPct(node, page);
         }
 
         @Override
         public long rxPct(int node, int page) {
-            own(node);
-            return adapter.rxPct(page);
+            return view.rxPct(node, page);
         }
 
         @Override
         public void readPct(int node, int firstPage, int[] tx, long[] rx) {
-            own(node);
-            adapter.readPct(firstPage, tx, rx);
+            view.readPct(node, firstPage, tx, rx);
         }
 
         @Override
         public boolean readPageCounters(int node, long[] reads, long[] atomics) {
-            own(node);
-            try {
-                adapter.readPageCounters(0, reads, atomics);
-                return true;
-            } catch (MemchanException e) {
-                if (e.kind() == MemchanException.Kind.UNSUPPORTED) {
-                    return false;
-                }
-                throw e;
-            }
+            return view.readPageCounters(node, reads, atomics);
         }
 
         @Override
         public NodeInfo node(int node) {
-            MemberSlot m = system.member(node);
+            MemberSlot m = view.cluster().member(node);
+            if (view instanceof SoftFabricView soft) {
+                long owner = soft.owner(node);
+                return new NodeInfo(node, owner != 0, soft.joined(node), SoftFabricGeometry.ownerPid(owner),
+                        SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
+            }
             boolean alive = m.state() == SYS_NODE_STATE_ALIVE;
             return new NodeInfo(node, alive, alive, m.pid(), m.incarnation(), m.state(), m.heartbeat());
         }
 
         @Override
         public int multicastGroup(int group) {
-            return system.multicastGroup(group);
+            return view.cluster().multicastGroup(group);
         }
 
         @Override
         public long generation() {
-            return system.generation();
+            return view.cluster().generation();
         }
 
         @Override
         public List<DirectoryEntry> regions() {
-            return system.regions();
+            return view.cluster().regions();
         }
 
         @Override
         public List<String> pctProblems(List<PctWrite> batch) {
-            List<String> out = new ArrayList<>();
-            List<DirectoryEntry> regions = system.regions();
-            for (PctWrite w : batch) {
-                if (w.node() != adapter.nodeId()) {
-                    out.add("node " + w.node() + " is another host's adapter (this one is node " + adapter.nodeId() + ")");
-                } else if (w.page() < SYS_PAGES || w.page() >= pageCount()) {
-                    out.add("page " + w.page() + " is a system page or outside the window " + SYS_PAGES + ".." + (pageCount() - 1));
-                } else if (DirectoryEntry.ownerProblem(regions, w.page()) != null) {
-                    out.add(DirectoryEntry.ownerProblem(regions, w.page()));
-                } else if (w.tx() != null && TxPct.problem(w.tx(), maxNodes()) != null) {
-                    out.add("transmit PCT entry for page " + w.page() + ": " + TxPct.problem(w.tx(), maxNodes()));
-                } else if (w.rx() != null && RxPct.problem(w.rx()) != null) {
-                    out.add("receive PCT entry for page " + w.page() + ": " + RxPct.problem(w.rx()));
-                }
-            }
-            return out;
-        }
-
-        /**
-         * A receive entry as the driver takes it: remapping is the driver's (it adds its own and
-         * refuses a written one), and an entry read back carries it (a board's driver receives
-         * every page, so put-back values of unused pages are remapped too).
-         */
-        private static long withoutRemap(long rx) {
-            return rx & ~(RX_PCT_REMAP_EN_MASK | RX_PCT_REMAP_ADDR_MASK);
-        }
-
-        @Override
-        public void writePct(List<PctWrite> batch) {
-            List<String> problems = pctProblems(batch);
-            if (!problems.isEmpty()) {
-                throw McctlException.usage(problems.getFirst() + "; nothing was changed");
-            }
-            List<PctWrite> undo = new ArrayList<>();
-            try {
-                for (PctWrite w : batch) {
-                    undo.add(new PctWrite(w.node(), w.page(), adapter.txPct(w.page()), adapter.rxPct(w.page())));
-                    if (w.tx() != null) {
-                        adapter.writeTxPct(w.page(), w.tx());
-                    }
-                    if (w.rx() != null) {
-                        adapter.writeRxPct(w.page(), withoutRemap(w.rx()));
-                    }
-                }
-            } catch (MemchanException e) {
-                for (PctWrite u : undo.reversed()) { // the driver refused one entry: put back what was written
-                    adapter.writeTxPct(u.page(), u.tx());
-                    adapter.writeRxPct(u.page(), withoutRemap(u.rx()));
-                }
-                throw e;
-            }
+            return view.problems(batch);
         }
 
         @Override
         public Map<String, Object> identity() {
-            return Json.obj("device", Location.parse(location).path(), "node", adapter.nodeId());
+            if (view instanceof SoftFabricView soft) {
+                return Json.obj("fabric_id", String.format("%016x", soft.fabricId()),
+                        "file", "/dev/shm/memchan-" + Location.parse(location()).path(),
+                        "file_size", soft.layout().fileSize(),
+                        "created", Instant.ofEpochMilli(soft.createdNanos() / 1_000_000).toString());
+            }
+            return Json.obj("device", Location.parse(location()).path(), "node", view.adapters()[0]);
         }
 
         @Override
         public void close() {
-            try {
-                systemGrant.close();
-            } finally {
-                adapter.close();
-            }
+            view.close();
         }
     }
 }

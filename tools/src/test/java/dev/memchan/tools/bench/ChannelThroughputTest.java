@@ -4,6 +4,7 @@ import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
 import dev.memchan.MessageChannel;
+import dev.memchan.admin.FabricAdmin;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -28,7 +29,7 @@ class ChannelThroughputTest {
     @Test
     void receiverGivesUpOnASilentSenderOnlyWithABound() throws Exception {
         String name = "memchan-chanbw-" + ProcessHandle.current().pid();
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 4));
+        FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 4));
         try (Fabric rx = Fabric.open("shm:" + name, FabricOptions.defaults());
              Fabric tx = Fabric.open("shm:" + name, FabricOptions.defaults())) {
             CompletableFuture<Long> bounded = CompletableFuture.supplyAsync(
@@ -50,7 +51,7 @@ class ChannelThroughputTest {
                 assertEquals(20L * SIZE, unbounded.get(60, TimeUnit.SECONDS));
             }
         } finally {
-            Fabric.removeSoftFabric(name);
+            FabricAdmin.remove("shm:" + name);
         }
     }
 

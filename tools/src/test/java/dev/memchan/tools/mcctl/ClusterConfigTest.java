@@ -108,7 +108,7 @@ class ClusterConfigTest {
         }
 
         @Override
-        public void writePct(List<PctWrite> batch) {
+        public dev.memchan.admin.AdapterView view() {
             throw new AssertionError("validation must not write");
         }
 

@@ -7,6 +7,7 @@ import dev.memchan.FabricOptions;
 import dev.memchan.Region;
 import dev.memchan.RemoteAccess;
 import dev.memchan.RemoteMapping;
+import dev.memchan.admin.FabricAdmin;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
@@ -37,7 +38,7 @@ class StatusPageScanTest {
     @Test
     void statusAndMonitorReadEachPageOnceAndReportWhatEveryPageSays() throws Exception {
         String name = "mcctl-scan-" + ProcessHandle.current().pid();
-        Fabric.createSoftFabric(name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 4));
+        FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 4));
         try (Fabric f = Fabric.open("shm:" + name, FabricOptions.defaults());
              Region r = f.allocate(0x5CA4, (long) SERVED.length * f.pageSize(), 0660)) {
             r.attachReceive(false, RemoteAccess.READ, RemoteAccess.ATOMIC);
@@ -96,7 +97,7 @@ class StatusPageScanTest {
             assertEquals(reads, row.get("served_reads").asLong(), row.toString());
             assertEquals(atomics, row.get("served_atomics").asLong(), row.toString());
         } finally {
-            Fabric.removeSoftFabric(name);
+            FabricAdmin.remove("shm:" + name);
         }
     }
 

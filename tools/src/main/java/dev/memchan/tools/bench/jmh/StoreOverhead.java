@@ -5,6 +5,7 @@ import dev.memchan.FabricOptions;
 import dev.memchan.OutgoingMapping;
 import dev.memchan.Region;
 import dev.memchan.Route;
+import dev.memchan.admin.FabricAdmin;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -56,7 +57,7 @@ public class StoreOverhead {
     @Setup(Level.Trial)
     public void setUp() throws IOException {
         fabricName = "jmh-store-" + ProcessHandle.current().pid();
-        Fabric.createSoftFabric(fabricName, FabricOptions.defaults().withGeometry(1L << 20, PAGE, 2));
+        FabricAdmin.create("shm:" + fabricName, FabricOptions.defaults().withGeometry(1L << 20, PAGE, 2));
         fabric = Fabric.open("shm:" + fabricName, FabricOptions.defaults().withCreate(false).withNodeId(0));
         region = fabric.allocate(0x5354_4f52_4500L, PAGE, 0600);
         mapping = region.attachTransmit(Route.broadcast(), false);
@@ -83,7 +84,7 @@ public class StoreOverhead {
         mapping.close();
         region.close();
         fabric.close();
-        Fabric.removeSoftFabric(fabricName);
+        FabricAdmin.remove("shm:" + fabricName);
     }
 
     private long next() {
