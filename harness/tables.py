@@ -106,7 +106,7 @@ BOARD_HUB_TIMEOUT = 2400
 
 BOOTS = [
     Boot("abi", [Guest("abi", "abi")], usual=30,
-         doc="kselftest-style ABI tests, ioctl fuzz, unprivileged uid, udevadm, unbind with live "
+         doc="ABI tests on the kselftest harness, ioctl fuzz, unprivileged uid, udevadm, unbind with live "
              "mappings (SIGBUS), module unload and reload; then node 0's block was released"),
     Boot("cluster", [Guest("cluster-a", "cluster-a"), Guest("cluster-b", "cluster-b")], usual=30,
          doc="two guests sharing one ivshmem file form a 2-node cluster"),

@@ -34,7 +34,7 @@ cd /tmp || exit 1
 cable_words() {	# cable_words STATS-FILE CABLE: words the cable carried
 	sed -n "s/^cable $2 .* words \([0-9]*\) .*/\1/p" "$1"
 }
-tap() {	# tap CMD...: a memchan_test run's TAP result lines, comments kept; its status in rc
+tap() {	# tap CMD...: a test program's TAP result lines, comments kept; its status in rc
 	"$@" > /tmp/tap.out 2>&1 || rc=1
 	grep -v "^TAP version\|^1\.\." /tmp/tap.out
 }
@@ -65,7 +65,7 @@ for k in 0 1 2 3; do
 	sed 's/^/# node auto: /' /tmp/auto$k.out
 done
 check $ids "node auto on all four adapters: the hub assigns 0, 1, 2, 3 by port"
-tap "$N/tests/memchan_test" hub hub_node_ids_by_port
+tap "$N/tests/hub_test" -t node_ids_by_port
 up=""
 for k in 0 1 2 3; do up="$up $(field /dev/memchan$k nodes_up)"; done
 [ "$up" = " 0xf 0xf 0xf 0xf" ]
@@ -73,14 +73,14 @@ check $? "NODES_UP through the driver (MEMCHAN_REG_READ) on every adapter: nodes
 
 # ---- 2. a broadcast, sent once and replicated by the hub ----
 $CTL stats > /tmp/stats0.out
-tap "$N/tests/memchan_test" hub hub_broadcast_reaches_all_others
+tap "$N/tests/hub_test" -t broadcast_reaches_all_others
 $CTL stats > /tmp/stats1.out
 sed 's/^/# cosim: /' /tmp/stats1.out
 # words on the cables (frames: header, data, CRC; link control frames besides): three copies
 # sent by the adapter would make its cable carry at least three times what each receiver's does;
 # the hub's cable back to the sender carries its link acknowledgements (two words a frame), and
 # would carry the data on top of them if the hub sent it back
-words=512	# memchan_test's HUB_WORDS
+words=512	# a page: hub_test's PAGE_WORDS
 up=$(( $(cable_words /tmp/stats1.out 0) - $(cable_words /tmp/stats0.out 0) ))
 back0=$(( $(cable_words /tmp/stats1.out 4) - $(cable_words /tmp/stats0.out 4) ))
 down="" least=$up once=0
@@ -96,7 +96,7 @@ check $once "the broadcast of $words words crossed the sender's cable once ($up 
 crc=$(( $(field /dev/memchan1 crc_errors) + $(field /dev/memchan3 crc_errors) ))
 $CTL flip 1 10000 > /dev/null && $CTL flip 7 10000 > /dev/null
 check $? "control channel: 10000 ppm bit flips on cable 1 (node 1 to the hub) and 7 (the hub to node 3)"
-tap "$N/tests/memchan_test" hub hub_point_to_point_only_its_target
+tap "$N/tests/hub_test" -t point_to_point_only_its_target
 $CTL flip 1 0 > /dev/null && $CTL flip 7 0 > /dev/null
 $CTL stats | grep "^cable [17] " | sed 's/^/# cosim: /'
 crc=$(( $(field /dev/memchan1 crc_errors) + $(field /dev/memchan3 crc_errors) - crc ))
@@ -105,15 +105,15 @@ errs=0
 for k in 0 1 2 3; do errs=$((errs + $(field /dev/memchan$k error_count))); done
 [ $crc -gt 0 ] && [ $retries -gt 0 ] && [ $errs = 0 ]
 check $? "the flips were real and retry hid them: CRC_ERRORS +$crc at nodes 1 and 3, LINK_RETRIES $retries, ERROR_COUNT $errs"
-tap "$N/tests/memchan_test" hub hub_multicast_only_its_members
+tap "$N/tests/hub_test" -t multicast_only_its_members
 
 # ---- 4. the global clock ----
-# clock_agrees LABEL: the guest's registers (memchan_test clock) and the device process's view
+# clock_agrees LABEL: the guest's registers (memchan-clock) and the device process's view
 # of the RTL (cosimctl clock: the hub's master time and every adapter's time in one cycle):
 # every adapter VALID, not the master, its error against the master within -bound..0, and the
 # bound it reports the SPREAD the device process derived for its cable
 clock_agrees() {
-	"$N/tests/memchan_test" clock > /tmp/clock-guest.out 2>&1
+	"$N/tools/memchan-clock" > /tmp/clock-guest.out 2>&1
 	st=$?
 	$CTL clock > /tmp/clock-cosim.out
 	sed 's/^/# guest: /' /tmp/clock-guest.out
@@ -138,7 +138,7 @@ clock_agrees() {
 clock_agrees "clock, cables without stalls"
 $CTL stall 6 30 > /dev/null
 check $? "control channel: 30 % stalls on cable 6 (the hub to node 2)"
-tap "$N/tests/memchan_test" hub hub_broadcast_reaches_all_others
+tap "$N/tests/hub_test" -t broadcast_reaches_all_others
 clock_agrees "clock, 30 % stalls toward node 2"
 $CTL stall 6 0 > /dev/null
 

@@ -179,7 +179,7 @@ conformance() {
 	$CTL stats > /tmp/stats-flips.out
 	sed 's/^/# cosim: /' /tmp/stats-flips.out
 	for d in 0 1; do
-		MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" info | tr '\n' ' ' | sed "s/^/# memchan$d: /"
+		MEMCHAN_DEV=/dev/memchan$d "$N/tools/memchan-info" | tr '\n' ' ' | sed "s/^/# memchan$d: /"
 		echo
 	done
 	d0=$(( $(field /dev/memchan0 crc_errors) - crc0 ))
@@ -224,8 +224,8 @@ fi
 if want 5; then
 	mkdir -p /tmp/lossy
 	key=0x4c4f535359
-	MEMCHAN_DEV=/dev/memchan0 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan0 /'
-	MEMCHAN_DEV=/dev/memchan1 "$N/tests/memchan_test" ctrl retry=0 | sed 's/^/# memchan1 /'
+	MEMCHAN_DEV=/dev/memchan0 "$N/tools/memchan-ctrl" retry=0 | sed 's/^/# memchan0 /'
+	MEMCHAN_DEV=/dev/memchan1 "$N/tools/memchan-ctrl" retry=0 | sed 's/^/# memchan1 /'
 	jrun recv dev:/dev/memchan1 $key 20000 /tmp/lossy > /tmp/lossy-recv.out 2>&1 &
 	recv=$!
 	jrun send dev:/dev/memchan0 $key 20000 /tmp/lossy > /tmp/lossy-send.out 2>&1 &
@@ -241,7 +241,7 @@ if want 5; then
 		kill $recv $send 2> /dev/null
 		sed 's/^/# lossy recv: /' /tmp/lossy-recv.out
 		sed 's/^/# lossy send: /' /tmp/lossy-send.out
-		for d in 0 1; do MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 > /dev/null; done
+		for d in 0 1; do MEMCHAN_DEV=/dev/memchan$d "$N/tools/memchan-ctrl" retry=1 > /dev/null; done
 		exit 1
 	fi
 	echo "# retry-off step: sender and receiver attached after $(( $(date +%s) - t0 )) s"
@@ -263,10 +263,10 @@ if want 5; then
 	# transmit window filled and the one vCPU blocked in a store (firmware/cosim/README.md,
 	# "What a board relies on").
 	for d in 1 0; do
-		MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl err-reset | sed "s/^/# memchan$d /"
+		MEMCHAN_DEV=/dev/memchan$d "$N/tools/memchan-ctrl" err-reset | sed "s/^/# memchan$d /"
 	done
 	for d in 1 0; do
-		MEMCHAN_DEV=/dev/memchan$d "$N/tests/memchan_test" ctrl retry=1 | sed "s/^/# memchan$d /"
+		MEMCHAN_DEV=/dev/memchan$d "$N/tools/memchan-ctrl" retry=1 | sed "s/^/# memchan$d /"
 	done
 	touch /tmp/lossy/again
 	wait $recv

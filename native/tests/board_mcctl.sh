@@ -15,7 +15,7 @@ quote() { sed "s/^/# $1: /" "/tmp/$1.out" | cut -c1-300; }
 # what the self-test must leave as it was: LOOPBACK.MODE and the PCT entries of its pages
 # (the last 4 of the window)
 adapter_state() {
-	"$N/tests/memchan_test" info | grep "^loopback="
+	"$N/tools/memchan-info" | grep "^loopback="
 	mcctl pct show --fabric "$D0" 1020-1023 --json 2> /dev/null
 }
 

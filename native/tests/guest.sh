@@ -55,11 +55,11 @@ abi)
 	load || exit 1
 	ls -l /dev/memchan0 /dev/memchan0-ctl
 	start=$(date +%s)
-	"$N/tests/memchan_test" abi
+	"$N/tests/abi_test"
 	rc=$?
 	echo "# abi tests took $(( $(date +%s) - start )) s"
 	udev_check
-	"$N/tests/memchan_test" unbind || rc=1
+	"$N/tests/unbind_test" || rc=1
 	# the module is gone; it loads again and the node block it released is free
 	load || exit 1
 	"$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 0 > /tmp/reload.log 2>&1
@@ -184,7 +184,7 @@ board-loop)
 	[ "$(cat /sys/class/misc/memchan0/irq_mode)" = poll ] &&
 		echo "ok 2 sysfs irq_mode reads poll" || { echo "not ok 2 sysfs irq_mode reads poll"; rc=1; }
 	start=$(date +%s)
-	"$N/tests/memchan_test" hw || rc=1
+	"$N/tests/hw_test" || rc=1
 	echo "# hw tests took $(( $(date +%s) - start )) s"
 	sh "$N/tests/board_mcctl.sh" "$R" || rc=1
 	# clock policy: while the guest idles (the driver still polls IRQ_STATUS every poll_ms) the
@@ -201,7 +201,7 @@ board-loop)
 	fi
 	# device removal with live mappings (the receive area mapped with dma_mmap_coherent among
 	# them): SIGBUS, ENODEV, no warning; the module then unloads
-	"$N/tests/memchan_test" unbind || rc=1
+	"$N/tests/unbind_test" || rc=1
 	exit $rc
 	;;
 board-java | board-duo-a | board-duo-b)
@@ -281,14 +281,14 @@ board-pair-a | board-pair-b)
 		"$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 400 \
 			--rounds "$PAIR_ROUNDS" || rc=1
 		# remote read and atomics at the other guest's home (issue 11)
-		"$N/tests/memchan_test" remote-pair requester || rc=1
+		"$N/tests/remote_pair_test" -t requester || rc=1
 		sh "$R/firmware/cosim/cosimctl.sh" stats | sed 's/^/# cosim: /'
 		# remote requests to node 1 in RTL cycles, without the flips (a retransmission is not
-		# the request's latency): memchan_test remote-cycles, the device process's statistics
+		# the request's latency): memchan-remote-cycles, the device process's statistics
 		t0=$(date +%s)
 		sh "$R/firmware/cosim/cosimctl.sh" flip 0 0 > /dev/null &&
 			sh "$R/firmware/cosim/cosimctl.sh" flip 1 0 > /dev/null &&
-			"$N/tests/memchan_test" remote-cycles requester 1 "sh $R/firmware/cosim/cosimctl.sh" > /tmp/pair.out
+			"$N/tools/memchan-remote-cycles" requester 1 "sh $R/firmware/cosim/cosimctl.sh" > /tmp/pair.out
 		st=$?
 		cat /tmp/pair.out
 		what="remote write, read and fetch-and-add to node 1 timed in RTL cycles ($(( $(date +%s) - t0 )) s)"
@@ -296,14 +296,14 @@ board-pair-a | board-pair-b)
 	else
 		"$N/tests/mc_cluster" --role b --node 1 --peer 0 --dev /dev/memchan0 --timeout 400 \
 			--rounds "$PAIR_ROUNDS" || rc=1
-		"$N/tests/memchan_test" remote-pair home || rc=1
-		if "$N/tests/memchan_test" remote-cycles home 0; then
+		"$N/tests/remote_pair_test" -t home || rc=1
+		if "$N/tools/memchan-remote-cycles" home 0; then
 			echo "ok 1 home of node 0's remote requests: every write landed, the word is exact"
 		else
 			echo "not ok 1 home of node 0's remote requests"; rc=1
 		fi
 	fi
-	"$N/tests/memchan_test" info > /tmp/info
+	"$N/tools/memchan-info" > /tmp/info
 	sed 's/^/# /' /tmp/info
 	. /tmp/info
 	if [ "${crc_errors:-0}" -gt 0 ] && [ "${error_count:-1}" = 0 ]; then

@@ -92,9 +92,9 @@ aot_report() {
 	rm -rf "$AOT_LOG"
 }
 
-# field DEVICE NAME: one value of memchan_test info
+# field DEVICE NAME: one value of memchan-info
 field() {
-	MEMCHAN_DEV=$1 "$R/native/tests/memchan_test" info | sed -n "s/^$2=//p"
+	MEMCHAN_DEV=$1 "$R/native/tools/memchan-info" | sed -n "s/^$2=//p"
 }
 # peer_unseen DEV...: waits, at most 10 s, until no DEV's LINK_STATUS.PEER_SEEN is set; 1 if one
 # still is. After a cable cut the adapter counts its peer as seen for 4 heartbeat periods after the

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The soft fabric's check of a transmit PCT write (what SoftFabricBackend applies, and SoftFabricAdmin through PctRules) reproduces
  * every emulated-adapter row of regmap/vectors/tx-pct-rule.csv with its CAPS, as the ivshmem driver does in its
- * abi test (native/tests/memchan_test.c tx_rule_vectors): OK accepted, EMULATED and CAPS refused as UNSUPPORTED
+ * abi test (native/tests/abi_test.c tx_rule_vectors): OK accepted, EMULATED and CAPS refused as UNSUPPORTED
  * (the driver's EOPNOTSUPP), the rest as INVALID_ARGUMENT (EINVAL).
  */
 class SoftTxRuleVectorsTest {
