@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class UapiLayoutTest {
     private static final Path HEADER = Path.of("..", "native", "include", "uapi", "linux", "memchan.h")
             .toAbsolutePath().normalize();
-    private static final Path GENERATOR = Path.of("..", "native", "include", "uapi", "gen_java.py")
+    private static final Path GENERATOR = Path.of("..", "regmap", "gen.py")
             .toAbsolutePath().normalize();
 
     record CField(String name, long offset, long size) {
@@ -50,7 +50,7 @@ class UapiLayoutTest {
     record CConstant(String name, long value, long size, boolean ioctl) {
     }
 
-    /** What libclang finds in a header, from {@code gen_java.py --manifest}. */
+    /** What libclang finds in a header, from {@code regmap/gen.py uapi --manifest}. */
     record Manifest(Map<String, CStruct> structs, Map<String, CConstant> constants) {
     }
 
@@ -62,7 +62,7 @@ class UapiLayoutTest {
     }
 
     static Manifest fromClang(Path header) throws IOException, InterruptedException {
-        String out = run(List.of("python3", GENERATOR.toString(), "--manifest", "--header", header.toString()));
+        String out = run(List.of("python3", GENERATOR.toString(), "uapi", "--manifest", "--header", header.toString()));
         Map<String, CStruct> structs = new LinkedHashMap<>();
         Map<String, CConstant> constants = new LinkedHashMap<>();
         for (String line : out.split("\n")) {
