@@ -2,7 +2,7 @@
 the staleness check, the hand-layout scan, and the uapi bindings (subcommand uapi)."""
 import sys
 
-from . import lint, render_c, render_docs, render_java, render_sv, render_vectors, uapi
+from . import lint, render_c, render_docs, render_java, render_sv, render_sv_regs, render_vectors, uapi
 from .formulas import Geometry, SystemPages, TxPctRule
 from .model import ROOT, build, load
 
@@ -27,6 +27,7 @@ def outputs(rm):
         JAVA_LAYOUT / "TxPctRule.java": render_java.tx_pct_rule(txr),
         ROOT / "regmap" / "vectors" / "tx-pct-rule.csv": render_vectors.tx_pct_rule(txr, rm["meta"], caps_requests),
         ROOT / "firmware" / "rtl" / "memchan_regs_pkg.sv": render_sv.package(c, rm),
+        ROOT / "firmware" / "rtl" / "memchan_reg_top.sv": render_sv_regs.module(rm),
         JAVA_LAYOUT / "Regs.java": render_java.regs(c),
         JAVA_LAYOUT / "SoftFabricGeometry.java": render_java.geometry(geom),
         JAVA_LAYOUT / "SystemPagesDescriptor.java": render_java.system_pages(sysp),

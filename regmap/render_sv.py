@@ -1,5 +1,11 @@
-"""The RTL package memchan_regs_pkg.sv: constants and the register index of the register block."""
-from .model import HEADER_NOTE
+"""The RTL package memchan_regs_pkg.sv: constants, widths and counts, one packed struct per register
+(reggen's *_reg_pkg.sv manner) and the register index of the register block."""
+from .model import HEADER_NOTE, bits, sv_name
+
+
+
+def clog2(n):
+    return max(1, (n - 1).bit_length())
 
 
 REG_INDEX_W = 7   # the register block's read multiplexer: index 0 = unmapped, then one per register
@@ -42,6 +48,72 @@ def package(c, rm):
         w = 64 if width > 32 or value >= 1 << 32 else 32
         return f"  localparam logic [{w - 1}:0] MC_{name} = {w}'h{value:X};" + (f"  // {comment}" if comment else "")
     out += c.render(lambda title: f"  // {title}", localparam)
+    out += types(rm, {name for _, items in c.sections for name, *_ in items})
+    out += word_functions(rm)
     out += render_sv_index(rm)
     out += ["endpackage : memchan_regs_pkg", "", "`default_nettype wire"]
     return "\n".join(out) + "\n"
+
+
+def types(rm, names):
+    """Widths, counts and one packed struct per register (SV only), in reggen's manner: fields most
+    significant first, reserved bits left out; a register without fields is a 32-bit word."""
+    meta = rm["meta"]
+    out = ["  // Widths and counts: a register word, the address bits of the register block and of BAR0,",
+           "  // the words of a multi-word register, each field and each register's defined bits",
+           "  localparam int MC_REG_W = 32;",
+           f"  localparam int MC_REG_BLOCK_AW = {clog2(meta['reg_block_size'])};",
+           f"  localparam int MC_BAR0_AW = {clog2(meta['bar0_size'])};"]
+    new = ["REG_W", "REG_BLOCK_AW", "BAR0_AW"]
+    for r in rm["register"]:
+        if r.get("count", 1) > 1:
+            out.append(f"  localparam int MC_{r['name']}_COUNT = {r['count']};")
+            new.append(f"{r['name']}_COUNT")
+    for r in rm["register"]:
+        fields = r.get("field", [])
+        for f in fields:
+            out.append(f"  localparam int MC_{r['name']}_{f['name']}_W = {bits(f['bits'])[1]};")
+            new.append(f"{r['name']}_{f['name']}_W")
+        out.append(f"  localparam int MC_{r['name']}_W = {sum(bits(f['bits'])[1] for f in fields) or 32};")
+        new.append(f"{r['name']}_W")
+    for n in new:
+        if n in names:
+            raise SystemExit(f"generated name MC_{n} defined twice")
+    out += ["", "  // Register structs (mc_<register>_t)"]
+    for r in rm["register"]:
+        t = f"mc_{r['name'].lower()}_t"
+        fields = sorted(r.get("field", []), key=lambda f: -bits(f["bits"])[0])
+        if not fields:
+            out.append(f"  typedef logic [31:0] {t};")
+            continue
+        out.append("  typedef struct packed {")
+        for f in fields:
+            lsb, w = bits(f["bits"])
+            vec = f"[{w - 1}:0] " if w > 1 else ""
+            out.append(f"    logic {vec}{sv_name(f['name'])};   // bits {f['bits']}")
+        out.append(f"  }} {t};")
+    out.append("")
+    return out
+
+
+def word_functions(rm):
+    """mc_<register>_word(): a register struct's bits as the 32-bit word software sees (fields in
+    place). The argument is the struct as a vector: yosys 0.23 cannot take a struct-typed argument."""
+    out = ["  // A register struct as its 32-bit word (fields at their bits, the rest 0)"]
+    for r in rm["register"]:
+        if not r.get("field"):
+            continue
+        fn = f"mc_{r['name'].lower()}_word"
+        fields = sorted(r["field"], key=lambda f: bits(f["bits"])[0])  # least significant first
+        width = sum(bits(f["bits"])[1] for f in fields)
+        out += [f"  function automatic logic [31:0] {fn}(input logic [{width - 1}:0] v);", f"    {fn} = '0;"]
+        at = 0
+        for f in fields:
+            lsb, w = bits(f["bits"])
+            word = f"[{lsb + w - 1}:{lsb}]" if w > 1 else f"[{lsb}]"
+            vec = f"[{at + w - 1}:{at}]" if w > 1 else f"[{at}]"
+            out.append(f"    {fn}{word} = v{vec};   // {sv_name(f['name'])}")
+            at += w
+        out.append("  endfunction")
+    out.append("")
+    return out

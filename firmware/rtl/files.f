@@ -5,6 +5,7 @@ rtl/memchan_ram_sdp.sv
 rtl/memchan_ram_tdp.sv
 rtl/memchan_fifo.sv
 rtl/memchan_skid.sv
+rtl/memchan_reg_top.sv
 rtl/memchan_axil_regs.sv
 rtl/memchan_tx_window.sv
 rtl/memchan_tx_builder.sv

@@ -8,7 +8,7 @@
 `default_nettype none
 
 module memchan_page_cnt #(
-  parameter int unsigned PAGES = 1024,
+  parameter int unsigned PAGES = memchan_regs_pkg::MC_BOARD_PAGES,
   localparam int unsigned PG_W = $clog2(PAGES)
 ) (
   input  wire logic            clk_i,

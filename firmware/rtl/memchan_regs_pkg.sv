@@ -19,6 +19,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_RX_PCT_BASE = 32'h20000;
   localparam logic [31:0] MC_TX_PCT_ENTRY_SIZE = 32'h4;
   localparam logic [31:0] MC_RX_PCT_ENTRY_SIZE = 32'h8;
+  localparam logic [31:0] MC_REG_BLOCK_SIZE = 32'h1000;
   localparam logic [31:0] MC_PAGE_SIZE_4K = 32'h1000;  // an allowed network page size
   localparam logic [31:0] MC_PAGE_SIZE_8K = 32'h2000;
 
@@ -59,7 +60,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_NODE_ID_ID_SHIFT = 32'h0;
   localparam logic [31:0] MC_NODE_ID_ID_MASK = 32'hFF;  // node ID, below MAX_NODES
   localparam logic [31:0] MC_NODE_ID_AUTO_SHIFT = 32'h1E;
-  localparam logic [31:0] MC_NODE_ID_AUTO_MASK = 32'h40000000;  // virtual-hub autoconfiguration: the link assigns ID 0 or 1
+  localparam logic [31:0] MC_NODE_ID_AUTO_MASK = 32'h40000000;  // virtual-hub autoconfiguration: the link assigns ID 0 or 1 (a write with AUTO set clears ID and VALID)
   localparam logic [31:0] MC_NODE_ID_VALID_SHIFT = 32'h1F;
   localparam logic [31:0] MC_NODE_ID_VALID_MASK = 32'h80000000;  // ID assigned (by software or by autoconfiguration)
   localparam logic [31:0] MC_REG_CTRL = 32'h24;  // Control
@@ -98,6 +99,16 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_SHIFT = 32'h4;
   localparam logic [31:0] MC_IRQ_STATUS_PAGE_HOT_MASK = 32'h10;  // a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT)
   localparam logic [31:0] MC_REG_IRQ_MASK = 32'h34;  // Interrupt enable, same bits as IRQ_STATUS
+  localparam logic [31:0] MC_IRQ_MASK_RX_NOTIFY_SHIFT = 32'h0;
+  localparam logic [31:0] MC_IRQ_MASK_RX_NOTIFY_MASK = 32'h1;  // a packet arrived at a page whose receive PCT entry has IRQ_ON_RX
+  localparam logic [31:0] MC_IRQ_MASK_LINK_CHANGE_SHIFT = 32'h1;
+  localparam logic [31:0] MC_IRQ_MASK_LINK_CHANGE_MASK = 32'h2;  // LINK_STATUS or NODES_UP changed (on a hub: a node went down or came back)
+  localparam logic [31:0] MC_IRQ_MASK_ERROR_SHIFT = 32'h2;
+  localparam logic [31:0] MC_IRQ_MASK_ERROR_MASK = 32'h4;  // ERROR_COUNT incremented
+  localparam logic [31:0] MC_IRQ_MASK_BARRIER_DONE_SHIFT = 32'h3;
+  localparam logic [31:0] MC_IRQ_MASK_BARRIER_DONE_MASK = 32'h8;  // an acknowledge sweep completed
+  localparam logic [31:0] MC_IRQ_MASK_PAGE_HOT_SHIFT = 32'h4;
+  localparam logic [31:0] MC_IRQ_MASK_PAGE_HOT_MASK = 32'h10;  // a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT)
   localparam logic [31:0] MC_REG_BARRIER = 32'h38;  // Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned
   localparam logic [31:0] MC_BARRIER_START_SHIFT = 32'h0;
   localparam logic [31:0] MC_BARRIER_START_MASK = 32'h1;  // write 1 to start a sweep (self-clearing); reads 0
@@ -128,9 +139,13 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_RX_BASE_LO = 32'hC0;  // Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE)
   localparam logic [31:0] MC_REG_RX_BASE_HI = 32'hC4;  // High word of the identity-mapped receive area address
   localparam logic [31:0] MC_REG_LINK_RETRY_LIMIT = 32'hC8;  // Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error)
+  localparam logic [31:0] MC_LINK_RETRY_LIMIT_LIMIT_SHIFT = 32'h0;
+  localparam logic [31:0] MC_LINK_RETRY_LIMIT_LIMIT_MASK = 32'hFF;  // retransmissions
   localparam logic [31:0] MC_REG_LINK_ACK_TIMEOUT = 32'hCC;  // Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N)
   localparam logic [31:0] MC_REG_HEARTBEAT_PERIOD = 32'hD0;  // Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives
   localparam logic [31:0] MC_REG_TX_COMBINE_IDLE = 32'hD4;  // Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining)
+  localparam logic [31:0] MC_TX_COMBINE_IDLE_CYCLES_SHIFT = 32'h0;
+  localparam logic [31:0] MC_TX_COMBINE_IDLE_CYCLES_MASK = 32'hFFFF;  // clock cycles
   localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_LO = 32'hD8;  // Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one
   localparam logic [31:0] MC_REG_REMOTE_CAS_CMP_HI = 32'hDC;  // Compare operand, high word (see REMOTE_CAS_CMP_LO)
   localparam logic [31:0] MC_REG_REMOTE_CAS_PAGE = 32'hFC;  // The one transmit page whose compare-and-swap requests take their compare operand from REMOTE_CAS_CMP_LO/HI while ARM is set: a packet that starts there with one full 8-byte word becomes the two-word request {compare, word}
@@ -139,6 +154,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REMOTE_CAS_PAGE_ARM_SHIFT = 32'h1F;
   localparam logic [31:0] MC_REMOTE_CAS_PAGE_ARM_MASK = 32'h80000000;  // 1: the page's compare-and-swap requests use the staged compare operand
   localparam logic [31:0] MC_REG_PAGE_CNT_SEL = 32'hE0;  // Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show
+  localparam logic [31:0] MC_PAGE_CNT_SEL_PAGE_SHIFT = 32'h0;
+  localparam logic [31:0] MC_PAGE_CNT_SEL_PAGE_MASK = 32'h3FFF;  // network page (a board keeps it modulo PAGE_COUNT)
   localparam logic [31:0] MC_REG_PAGE_CNT_READS = 32'hE4;  // Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
   localparam logic [31:0] MC_REG_PAGE_CNT_ATOMICS = 32'hE8;  // Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF)
   localparam logic [31:0] MC_REG_PAGE_CNT_THRESHOLD = 32'hEC;  // When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page
@@ -148,6 +165,8 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_MCAST_GROUP_BASE = 32'h100;  // Multicast group membership: one 32-bit node mask per group (0x100 + 4*group)
   localparam logic [31:0] MC_REG_GLOBAL_TIME_LO = 32'h140;  // Global time, low word, in link clock cycles since the master (the hub, or node 0 back to back) came out of reset; 56 bits wide (bits 63:56 read 0)
   localparam logic [31:0] MC_REG_GLOBAL_TIME_HI = 32'h144;  // Global time, high word, as latched by the last read of GLOBAL_TIME_LO
+  localparam logic [31:0] MC_GLOBAL_TIME_HI_HIGH_SHIFT = 32'h0;
+  localparam logic [31:0] MC_GLOBAL_TIME_HI_HIGH_MASK = 32'hFFFFFF;  // global time bits 55:32
   localparam logic [31:0] MC_REG_CLOCK_STATUS = 32'h148;  // Global clock state
   localparam logic [31:0] MC_CLOCK_STATUS_VALID_SHIFT = 32'h0;
   localparam logic [31:0] MC_CLOCK_STATUS_VALID_MASK = 32'h1;  // the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL
@@ -223,6 +242,11 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_REG_CLOCK_OFFSET_RESET = 32'h0;
   localparam logic [31:0] MC_REG_CLOCK_LINK_DELAY_RESET = 32'h80001;
   localparam logic [31:0] MC_REG_CLOCK_SYNC_INTERVAL_RESET = 32'h10000;
+
+  // The RTL adapter: parameter defaults of firmware/rtl (memchan_top), the CAPS its register block reports
+  localparam logic [31:0] MC_BOARD_PAGES = 32'h400;  // PAGES: PCT entries (network pages) in block RAM
+  localparam logic [31:0] MC_BOARD_PAGE_SIZE = 32'h1000;  // PAGE_SIZE
+  localparam logic [31:0] MC_BOARD_CAPS = 32'h3FF;  // CAPS: LINK_RETRY | LOOPBACK_INTERNAL | LOOPBACK_EXTERNAL | MULTICAST | RX_REMAP | REMOTE_READ | ATOMICS | PAGE_COUNTERS | HUB_MODE | GLOBAL_CLOCK
 
   // TX_PCT entry (32 bits)
   localparam logic [31:0] MC_TX_PCT_TX_EN_SHIFT = 32'h0;
@@ -404,6 +428,342 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_TX_RULE_CAPS_SWAP = 32'h40;  // CAPS bits OP SWAP needs
   localparam logic [31:0] MC_TX_RULE_CAS_OPS = 32'h8;  // OPs that may carry the CAS bit (bit n: OP n)
   localparam logic [31:0] MC_TX_RULE_EMULATED_OPS = 32'h1;  // OPs an emulated adapter serves (bit n: OP n)
+
+  // Widths and counts: a register word, the address bits of the register block and of BAR0,
+  // the words of a multi-word register, each field and each register's defined bits
+  localparam int MC_REG_W = 32;
+  localparam int MC_REG_BLOCK_AW = 12;
+  localparam int MC_BAR0_AW = 18;
+  localparam int MC_MCAST_GROUP_BASE_COUNT = 16;
+  localparam int MC_ID_W = 32;
+  localparam int MC_VERSION_MAJOR_W = 16;
+  localparam int MC_VERSION_MINOR_W = 16;
+  localparam int MC_VERSION_W = 32;
+  localparam int MC_PAGE_COUNT_W = 32;
+  localparam int MC_PAGE_SIZE_W = 32;
+  localparam int MC_MAX_NODES_W = 32;
+  localparam int MC_CAPS_LINK_RETRY_W = 1;
+  localparam int MC_CAPS_LOOPBACK_INTERNAL_W = 1;
+  localparam int MC_CAPS_LOOPBACK_EXTERNAL_W = 1;
+  localparam int MC_CAPS_MULTICAST_W = 1;
+  localparam int MC_CAPS_RX_REMAP_W = 1;
+  localparam int MC_CAPS_REMOTE_READ_W = 1;
+  localparam int MC_CAPS_ATOMICS_W = 1;
+  localparam int MC_CAPS_PAGE_COUNTERS_W = 1;
+  localparam int MC_CAPS_HUB_MODE_W = 1;
+  localparam int MC_CAPS_GLOBAL_CLOCK_W = 1;
+  localparam int MC_CAPS_SOFT_W = 1;
+  localparam int MC_CAPS_W = 11;
+  localparam int MC_NODE_ID_ID_W = 8;
+  localparam int MC_NODE_ID_AUTO_W = 1;
+  localparam int MC_NODE_ID_VALID_W = 1;
+  localparam int MC_NODE_ID_W = 10;
+  localparam int MC_CTRL_ENABLE_W = 1;
+  localparam int MC_CTRL_RETRY_EN_W = 1;
+  localparam int MC_CTRL_ERR_RESET_W = 1;
+  localparam int MC_CTRL_CNT_CLEAR_W = 1;
+  localparam int MC_CTRL_W = 4;
+  localparam int MC_LOOPBACK_MODE_W = 2;
+  localparam int MC_LOOPBACK_W = 2;
+  localparam int MC_LINK_STATUS_UP_W = 1;
+  localparam int MC_LINK_STATUS_PEER_SEEN_W = 1;
+  localparam int MC_LINK_STATUS_DISCARDING_W = 1;
+  localparam int MC_LINK_STATUS_PEER_NODE_W = 8;
+  localparam int MC_LINK_STATUS_W = 11;
+  localparam int MC_IRQ_STATUS_RX_NOTIFY_W = 1;
+  localparam int MC_IRQ_STATUS_LINK_CHANGE_W = 1;
+  localparam int MC_IRQ_STATUS_ERROR_W = 1;
+  localparam int MC_IRQ_STATUS_BARRIER_DONE_W = 1;
+  localparam int MC_IRQ_STATUS_PAGE_HOT_W = 1;
+  localparam int MC_IRQ_STATUS_W = 5;
+  localparam int MC_IRQ_MASK_RX_NOTIFY_W = 1;
+  localparam int MC_IRQ_MASK_LINK_CHANGE_W = 1;
+  localparam int MC_IRQ_MASK_ERROR_W = 1;
+  localparam int MC_IRQ_MASK_BARRIER_DONE_W = 1;
+  localparam int MC_IRQ_MASK_PAGE_HOT_W = 1;
+  localparam int MC_IRQ_MASK_W = 5;
+  localparam int MC_BARRIER_START_W = 1;
+  localparam int MC_BARRIER_BUSY_W = 1;
+  localparam int MC_BARRIER_DONE_W = 1;
+  localparam int MC_BARRIER_W = 3;
+  localparam int MC_ACK_OUTSTANDING_W = 32;
+  localparam int MC_RX_NOTIFY_PAGE_W = 32;
+  localparam int MC_NOTIFY_COUNT_W = 32;
+  localparam int MC_NODES_UP_W = 32;
+  localparam int MC_TX_PACKETS_W = 32;
+  localparam int MC_TX_BYTES_W = 32;
+  localparam int MC_RX_PACKETS_W = 32;
+  localparam int MC_RX_BYTES_W = 32;
+  localparam int MC_TX_DROP_DISABLED_W = 32;
+  localparam int MC_RX_DROP_DISABLED_W = 32;
+  localparam int MC_CRC_ERRORS_W = 32;
+  localparam int MC_LINK_RETRIES_W = 32;
+  localparam int MC_ERROR_COUNT_W = 32;
+  localparam int MC_ACKS_RECEIVED_W = 32;
+  localparam int MC_TX_DROP_PARTIAL_W = 32;
+  localparam int MC_REMOTE_OUTSTANDING_W = 32;
+  localparam int MC_REMOTE_DONE_W = 32;
+  localparam int MC_REMOTE_ERRORS_W = 32;
+  localparam int MC_REMOTE_ERR_ADDR_W = 32;
+  localparam int MC_REMOTE_REFUSED_W = 32;
+  localparam int MC_RX_BASE_LO_W = 32;
+  localparam int MC_RX_BASE_HI_W = 32;
+  localparam int MC_LINK_RETRY_LIMIT_LIMIT_W = 8;
+  localparam int MC_LINK_RETRY_LIMIT_W = 8;
+  localparam int MC_LINK_ACK_TIMEOUT_W = 32;
+  localparam int MC_HEARTBEAT_PERIOD_W = 32;
+  localparam int MC_TX_COMBINE_IDLE_CYCLES_W = 16;
+  localparam int MC_TX_COMBINE_IDLE_W = 16;
+  localparam int MC_REMOTE_CAS_CMP_LO_W = 32;
+  localparam int MC_REMOTE_CAS_CMP_HI_W = 32;
+  localparam int MC_REMOTE_CAS_PAGE_PAGE_W = 14;
+  localparam int MC_REMOTE_CAS_PAGE_ARM_W = 1;
+  localparam int MC_REMOTE_CAS_PAGE_W = 15;
+  localparam int MC_PAGE_CNT_SEL_PAGE_W = 14;
+  localparam int MC_PAGE_CNT_SEL_W = 14;
+  localparam int MC_PAGE_CNT_READS_W = 32;
+  localparam int MC_PAGE_CNT_ATOMICS_W = 32;
+  localparam int MC_PAGE_CNT_THRESHOLD_W = 32;
+  localparam int MC_PAGE_HOT_W = 32;
+  localparam int MC_REMOTE_LAST_LO_W = 32;
+  localparam int MC_REMOTE_LAST_HI_W = 32;
+  localparam int MC_MCAST_GROUP_BASE_W = 32;
+  localparam int MC_GLOBAL_TIME_LO_W = 32;
+  localparam int MC_GLOBAL_TIME_HI_HIGH_W = 24;
+  localparam int MC_GLOBAL_TIME_HI_W = 24;
+  localparam int MC_CLOCK_STATUS_VALID_W = 1;
+  localparam int MC_CLOCK_STATUS_MASTER_W = 1;
+  localparam int MC_CLOCK_STATUS_SYNCS_W = 16;
+  localparam int MC_CLOCK_STATUS_W = 18;
+  localparam int MC_CLOCK_BOUND_W = 32;
+  localparam int MC_CLOCK_OFFSET_W = 32;
+  localparam int MC_CLOCK_LINK_DELAY_MIN_W = 16;
+  localparam int MC_CLOCK_LINK_DELAY_SPREAD_W = 16;
+  localparam int MC_CLOCK_LINK_DELAY_W = 32;
+  localparam int MC_CLOCK_SYNC_INTERVAL_W = 32;
+
+  // Register structs (mc_<register>_t)
+  typedef logic [31:0] mc_id_t;
+  typedef struct packed {
+    logic [15:0] major;   // bits 31:16
+    logic [15:0] minor;   // bits 15:0
+  } mc_version_t;
+  typedef logic [31:0] mc_page_count_t;
+  typedef logic [31:0] mc_page_size_t;
+  typedef logic [31:0] mc_max_nodes_t;
+  typedef struct packed {
+    logic soft_;   // bits 31
+    logic global_clock;   // bits 9
+    logic hub_mode;   // bits 8
+    logic page_counters;   // bits 7
+    logic atomics;   // bits 6
+    logic remote_read;   // bits 5
+    logic rx_remap;   // bits 4
+    logic multicast;   // bits 3
+    logic loopback_external;   // bits 2
+    logic loopback_internal;   // bits 1
+    logic link_retry;   // bits 0
+  } mc_caps_t;
+  typedef struct packed {
+    logic valid;   // bits 31
+    logic auto_;   // bits 30
+    logic [7:0] id;   // bits 7:0
+  } mc_node_id_t;
+  typedef struct packed {
+    logic cnt_clear;   // bits 3
+    logic err_reset;   // bits 2
+    logic retry_en;   // bits 1
+    logic enable;   // bits 0
+  } mc_ctrl_t;
+  typedef struct packed {
+    logic [1:0] mode;   // bits 1:0
+  } mc_loopback_t;
+  typedef struct packed {
+    logic [7:0] peer_node;   // bits 15:8
+    logic discarding;   // bits 2
+    logic peer_seen;   // bits 1
+    logic up;   // bits 0
+  } mc_link_status_t;
+  typedef struct packed {
+    logic page_hot;   // bits 4
+    logic barrier_done;   // bits 3
+    logic error;   // bits 2
+    logic link_change;   // bits 1
+    logic rx_notify;   // bits 0
+  } mc_irq_status_t;
+  typedef struct packed {
+    logic page_hot;   // bits 4
+    logic barrier_done;   // bits 3
+    logic error;   // bits 2
+    logic link_change;   // bits 1
+    logic rx_notify;   // bits 0
+  } mc_irq_mask_t;
+  typedef struct packed {
+    logic done;   // bits 2
+    logic busy;   // bits 1
+    logic start;   // bits 0
+  } mc_barrier_t;
+  typedef logic [31:0] mc_ack_outstanding_t;
+  typedef logic [31:0] mc_rx_notify_page_t;
+  typedef logic [31:0] mc_notify_count_t;
+  typedef logic [31:0] mc_nodes_up_t;
+  typedef logic [31:0] mc_tx_packets_t;
+  typedef logic [31:0] mc_tx_bytes_t;
+  typedef logic [31:0] mc_rx_packets_t;
+  typedef logic [31:0] mc_rx_bytes_t;
+  typedef logic [31:0] mc_tx_drop_disabled_t;
+  typedef logic [31:0] mc_rx_drop_disabled_t;
+  typedef logic [31:0] mc_crc_errors_t;
+  typedef logic [31:0] mc_link_retries_t;
+  typedef logic [31:0] mc_error_count_t;
+  typedef logic [31:0] mc_acks_received_t;
+  typedef logic [31:0] mc_tx_drop_partial_t;
+  typedef logic [31:0] mc_remote_outstanding_t;
+  typedef logic [31:0] mc_remote_done_t;
+  typedef logic [31:0] mc_remote_errors_t;
+  typedef logic [31:0] mc_remote_err_addr_t;
+  typedef logic [31:0] mc_remote_refused_t;
+  typedef logic [31:0] mc_rx_base_lo_t;
+  typedef logic [31:0] mc_rx_base_hi_t;
+  typedef struct packed {
+    logic [7:0] limit;   // bits 7:0
+  } mc_link_retry_limit_t;
+  typedef logic [31:0] mc_link_ack_timeout_t;
+  typedef logic [31:0] mc_heartbeat_period_t;
+  typedef struct packed {
+    logic [15:0] cycles;   // bits 15:0
+  } mc_tx_combine_idle_t;
+  typedef logic [31:0] mc_remote_cas_cmp_lo_t;
+  typedef logic [31:0] mc_remote_cas_cmp_hi_t;
+  typedef struct packed {
+    logic arm;   // bits 31
+    logic [13:0] page;   // bits 13:0
+  } mc_remote_cas_page_t;
+  typedef struct packed {
+    logic [13:0] page;   // bits 13:0
+  } mc_page_cnt_sel_t;
+  typedef logic [31:0] mc_page_cnt_reads_t;
+  typedef logic [31:0] mc_page_cnt_atomics_t;
+  typedef logic [31:0] mc_page_cnt_threshold_t;
+  typedef logic [31:0] mc_page_hot_t;
+  typedef logic [31:0] mc_remote_last_lo_t;
+  typedef logic [31:0] mc_remote_last_hi_t;
+  typedef logic [31:0] mc_mcast_group_base_t;
+  typedef logic [31:0] mc_global_time_lo_t;
+  typedef struct packed {
+    logic [23:0] high;   // bits 23:0
+  } mc_global_time_hi_t;
+  typedef struct packed {
+    logic [15:0] syncs;   // bits 31:16
+    logic master;   // bits 1
+    logic valid;   // bits 0
+  } mc_clock_status_t;
+  typedef logic [31:0] mc_clock_bound_t;
+  typedef logic [31:0] mc_clock_offset_t;
+  typedef struct packed {
+    logic [15:0] spread;   // bits 31:16
+    logic [15:0] min;   // bits 15:0
+  } mc_clock_link_delay_t;
+  typedef logic [31:0] mc_clock_sync_interval_t;
+
+  // A register struct as its 32-bit word (fields at their bits, the rest 0)
+  function automatic logic [31:0] mc_version_word(input logic [31:0] v);
+    mc_version_word = '0;
+    mc_version_word[15:0] = v[15:0];   // minor
+    mc_version_word[31:16] = v[31:16];   // major
+  endfunction
+  function automatic logic [31:0] mc_caps_word(input logic [10:0] v);
+    mc_caps_word = '0;
+    mc_caps_word[0] = v[0];   // link_retry
+    mc_caps_word[1] = v[1];   // loopback_internal
+    mc_caps_word[2] = v[2];   // loopback_external
+    mc_caps_word[3] = v[3];   // multicast
+    mc_caps_word[4] = v[4];   // rx_remap
+    mc_caps_word[5] = v[5];   // remote_read
+    mc_caps_word[6] = v[6];   // atomics
+    mc_caps_word[7] = v[7];   // page_counters
+    mc_caps_word[8] = v[8];   // hub_mode
+    mc_caps_word[9] = v[9];   // global_clock
+    mc_caps_word[31] = v[10];   // soft_
+  endfunction
+  function automatic logic [31:0] mc_node_id_word(input logic [9:0] v);
+    mc_node_id_word = '0;
+    mc_node_id_word[7:0] = v[7:0];   // id
+    mc_node_id_word[30] = v[8];   // auto_
+    mc_node_id_word[31] = v[9];   // valid
+  endfunction
+  function automatic logic [31:0] mc_ctrl_word(input logic [3:0] v);
+    mc_ctrl_word = '0;
+    mc_ctrl_word[0] = v[0];   // enable
+    mc_ctrl_word[1] = v[1];   // retry_en
+    mc_ctrl_word[2] = v[2];   // err_reset
+    mc_ctrl_word[3] = v[3];   // cnt_clear
+  endfunction
+  function automatic logic [31:0] mc_loopback_word(input logic [1:0] v);
+    mc_loopback_word = '0;
+    mc_loopback_word[1:0] = v[1:0];   // mode
+  endfunction
+  function automatic logic [31:0] mc_link_status_word(input logic [10:0] v);
+    mc_link_status_word = '0;
+    mc_link_status_word[0] = v[0];   // up
+    mc_link_status_word[1] = v[1];   // peer_seen
+    mc_link_status_word[2] = v[2];   // discarding
+    mc_link_status_word[15:8] = v[10:3];   // peer_node
+  endfunction
+  function automatic logic [31:0] mc_irq_status_word(input logic [4:0] v);
+    mc_irq_status_word = '0;
+    mc_irq_status_word[0] = v[0];   // rx_notify
+    mc_irq_status_word[1] = v[1];   // link_change
+    mc_irq_status_word[2] = v[2];   // error
+    mc_irq_status_word[3] = v[3];   // barrier_done
+    mc_irq_status_word[4] = v[4];   // page_hot
+  endfunction
+  function automatic logic [31:0] mc_irq_mask_word(input logic [4:0] v);
+    mc_irq_mask_word = '0;
+    mc_irq_mask_word[0] = v[0];   // rx_notify
+    mc_irq_mask_word[1] = v[1];   // link_change
+    mc_irq_mask_word[2] = v[2];   // error
+    mc_irq_mask_word[3] = v[3];   // barrier_done
+    mc_irq_mask_word[4] = v[4];   // page_hot
+  endfunction
+  function automatic logic [31:0] mc_barrier_word(input logic [2:0] v);
+    mc_barrier_word = '0;
+    mc_barrier_word[0] = v[0];   // start
+    mc_barrier_word[1] = v[1];   // busy
+    mc_barrier_word[2] = v[2];   // done
+  endfunction
+  function automatic logic [31:0] mc_link_retry_limit_word(input logic [7:0] v);
+    mc_link_retry_limit_word = '0;
+    mc_link_retry_limit_word[7:0] = v[7:0];   // limit
+  endfunction
+  function automatic logic [31:0] mc_tx_combine_idle_word(input logic [15:0] v);
+    mc_tx_combine_idle_word = '0;
+    mc_tx_combine_idle_word[15:0] = v[15:0];   // cycles
+  endfunction
+  function automatic logic [31:0] mc_remote_cas_page_word(input logic [14:0] v);
+    mc_remote_cas_page_word = '0;
+    mc_remote_cas_page_word[13:0] = v[13:0];   // page
+    mc_remote_cas_page_word[31] = v[14];   // arm
+  endfunction
+  function automatic logic [31:0] mc_page_cnt_sel_word(input logic [13:0] v);
+    mc_page_cnt_sel_word = '0;
+    mc_page_cnt_sel_word[13:0] = v[13:0];   // page
+  endfunction
+  function automatic logic [31:0] mc_global_time_hi_word(input logic [23:0] v);
+    mc_global_time_hi_word = '0;
+    mc_global_time_hi_word[23:0] = v[23:0];   // high
+  endfunction
+  function automatic logic [31:0] mc_clock_status_word(input logic [17:0] v);
+    mc_clock_status_word = '0;
+    mc_clock_status_word[0] = v[0];   // valid
+    mc_clock_status_word[1] = v[1];   // master
+    mc_clock_status_word[31:16] = v[17:2];   // syncs
+  endfunction
+  function automatic logic [31:0] mc_clock_link_delay_word(input logic [31:0] v);
+    mc_clock_link_delay_word = '0;
+    mc_clock_link_delay_word[15:0] = v[15:0];   // min
+    mc_clock_link_delay_word[31:16] = v[31:16];   // spread
+  endfunction
 
   // Register index of the RTL register block (SV only): 0 unmapped, one per register,
   // MCAST_GROUP_BASE words at MC_RI_MCAST_GROUP_BASE..127

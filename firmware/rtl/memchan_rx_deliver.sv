@@ -23,8 +23,8 @@
 `default_nettype none
 
 module memchan_rx_deliver #(
-  parameter int unsigned PAGES     = 1024,
-  parameter int unsigned PAGE_SIZE = 4096,
+  parameter int unsigned PAGES     = memchan_regs_pkg::MC_BOARD_PAGES,
+  parameter int unsigned PAGE_SIZE = memchan_regs_pkg::MC_BOARD_PAGE_SIZE,
   // requests wait for every earlier host write's response before reading host memory;
   // 0 only for the negative control of the atomics bench (lost updates), never on a board
   parameter bit          SERIALIZE = 1'b1,

@@ -10,8 +10,8 @@
 `default_nettype none
 
 module memchan_top #(
-  parameter int unsigned PAGES       = 1024,   // PCT entries (network pages), block RAM
-  parameter int unsigned PAGE_SIZE   = 4096,
+  parameter int unsigned PAGES       = memchan_regs_pkg::MC_BOARD_PAGES,   // PCT entries (network pages), block RAM
+  parameter int unsigned PAGE_SIZE   = memchan_regs_pkg::MC_BOARD_PAGE_SIZE,
   parameter int unsigned ID_W        = 4,      // BAR2 AXI ID width
   parameter int unsigned RING_DEPTH  = 1024,   // replay ring, 64-bit words
   parameter int unsigned RXQ_DEPTH   = 512,    // receive store-and-forward FIFO, words
@@ -32,7 +32,7 @@ module memchan_top #(
   input  wire logic              rst_ni,
   input  wire logic [31:0]       serial_i,      // board serial (DNA_PORT), autoconfiguration
   // BAR0: AXI4-Lite slave
-  input  wire logic [17:0]       s_axil_awaddr,
+  input  wire logic [memchan_regs_pkg::MC_BAR0_AW-1:0] s_axil_awaddr,
   input  wire logic              s_axil_awvalid,
   output logic                   s_axil_awready,
   input  wire logic [31:0]       s_axil_wdata,
@@ -42,7 +42,7 @@ module memchan_top #(
   output logic [1:0]             s_axil_bresp,
   output logic                   s_axil_bvalid,
   input  wire logic              s_axil_bready,
-  input  wire logic [17:0]       s_axil_araddr,
+  input  wire logic [memchan_regs_pkg::MC_BAR0_AW-1:0] s_axil_araddr,
   input  wire logic              s_axil_arvalid,
   output logic                   s_axil_arready,
   output logic [31:0]            s_axil_rdata,
@@ -92,7 +92,7 @@ module memchan_top #(
   input  wire logic              m_axi_rvalid,
   output logic                   m_axi_rready,
   // interrupts toward the bridge's MSI-X interface
-  output logic [4:0]             irq_o,
+  output logic [memchan_regs_pkg::MC_IRQ_STATUS_W-1:0] irq_o,
   // link: AXI4-Stream toward the transceiver
   output logic                   m_link_tvalid,
   output logic [63:0]            m_link_tdata,

@@ -17,8 +17,8 @@
 `default_nettype none
 
 module memchan_tx_window #(
-  parameter int unsigned PAGES     = 1024,
-  parameter int unsigned PAGE_SIZE = 4096,
+  parameter int unsigned PAGES     = memchan_regs_pkg::MC_BOARD_PAGES,
+  parameter int unsigned PAGE_SIZE = memchan_regs_pkg::MC_BOARD_PAGE_SIZE,
   parameter int unsigned ID_W      = 4,
   localparam int unsigned PG_W   = $clog2(PAGES),
   localparam int unsigned OFF_W  = $clog2(PAGE_SIZE),

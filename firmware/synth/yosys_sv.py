@@ -11,11 +11,12 @@ from pathlib import Path
 
 
 def package_names(text):
-    """Every parameter and function a package declares (the generated register index adds
-    `localparam int` and a decode function beside the `logic [..]` constants)."""
+    """Every parameter, function and type a package declares (the generated register package has
+    `logic [..]` and `int` constants, functions and a packed struct or word type per register)."""
     params = re.findall(r"localparam\s+(?:logic\s*\[[^\]]*\]|int(?:\s+unsigned)?)\s+(\w+)", text)
     funcs = re.findall(r"function\s+automatic\s+(?:(?:logic|bit)\s*(?:\[[^\]]*\])?\s*|int\s+)?(\w+)\s*\(", text)
-    return params + funcs
+    types = re.findall(r"typedef\s+(?:struct\s+packed\s*\{[^}]*\}|logic\s*\[[^\]]*\])\s*(\w+)\s*;", text)
+    return params + funcs + types
 
 
 def main(argv):
@@ -32,7 +33,7 @@ def main(argv):
         for pkg in re.findall(r"^\s*import\s+(\w+)::\*;\s*$", text, re.M):
             text = re.sub(r"^\s*import\s+" + pkg + r"::\*;\s*\n", "", text, flags=re.M)
             for name in sorted(pkgs[pkg], key=len, reverse=True):
-                text = re.sub(r"(?<![\w:])" + name + r"\b", pkg + "::" + name, text)
+                text = re.sub(r"(?<!::)(?<!\w)" + name + r"\b", pkg + "::" + name, text)
         (out / f.name).write_text(text)
         print(out / f.name)
 

@@ -26,6 +26,7 @@
 #define MC_RX_PCT_BASE 0x20000U
 #define MC_TX_PCT_ENTRY_SIZE 0x4U
 #define MC_RX_PCT_ENTRY_SIZE 0x8U
+#define MC_REG_BLOCK_SIZE 0x1000U
 #define MC_PAGE_SIZE_4K 0x1000U /* an allowed network page size */
 #define MC_PAGE_SIZE_8K 0x2000U
 
@@ -66,7 +67,7 @@
 #define MC_NODE_ID_ID_SHIFT 0x0U
 #define MC_NODE_ID_ID_MASK 0xFFU /* node ID, below MAX_NODES */
 #define MC_NODE_ID_AUTO_SHIFT 0x1EU
-#define MC_NODE_ID_AUTO_MASK 0x40000000U /* virtual-hub autoconfiguration: the link assigns ID 0 or 1 */
+#define MC_NODE_ID_AUTO_MASK 0x40000000U /* virtual-hub autoconfiguration: the link assigns ID 0 or 1 (a write with AUTO set clears ID and VALID) */
 #define MC_NODE_ID_VALID_SHIFT 0x1FU
 #define MC_NODE_ID_VALID_MASK 0x80000000U /* ID assigned (by software or by autoconfiguration) */
 #define MC_REG_CTRL 0x24U /* Control */
@@ -105,6 +106,16 @@
 #define MC_IRQ_STATUS_PAGE_HOT_SHIFT 0x4U
 #define MC_IRQ_STATUS_PAGE_HOT_MASK 0x10U /* a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT) */
 #define MC_REG_IRQ_MASK 0x34U /* Interrupt enable, same bits as IRQ_STATUS */
+#define MC_IRQ_MASK_RX_NOTIFY_SHIFT 0x0U
+#define MC_IRQ_MASK_RX_NOTIFY_MASK 0x1U /* a packet arrived at a page whose receive PCT entry has IRQ_ON_RX */
+#define MC_IRQ_MASK_LINK_CHANGE_SHIFT 0x1U
+#define MC_IRQ_MASK_LINK_CHANGE_MASK 0x2U /* LINK_STATUS or NODES_UP changed (on a hub: a node went down or came back) */
+#define MC_IRQ_MASK_ERROR_SHIFT 0x2U
+#define MC_IRQ_MASK_ERROR_MASK 0x4U /* ERROR_COUNT incremented */
+#define MC_IRQ_MASK_BARRIER_DONE_SHIFT 0x3U
+#define MC_IRQ_MASK_BARRIER_DONE_MASK 0x8U /* an acknowledge sweep completed */
+#define MC_IRQ_MASK_PAGE_HOT_SHIFT 0x4U
+#define MC_IRQ_MASK_PAGE_HOT_MASK 0x10U /* a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT) */
 #define MC_REG_BARRIER 0x38U /* Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned */
 #define MC_BARRIER_START_SHIFT 0x0U
 #define MC_BARRIER_START_MASK 0x1U /* write 1 to start a sweep (self-clearing); reads 0 */
@@ -135,9 +146,13 @@
 #define MC_REG_RX_BASE_LO 0xC0U /* Low word of the host bus address of the identity-mapped receive area (network page p without REMAP_EN lands at RX_BASE + p * PAGE_SIZE) */
 #define MC_REG_RX_BASE_HI 0xC4U /* High word of the identity-mapped receive area address */
 #define MC_REG_LINK_RETRY_LIMIT 0xC8U /* Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
+#define MC_LINK_RETRY_LIMIT_LIMIT_SHIFT 0x0U
+#define MC_LINK_RETRY_LIMIT_LIMIT_MASK 0xFFU /* retransmissions */
 #define MC_REG_LINK_ACK_TIMEOUT 0xCCU /* Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
 #define MC_REG_HEARTBEAT_PERIOD 0xD0U /* Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
 #define MC_REG_TX_COMBINE_IDLE 0xD4U /* Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
+#define MC_TX_COMBINE_IDLE_CYCLES_SHIFT 0x0U
+#define MC_TX_COMBINE_IDLE_CYCLES_MASK 0xFFFFU /* clock cycles */
 #define MC_REG_REMOTE_CAS_CMP_LO 0xD8U /* Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one */
 #define MC_REG_REMOTE_CAS_CMP_HI 0xDCU /* Compare operand, high word (see REMOTE_CAS_CMP_LO) */
 #define MC_REG_REMOTE_CAS_PAGE 0xFCU /* The one transmit page whose compare-and-swap requests take their compare operand from REMOTE_CAS_CMP_LO/HI while ARM is set: a packet that starts there with one full 8-byte word becomes the two-word request {compare, word} */
@@ -146,6 +161,8 @@
 #define MC_REMOTE_CAS_PAGE_ARM_SHIFT 0x1FU
 #define MC_REMOTE_CAS_PAGE_ARM_MASK 0x80000000U /* 1: the page's compare-and-swap requests use the staged compare operand */
 #define MC_REG_PAGE_CNT_SEL 0xE0U /* Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
+#define MC_PAGE_CNT_SEL_PAGE_SHIFT 0x0U
+#define MC_PAGE_CNT_SEL_PAGE_MASK 0x3FFFU /* network page (a board keeps it modulo PAGE_COUNT) */
 #define MC_REG_PAGE_CNT_READS 0xE4U /* Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
 #define MC_REG_PAGE_CNT_ATOMICS 0xE8U /* Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
 #define MC_REG_PAGE_CNT_THRESHOLD 0xECU /* When a served request brings a page's read or atomic count to exactly this value and the page's receive PCT has COUNT_IRQ, IRQ_STATUS.PAGE_HOT is set and PAGE_HOT names the page */
@@ -155,6 +172,8 @@
 #define MC_REG_MCAST_GROUP_BASE 0x100U /* Multicast group membership: one 32-bit node mask per group (0x100 + 4*group) */
 #define MC_REG_GLOBAL_TIME_LO 0x140U /* Global time, low word, in link clock cycles since the master (the hub, or node 0 back to back) came out of reset; 56 bits wide (bits 63:56 read 0) */
 #define MC_REG_GLOBAL_TIME_HI 0x144U /* Global time, high word, as latched by the last read of GLOBAL_TIME_LO */
+#define MC_GLOBAL_TIME_HI_HIGH_SHIFT 0x0U
+#define MC_GLOBAL_TIME_HI_HIGH_MASK 0xFFFFFFU /* global time bits 55:32 */
 #define MC_REG_CLOCK_STATUS 0x148U /* Global clock state */
 #define MC_CLOCK_STATUS_VALID_SHIFT 0x0U
 #define MC_CLOCK_STATUS_VALID_MASK 0x1U /* the global time is the master's within CLOCK_BOUND: this adapter is the master, or it took a sync sample within the last 4 CLOCK_SYNC_INTERVAL */
@@ -230,6 +249,11 @@
 #define MC_REG_CLOCK_OFFSET_RESET 0x0U
 #define MC_REG_CLOCK_LINK_DELAY_RESET 0x80001U
 #define MC_REG_CLOCK_SYNC_INTERVAL_RESET 0x10000U
+
+/* The RTL adapter: parameter defaults of firmware/rtl (memchan_top), the CAPS its register block reports */
+#define MC_BOARD_PAGES 0x400U /* PAGES: PCT entries (network pages) in block RAM */
+#define MC_BOARD_PAGE_SIZE 0x1000U /* PAGE_SIZE */
+#define MC_BOARD_CAPS 0x3FFU /* CAPS: LINK_RETRY | LOOPBACK_INTERNAL | LOOPBACK_EXTERNAL | MULTICAST | RX_REMAP | REMOTE_READ | ATOMICS | PAGE_COUNTERS | HUB_MODE | GLOBAL_CLOCK */
 
 /* TX_PCT entry (32 bits) */
 #define MC_TX_PCT_TX_EN_SHIFT 0x0U

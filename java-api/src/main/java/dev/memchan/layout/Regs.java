@@ -28,6 +28,7 @@ public final class Regs {
     public static final int RX_PCT_BASE = 0x20000;
     public static final int TX_PCT_ENTRY_SIZE = 0x4;
     public static final int RX_PCT_ENTRY_SIZE = 0x8;
+    public static final int REG_BLOCK_SIZE = 0x1000;
     /** an allowed network page size */
     public static final int PAGE_SIZE_4K = 0x1000;
     public static final int PAGE_SIZE_8K = 0x2000;
@@ -90,7 +91,7 @@ public final class Regs {
     /** node ID, below MAX_NODES */
     public static final int NODE_ID_ID_MASK = 0xFF;
     public static final int NODE_ID_AUTO_SHIFT = 0x1E;
-    /** virtual-hub autoconfiguration: the link assigns ID 0 or 1 */
+    /** virtual-hub autoconfiguration: the link assigns ID 0 or 1 (a write with AUTO set clears ID and VALID) */
     public static final int NODE_ID_AUTO_MASK = 0x40000000;
     public static final int NODE_ID_VALID_SHIFT = 0x1F;
     /** ID assigned (by software or by autoconfiguration) */
@@ -151,6 +152,21 @@ public final class Regs {
     public static final int IRQ_STATUS_PAGE_HOT_MASK = 0x10;
     /** Interrupt enable, same bits as IRQ_STATUS */
     public static final int REG_IRQ_MASK = 0x34;
+    public static final int IRQ_MASK_RX_NOTIFY_SHIFT = 0x0;
+    /** a packet arrived at a page whose receive PCT entry has IRQ_ON_RX */
+    public static final int IRQ_MASK_RX_NOTIFY_MASK = 0x1;
+    public static final int IRQ_MASK_LINK_CHANGE_SHIFT = 0x1;
+    /** LINK_STATUS or NODES_UP changed (on a hub: a node went down or came back) */
+    public static final int IRQ_MASK_LINK_CHANGE_MASK = 0x2;
+    public static final int IRQ_MASK_ERROR_SHIFT = 0x2;
+    /** ERROR_COUNT incremented */
+    public static final int IRQ_MASK_ERROR_MASK = 0x4;
+    public static final int IRQ_MASK_BARRIER_DONE_SHIFT = 0x3;
+    /** an acknowledge sweep completed */
+    public static final int IRQ_MASK_BARRIER_DONE_MASK = 0x8;
+    public static final int IRQ_MASK_PAGE_HOT_SHIFT = 0x4;
+    /** a page with receive PCT COUNT_IRQ reached PAGE_CNT_THRESHOLD remote reads or atomics served (page in PAGE_HOT) */
+    public static final int IRQ_MASK_PAGE_HOT_MASK = 0x10;
     /** Acknowledge sweep (seed 000): write START to send an acknowledge request behind every earlier packet; DONE when all acknowledgements have returned */
     public static final int REG_BARRIER = 0x38;
     public static final int BARRIER_START_SHIFT = 0x0;
@@ -208,12 +224,18 @@ public final class Regs {
     public static final int REG_RX_BASE_HI = 0xC4;
     /** Go-back-N retransmissions of the same oldest frame without progress before the link gives up (retry exhausted: discard-after-error) */
     public static final int REG_LINK_RETRY_LIMIT = 0xC8;
+    public static final int LINK_RETRY_LIMIT_LIMIT_SHIFT = 0x0;
+    /** retransmissions */
+    public static final int LINK_RETRY_LIMIT_LIMIT_MASK = 0xFF;
     /** Clock cycles without link acknowledgement progress before the sender retransmits (go-back-N) */
     public static final int REG_LINK_ACK_TIMEOUT = 0xCC;
     /** Clock cycles between heartbeat control packets; the peer counts as seen for 4 periods after one arrives */
     public static final int REG_HEARTBEAT_PERIOD = 0xD0;
     /** Clock cycles a partly filled transmit packet waits for a sequential store before it is sent (store combining) */
     public static final int REG_TX_COMBINE_IDLE = 0xD4;
+    public static final int TX_COMBINE_IDLE_CYCLES_SHIFT = 0x0;
+    /** clock cycles */
+    public static final int TX_COMBINE_IDLE_CYCLES_MASK = 0xFFFF;
     /** Compare operand (low word) of a compare-and-swap launched by one 8-byte store to the page REMOTE_CAS_PAGE names (docs/firmware.md, Remote read and atomics): the store carries the new word, this register the expected one */
     public static final int REG_REMOTE_CAS_CMP_LO = 0xD8;
     /** Compare operand, high word (see REMOTE_CAS_CMP_LO) */
@@ -228,6 +250,9 @@ public final class Regs {
     public static final long REMOTE_CAS_PAGE_ARM_MASK = 0x80000000L;
     /** Page access counters (Telegraphos): the network page whose counters PAGE_CNT_READS and PAGE_CNT_ATOMICS show */
     public static final int REG_PAGE_CNT_SEL = 0xE0;
+    public static final int PAGE_CNT_SEL_PAGE_SHIFT = 0x0;
+    /** network page (a board keeps it modulo PAGE_COUNT) */
+    public static final int PAGE_CNT_SEL_PAGE_MASK = 0x3FFF;
     /** Remote read requests served from page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
     public static final int REG_PAGE_CNT_READS = 0xE4;
     /** Remote atomics performed on page PAGE_CNT_SEL (saturates at 0xFFFFFFFF) */
@@ -246,6 +271,9 @@ public final class Regs {
     public static final int REG_GLOBAL_TIME_LO = 0x140;
     /** Global time, high word, as latched by the last read of GLOBAL_TIME_LO */
     public static final int REG_GLOBAL_TIME_HI = 0x144;
+    public static final int GLOBAL_TIME_HI_HIGH_SHIFT = 0x0;
+    /** global time bits 55:32 */
+    public static final int GLOBAL_TIME_HI_HIGH_MASK = 0xFFFFFF;
     /** Global clock state */
     public static final int REG_CLOCK_STATUS = 0x148;
     public static final int CLOCK_STATUS_VALID_SHIFT = 0x0;
@@ -331,6 +359,14 @@ public final class Regs {
     public static final int REG_CLOCK_OFFSET_RESET = 0x0;
     public static final int REG_CLOCK_LINK_DELAY_RESET = 0x80001;
     public static final int REG_CLOCK_SYNC_INTERVAL_RESET = 0x10000;
+
+    // The RTL adapter: parameter defaults of firmware/rtl (memchan_top), the CAPS its register block reports
+    /** PAGES: PCT entries (network pages) in block RAM */
+    public static final int BOARD_PAGES = 0x400;
+    /** PAGE_SIZE */
+    public static final int BOARD_PAGE_SIZE = 0x1000;
+    /** CAPS: LINK_RETRY | LOOPBACK_INTERNAL | LOOPBACK_EXTERNAL | MULTICAST | RX_REMAP | REMOTE_READ | ATOMICS | PAGE_COUNTERS | HUB_MODE | GLOBAL_CLOCK */
+    public static final int BOARD_CAPS = 0x3FF;
 
     // TX_PCT entry (32 bits)
     public static final int TX_PCT_TX_EN_SHIFT = 0x0;
