@@ -22,8 +22,11 @@ def outputs(rm):
     geom = Geometry(rm, constants)
     sysp = SystemPages(rm, constants)
     caps_requests = constants["CAPS_ATOMICS_MASK"] | constants["CAPS_REMOTE_READ_MASK"]
+    header = render_c.header(c, geom, sysp, txr)
     return {
-        ROOT / "native" / "include" / "memchan_regs.h": render_c.header(c, geom, sysp, txr),
+        # one copy per layer that includes it: the driver's (DKMS ships native/) and the firmware's
+        ROOT / "native" / "include" / "memchan_regs.h": header,
+        ROOT / "firmware" / "include" / "memchan_regs.h": header,
         JAVA_LAYOUT / "TxPctRule.java": render_java.tx_pct_rule(txr),
         ROOT / "regmap" / "vectors" / "tx-pct-rule.csv": render_vectors.tx_pct_rule(txr, rm["meta"], caps_requests),
         ROOT / "firmware" / "rtl" / "memchan_regs_pkg.sv": render_sv.package(c, rm),

@@ -22,7 +22,10 @@ while [ $# -gt 0 ]; do
     *) echo "usage: build.sh [--adapters N] [--hub]" >&2; exit 2 ;;
   esac
 done
-pages=1024   # memchan_top's default PCT size
+# the board's geometry (PCT size) from the register map: regmap/memchan.toml [board], generated
+regs_h="$fw/include/memchan_regs.h"
+pages=$(( $(sed -n 's/^#define MC_BOARD_PAGES \(0x[0-9A-F]*\)U.*/\1/p' "$regs_h") + 0 ))
+[ "$pages" -gt 0 ] || { echo "build.sh: no MC_BOARD_PAGES in $regs_h" >&2; exit 1; }
 out="$here/build/a$adapters"
 [ $hub = 1 ] && out="$out-hub"
 bin="$out/memchan-cosim"
@@ -36,14 +39,14 @@ flock 9
 # the hub's sources in every build: cosim_top names the hub even where HUB = 0 leaves it out
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
-cflags="-O2 -I$root/native/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
+cflags="-O2 -I$fw/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
 # Build time against simulation speed (docs/performance.md, "Co-simulation speed"):
 # no Verilator -O3, whose only effect is --inline-mult -1: inlining every adapter into the top
 # made four copies of its code and cost 2.6x the g++ time for no speed; the model's code at
 # g++ -O1 and its run-once code (__Slow) at -O0 halved the g++ time again for 8 % of the speed.
 # -fno-case (docs/performance.md, "Co-simulation speed"): Verilator's case optimization turns a
 # case on a register offset into a decision tree on its bits and copies the default branch
-# (memchan_axil_regs' loop over the 16 MCAST_GROUP registers) into every leaf: 849 delayed
+# (a register decoder's loop over the 16 MCAST_GROUP registers) into every leaf: 849 delayed
 # assignments checked per adapter per cycle. As if/else chains the hub model is 36 % less code,
 # 19 % fewer instructions per cycle, 1.8x the cycles per CPU second, and builds in less time
 vflags="--cc --exe --build -j 2 --x-assign fast --x-initial fast -fno-case -Wno-fatal -Wno-WIDTH
@@ -51,7 +54,7 @@ vflags="--cc --exe --build -j 2 --x-assign fast --x-initial fast -fno-case -Wno-
   -MAKEFLAGS OPT_FAST=-O1 -MAKEFLAGS OPT_SLOW=-O0"
 options="$vflags $cflags"
 stamp=$( (verilator --version; g++ --version | head -n 1; echo "${options//$root/.}"
-          for f in $srcs "$here/cosim_main.cpp" "$root/native/include/memchan_regs.h"; do
+          for f in $srcs "$here/cosim_main.cpp" "$regs_h"; do
             echo "${f#"$root"/} $(sha256sum < "$f")"
           done) | sha256sum | cut -c1-16)
 if [ -x "$bin" ] && [ "$(cat "$out/stamp" 2> /dev/null)" = "$stamp" ]; then

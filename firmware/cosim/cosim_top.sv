@@ -10,9 +10,9 @@
 
 module cosim_top #(
   parameter int unsigned ADAPTERS = 2,
-  parameter int unsigned PAGES    = 1024,
+  parameter int unsigned PAGES    = memchan_regs_pkg::MC_BOARD_PAGES,
   parameter bit          HUB      = 1'b0,
-  localparam int unsigned WIN_AW  = $clog2(PAGES) + 12,
+  localparam int unsigned WIN_AW  = $clog2(PAGES) + $clog2(memchan_regs_pkg::MC_BOARD_PAGE_SIZE),
   localparam int unsigned CABLES  = HUB ? 2 * ADAPTERS : ADAPTERS
 ) (
   input  wire logic              clk_i,
@@ -20,7 +20,7 @@ module cosim_top #(
   input  wire logic              hub_rst_ni,                 // the hub's own reset (HUB = 1)
   input  wire logic [31:0]       serial_i      [ADAPTERS],
   // BAR0: AXI4-Lite
-  input  wire logic [17:0]       axil_awaddr   [ADAPTERS],
+  input  wire logic [memchan_regs_pkg::MC_BAR0_AW-1:0] axil_awaddr [ADAPTERS],
   input  wire logic              axil_awvalid  [ADAPTERS],
   output logic                   axil_awready  [ADAPTERS],
   input  wire logic [31:0]       axil_wdata    [ADAPTERS],
@@ -30,7 +30,7 @@ module cosim_top #(
   output logic [1:0]             axil_bresp    [ADAPTERS],
   output logic                   axil_bvalid   [ADAPTERS],
   input  wire logic              axil_bready   [ADAPTERS],
-  input  wire logic [17:0]       axil_araddr   [ADAPTERS],
+  input  wire logic [memchan_regs_pkg::MC_BAR0_AW-1:0] axil_araddr [ADAPTERS],
   input  wire logic              axil_arvalid  [ADAPTERS],
   output logic                   axil_arready  [ADAPTERS],
   output logic [31:0]            axil_rdata    [ADAPTERS],
