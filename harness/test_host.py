@@ -15,7 +15,11 @@ N = native.N
 
 
 def regmap(request, out):
-    return sh(["python3", "regmap/gen.py", "--check"])
+    """gen.py --check (generated files up to date, no layout typed by hand), then the scans' negative
+    controls (regmap/tests: a copy with a planted offset must fail them)"""
+    check = sh(["python3", "regmap/gen.py", "--check"])
+    controls = sh(["python3", "-m", "unittest", "regmap.tests.test_lint"])
+    return conftest.Step(check.ok and controls.ok, check.log + controls.log, check.secs + controls.secs)
 
 
 def uapi(request, out):

@@ -62,7 +62,7 @@ def main(argv):
             print(f"stale generated file: {p.relative_to(ROOT)} (run: python3 regmap/gen.py)", file=sys.stderr)
         return 1
     if check:
-        hits = lint.hand_layout_hits()
+        hits = lint.hand_layout_hits() + lint.hand_geometry_hits(rm)
         for h in hits:
             print(f"hand-computed shared layout (use the generated constants and functions): {h}", file=sys.stderr)
         if hits:

@@ -2,7 +2,7 @@
 import ast
 
 from .formulas import TX_RULE_VERDICTS
-from .lint import HAND_LAYOUT, LAYOUT_USERS
+from .lint import FIRMWARE_USERS, HAND_LAYOUT, LAYOUT_USERS, hand_geometry_pattern
 from .model import HEADER_NOTE
 
 
@@ -117,5 +117,13 @@ def register_map(rm, geom, sysp, txr):
             "```", HAND_LAYOUT, "```", "",
             "(a shift by a literal field position, a literal 16/32-bit mask, `& 1)`, a STATE compared with or set to "
             "a number, a system-page offset composed from `SYS_*_PAGE` or `SYS_*_SIZE`, a PCT entry offset with a "
-            "literal entry size).", ""]
+            "literal entry size).", "",
+            "In " + ", ".join(f"`{u}`" for u in FIRMWARE_USERS) + " (RTL, benches, the co-simulation, shell "
+            "scripts; the generated files left out) it fails on a register offset or the board's geometry written "
+            "by hand: a register offset as a 3-digit hex literal, a literal sized or ranged as a BAR0 or "
+            "register-block address, a page count or page size set as a number. The regular expression, from "
+            "this map:", "",
+            "```", hand_geometry_pattern(rm), "```", "",
+            "`python3 -m unittest regmap.tests.test_lint` (the harness's regmap step) plants such a line in a copy "
+            "of the files and expects each scan to fail.", ""]
     return "\n".join(out)

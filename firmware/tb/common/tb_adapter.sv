@@ -7,7 +7,7 @@
 module tb_adapter #(
   parameter int SERIAL = 1,
   parameter int STALL  = 30,
-  parameter int PAGES  = 1024,
+  parameter int PAGES  = memchan_regs_pkg::MC_BOARD_PAGES,
   parameter bit VHUB   = 1'b1,
   parameter bit SERIALIZE = 1'b1,
   parameter bit CLOCK_SYNC = 1'b1
@@ -24,10 +24,10 @@ module tb_adapter #(
   output logic             s_link_tready,
   output logic [4:0]       irq
 );
-  localparam int WIN_AW = $clog2(PAGES) + 12;
+  localparam int WIN_AW = $clog2(PAGES) + $clog2(memchan_regs_pkg::MC_BOARD_PAGE_SIZE);
 
   // BAR0
-  logic [17:0] l_awaddr, l_araddr;
+  logic [memchan_regs_pkg::MC_BAR0_AW-1:0] l_awaddr, l_araddr;
   logic        l_awvalid, l_awready, l_wvalid, l_wready, l_bvalid, l_bready;
   logic        l_arvalid, l_arready, l_rvalid, l_rready;
   logic [31:0] l_wdata, l_rdata;
@@ -92,7 +92,7 @@ module tb_adapter #(
 
   // ---------------- AXI4-Lite master (one operation at a time) ----------------
   bit          op_go, op_wr, op_done;
-  logic [17:0] op_addr;
+  logic [memchan_regs_pkg::MC_BAR0_AW-1:0] op_addr;
   logic [31:0] op_data, op_rdata;
   bit          aw_ok, w_ok;
   bit          issued;

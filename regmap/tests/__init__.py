@@ -1,0 +1,1 @@
+"""Tests of the regmap package (python3 -m unittest discover -s regmap/tests -t .)."""
