@@ -53,8 +53,11 @@ def register_map(rm, geom, sysp, txr):
            f"`{meta['ivshmem_vendor']:04x}:{meta['ivshmem_device']:04x}` (QEMU ivshmem, software backend). "
            f"At most {meta['max_nodes']} nodes, {meta['multicast_groups']} multicast groups, "
            f"{meta['max_pages']} network pages.", "",
-           "The same file generates `firmware/rtl/memchan_regs_pkg.sv`, `native/include/memchan_regs.h` and "
-           "`java-api/.../layout/Regs.java`; `python3 regmap/gen.py --check` (run by the test command) fails "
+           "The same file generates the RTL package `firmware/rtl/memchan_regs_pkg.sv` (constants, field widths, "
+           "one packed struct per register), the RTL register block `firmware/rtl/memchan_reg_top.sv` (storage, "
+           "reset values, write and read decode), the C header (`native/include/memchan_regs.h` for the driver and "
+           "tools, `firmware/include/memchan_regs.h` for the co-simulation), `java-api/.../layout/Regs.java` and "
+           "the classes beside it; `python3 regmap/gen.py --check` (run by the test command) fails "
            "when any of them is stale.", "",
            f"## BAR0 (size 0x{meta['bar0_size']:X})", "",
            f"Transmit PCT at 0x{meta['tx_pct_base']:X} (u32 per page), receive PCT at 0x{meta['rx_pct_base']:X} "
