@@ -116,7 +116,10 @@ public final class Fabric implements AutoCloseable {
         if (kind == null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "lock kind must be BID or CAS, not null");
         }
-        return track(ClusterLockSet.open(this, key, locks, kind));
+        return track(switch (kind) {
+            case BID -> BidLockSet.open(this, key, locks);
+            case CAS -> CasLockSet.open(this, key, locks);
+        });
     }
 
     Region allocateLockRegion(long key, int locks, long bytes, LockKind kind) {

@@ -115,8 +115,8 @@ class ClusterLockSetTest {
                     locks.release(0);
                 }
             };
-            assertEquals(fabric.nodeId(), locks.region().home(), "the only node is the home: its counters are read here");
-            int page = locks.region().firstPage();
+            assertEquals(fabric.nodeId(), ((CasLockSet) locks).region().home(), "the only node is the home: its counters are read here");
+            int page = ((CasLockSet) locks).region().firstPage();
             long before = fabric.remoteAtomicsServed(page);
             for (int turn = 0; turn < turns; turn++) {
                 pairsInOneThread.run();

@@ -27,7 +27,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * it is visible too), then read the row. Only our bid: the lock is ours. Otherwise withdraw and back
  * off for a random, growing time. The ordering rules make at most one node see itself alone.
  */
-public final class BidLock implements NodeLock {
+public final class BidLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private final MemorySegment tx;
@@ -70,7 +70,6 @@ public final class BidLock implements NodeLock {
     }
 
     /** One bid; true when the lock is now held. Never blocks for long. */
-    @Override
     public boolean tryAcquire() {
         if (othersBidding()) {
             return false;
@@ -96,7 +95,6 @@ public final class BidLock implements NodeLock {
     }
 
     /** Acquires, backing off on conflict; throws TIMEOUT after {@code timeoutNanos}. */
-    @Override
     public void acquire(long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         int attempt = 0;
@@ -125,7 +123,6 @@ public final class BidLock implements NodeLock {
      * Releases: the protected stores must reach everyone before the bid's withdrawal. On write-back memory
      * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first.
      */
-    @Override
     public void release() {
         if (writeCombining) {
             VarHandle.fullFence();
@@ -144,7 +141,7 @@ public final class BidLock implements NodeLock {
         LONG.setVolatile(tx, rowOffset + SystemPagesDescriptor.bidInRow(node), 0L);
     }
 
-    @Override
+    /** The node holding the lock, or -1 (none, or a race the algorithm cannot name). */
     public int holder() {
         return holder(rx, row, nodes);
     }

@@ -28,7 +28,7 @@ import java.lang.invoke.VarHandle;
  * </pre>
  * Only this class reads or writes the word (the C side and the RTL never see a CAS lock).
  */
-public final class CasLock implements NodeLock {
+public final class CasLock {
     private final RemoteWindow home;
     private final long word;
     /** The word at the home, taken once: each CAS skips the window's offset checks. */
@@ -85,12 +85,12 @@ public final class CasLock implements NodeLock {
         holdingThread = threadId;
     }
 
-    @Override
+    /** One attempt; true when the lock is now held by this process. Never blocks for long. */
     public boolean tryAcquire() {
         return lockWord.compareAndExchange(0L, mine) == 0L;
     }
 
-    @Override
+    /** Acquires, backing off on conflict; throws TIMEOUT after {@code timeoutNanos}. */
     public void acquire(long timeoutNanos) {
         if (!tryAcquire()) { // uncontended: no clock read (a VM's clock source may cost more than the CAS)
             acquireContended(timeoutNanos);
@@ -116,7 +116,6 @@ public final class CasLock implements NodeLock {
      * Releases the word and forgets the holding thread: after the CAS (a store ahead of a locked instruction must
      * drain first), and also when the word was no longer this process's.
      */
-    @Override
     public void release() {
         if (writeCombining) {
             VarHandle.fullFence();
@@ -133,7 +132,7 @@ public final class CasLock implements NodeLock {
                 + mine + ": the lock was taken from this node (declared dead?)");
     }
 
-    @Override
+    /** The node holding the lock, or -1 (none, or a race the algorithm cannot name). */
     public int holder() {
         return holderNode(home.getLongAcquire(word));
     }
