@@ -28,7 +28,7 @@ import static dev.memchan.layout.Regs.SYS_PAGES;
 /**
  * The cluster service of one node: the system pages (network pages 0..SYS_PAGES-1, mapped broadcast +
  * local copy for transmit and for receive) and the three subsystems kept in them, each in its own
- * class: the {@link ClusterLock}, the {@link Membership} and the {@link RegionDirectory}. It uses only
+ * class: the {@link DirectoryLock}, the {@link Membership} and the {@link RegionDirectory}. It uses only
  * {@link Backend}, so it is the same on the soft fabric and on the kernel driver's device. Writes go
  * through the transmit mapping and reads through the receive mapping, as they must on a board.
  */
@@ -41,7 +41,7 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
     private final Backend backend;
     private final Backend.Grant sysTx;
     private final Backend.Grant sysRx;
-    private final ClusterLock lock;
+    private final DirectoryLock lock;
     private final RegionDirectory directory;
     private final Membership membership;
     private final Liveness liveness;
@@ -78,7 +78,7 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
         }
         // a joiner holds the lock for its join's cleanup and registration: far less than this on any
         // machine the failure timeout fits, stretched as the rest by the detector's local health
-        this.lock = new ClusterLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), local,
+        this.lock = new DirectoryLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), local,
                 n -> membership().isDeadNow(n), n -> membership().member(n).state() != SYS_NODE_STATE_ABSENT,
                 () -> JOINER_BOUND_TIMEOUTS * liveness.failureTimeoutNanos());
         this.directory = new RegionDirectory(backend, sysTx.segment(), sysRx.segment(), lock, local, () -> membership().slot());

@@ -38,7 +38,7 @@ public final class Membership implements AutoCloseable {
     private final Backend backend;
     private final MemorySegment tx;
     private final MemorySegment rx;
-    private final ClusterLock lock;
+    private final DirectoryLock lock;
     private final RegionDirectory directory;
     private final Liveness liveness;
     private final int pageSize;
@@ -73,7 +73,7 @@ public final class Membership implements AutoCloseable {
      * @param slot   this process's slot in it, or -1 when the membership registers the process itself
      *               at {@link #join} (and frees the slot at {@link #close})
      */
-    public Membership(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock, RegionDirectory directory,
+    public Membership(Backend backend, MemorySegment tx, MemorySegment rx, DirectoryLock lock, RegionDirectory directory,
                       Liveness liveness, long heartbeatPeriodNanos, NodeLocal local, int slot) {
         this.local = local;
         this.slot = slot;

@@ -29,7 +29,7 @@ public final class RegionDirectory {
     private final Backend backend;
     private final MemorySegment tx;
     private final MemorySegment rx;
-    private final ClusterLock lock;
+    private final DirectoryLock lock;
     private final int pageSize;
     private final int nodes;
     private final int me;
@@ -43,7 +43,7 @@ public final class RegionDirectory {
      * @param local the node's local table: what each process of the node holds of each entry
      * @param slot  this process's slot in it
      */
-    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, ClusterLock lock, NodeLocal local, IntSupplier slot) {
+    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, DirectoryLock lock, NodeLocal local, IntSupplier slot) {
         this.local = local;
         this.slot = slot;
         this.backend = backend;

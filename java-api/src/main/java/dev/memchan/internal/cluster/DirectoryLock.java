@@ -18,13 +18,14 @@ import java.util.function.Supplier;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * The cluster lock: the Memory Channel bid lock ({@link BidLock}) on the lock page's row, which guards
- * the directory and the membership slots. The node has one bid slot: a Java lock lets one thread of the
- * process, then the node's cluster mutex ({@link NodeMutex}) one process of the node, bid in it at a time; a bidder that stays in the way is cleared when the membership's liveness rule
- * says its node is dead, and a joining node's bid (its slot not yet a member) once it has stood for the
- * joiner's bound ({@link JoiningBids}).
+ * The directory lock: the Memory Channel bid lock ({@link BidLock}) on the lock page's row, which guards
+ * the region directory and the membership slots (the users' locks are {@code ClusterLockSet}s). The node
+ * has one bid slot: a Java lock lets one thread of the process, then the node's cluster mutex
+ * ({@link NodeMutex}) one process of the node, bid in it at a time; a bidder that stays in the way is
+ * cleared when the membership's liveness rule says its node is dead, and a joining node's bid (its slot
+ * not yet a member) once it has stood for the joiner's bound ({@link JoiningBids}).
  */
-public final class ClusterLock {
+public final class DirectoryLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final long ATTEMPT_NANOS = 2_000_000_000L;
     private static final int ATTEMPTS = 15;
@@ -49,7 +50,7 @@ public final class ClusterLock {
      * @param member  whether node n's member slot is a member's (not ABSENT): else a bid of it is a joiner's
      * @param joinerBoundNanos how long a joiner's bid may stand before it is taken for a dead joiner's
      */
-    public ClusterLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
+    public DirectoryLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
                        IntPredicate deadNow, IntPredicate member, LongSupplier joinerBoundNanos) {
         this.local = local;
         this.backend = backend;
