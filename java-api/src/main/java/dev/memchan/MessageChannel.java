@@ -17,20 +17,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
  * <p>Two regions: the ring (key K, sender → receiver) and the credit word (key K | 1&lt;&lt;62,
  * receiver → sender), so the sender never reads remote memory and never overruns the receiver.
  *
- * <pre>
- *  ring (capacity bytes, a power of two), frames 8-byte aligned, no frame crosses the end:
- *  +-------------------------------------+-----------------------------+
- *  | u64 header = seq << 32 | length     | payload, padded to 8 bytes  |
- *  +-------------------------------------+-----------------------------+
- *    seq: 1, 2, 3, ... (never 0, so a zeroed ring holds no message); length 0xFFFFFFFF = padding to
- *    the ring's end. The header is stored after a store fence (write-combining safe); the receiver
- *    reads it with acquire and only then the payload.
- *  credit region:  +0 u64 bytes consumed by the receiver
- * </pre>
+ * <p>The ring is {@code capacity} bytes (a power of two) of frames ({@link ChannelFrameDescriptor}). A frame's
+ * header is stored after its payload, with a store fence (write-combining safe); the receiver reads it with
+ * acquire and only then the payload. The credit region holds one u64 at +0: the bytes the receiver has
+ * consumed.
  */
 public final class MessageChannel {
     static final long CREDIT_KEY_BIT = 1L << 62;
-    static final int PAD = 0xFFFF_FFFF;
 
     private MessageChannel() {
     }
@@ -39,15 +32,6 @@ public final class MessageChannel {
     @FunctionalInterface
     public interface Handler {
         void onMessage(MemorySegment buffer, long offset, int length);
-    }
-
-    static int nextSeq(int seq) {
-        int n = seq + 1;
-        return n == 0 ? 1 : n;
-    }
-
-    static int frameLength(int payload) {
-        return (8 + payload + 7) & ~7;
     }
 
     private static int checkCapacity(Fabric fabric, int capacity) {
@@ -107,7 +91,7 @@ public final class MessageChannel {
         final int capacity;
         final int mask;
         long position;
-        int seq = 1;
+        int seq = ChannelFrameDescriptor.FIRST_SEQ;
 
         End(Fabric fabric, Region ringRegion, Region creditRegion, int capacity) {
             this.fabric = fabric;
@@ -157,7 +141,7 @@ public final class MessageChannel {
 
         /** Largest message: half the ring. */
         public int maxMessage() {
-            return capacity / 2 - 8;
+            return capacity / 2 - ChannelFrameDescriptor.HEADER_LENGTH;
         }
 
         /**
@@ -179,7 +163,7 @@ public final class MessageChannel {
         public long tryClaim(int length) {
             checkNoClaim();
             checkLength(length);
-            int frame = frameLength(length);
+            int frame = ChannelFrameDescriptor.frameLength(length);
             int index = (int) (position & mask);
             int toEnd = capacity - index;
             if (!hasRoom(toEnd < frame ? toEnd + frame : frame)) {
@@ -193,7 +177,7 @@ public final class MessageChannel {
                 claimPadIndex = NO_CLAIM;
                 claimIndex = index;
             }
-            return claimIndex + 8;
+            return ChannelFrameDescriptor.payloadOffset(claimIndex);
         }
 
         /**
@@ -205,7 +189,7 @@ public final class MessageChannel {
                 throw new MemchanException(Kind.INVALID_ARGUMENT, "commit without an open claim: call tryClaim first");
             }
             if (claimPadIndex != NO_CLAIM) {
-                publish(claimPadIndex, PAD);
+                publish(claimPadIndex, ChannelFrameDescriptor.PAD_LENGTH);
                 position += capacity - claimPadIndex;
             }
             publish(claimIndex, claimLength);
@@ -287,10 +271,10 @@ public final class MessageChannel {
 
         /** The header of the frame at {@code index} (payload already stored), after a store fence; advances seq and, for a message, position. */
         private void publish(long index, int length) {
-            ring.putLongRelease(index, ((long) seq << 32) | (length & 0xFFFF_FFFFL));
-            seq = nextSeq(seq);
-            if (length != PAD) {
-                position += frameLength(length);
+            ring.putLongRelease(index, ChannelFrameDescriptor.header(seq, length));
+            seq = ChannelFrameDescriptor.nextSeq(seq);
+            if (length != ChannelFrameDescriptor.PAD_LENGTH) {
+                position += ChannelFrameDescriptor.frameLength(length);
             }
         }
 
@@ -335,6 +319,8 @@ public final class MessageChannel {
 
     /** Receiving end. Single-threaded; no allocation per message. */
     public static final class Receiver extends End {
+        /** {@link #nextMessage}: none waiting (a message's length is 0..maxMessage). */
+        private static final int NO_MESSAGE = -1;
         private final IncomingMapping ring;
         private final MemorySegment ringSegment;
         private final OutgoingMapping credit;
@@ -362,28 +348,15 @@ public final class MessageChannel {
             }
             int delivered = 0;
             while (delivered < limit) {
-                int index = (int) (position & mask);
-                long header = ring.getLongAcquire(index);
-                if ((int) (header >>> 32) != seq) {
+                int length = nextMessage();
+                if (length == NO_MESSAGE) {
                     break;
                 }
-                int length = (int) header;
-                if (length == PAD) {
-                    seq = nextSeq(seq);
-                    position += capacity - index;
-                    continue;
-                }
-                handler.onMessage(ringSegment, index + 8, length);
-                seq = nextSeq(seq); // after the handler: a message it threw on is delivered again
-                position += frameLength(length);
+                handler.onMessage(ringSegment, ChannelFrameDescriptor.payloadOffset(position & mask), length);
+                consume(length); // after the handler: a message it threw on is delivered again
                 delivered++;
             }
-            // Credit goes back in batches (an eighth of the ring) or when the ring is drained, not per
-            // message: each credit store is a packet on a board and a fence here.
-            if (position != published && (delivered < limit || position - published >= creditBatch)) {
-                credit.putLongRelease(0, position);
-                published = position;
-            }
+            returnCredit(delivered < limit);
             return delivered;
         }
 
@@ -394,41 +367,61 @@ public final class MessageChannel {
         public int receive(MemorySegment dst, Duration timeout) {
             long deadline = System.nanoTime() + timeout.toNanos();
             int idle = 0;
-            while (true) {
-                int index = (int) (position & mask);
-                long header = ring.getLongAcquire(index);
-                if ((int) (header >>> 32) == seq) {
-                    int length = (int) header;
-                    if (length == PAD) {
-                        seq = nextSeq(seq);
-                        position += capacity - index;
-                        continue;
-                    }
-                    if (length > dst.byteSize()) {
-                        throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes does not fit in "
-                                + dst.byteSize() + " bytes");
-                    }
-                    MemorySegment.copy(ringSegment, index + 8, dst, 0, length);
-                    seq = nextSeq(seq);
-                    position += frameLength(length);
-                    // Batch the credit under load; give it all back once the ring is drained.
-                    boolean drained = (int) (ring.getLongAcquire(position & mask) >>> 32) != seq;
-                    if (position - published >= creditBatch || drained) {
-                        credit.putLongRelease(0, position);
-                        published = position;
-                    }
-                    return length;
-                }
-                if (position != published) { // drained: give all credit back before waiting
-                    credit.putLongRelease(0, position);
-                    published = position;
-                }
+            int length;
+            while ((length = nextMessage()) == NO_MESSAGE) {
+                returnCredit(true); // drained: give all credit back before waiting
                 if (System.nanoTime() - deadline > 0) {
                     return -1;
                 }
                 idle = idle(idle);
             }
+            if (length > dst.byteSize()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "message of " + length + " bytes does not fit in "
+                        + dst.byteSize() + " bytes");
+            }
+            MemorySegment.copy(ringSegment, ChannelFrameDescriptor.payloadOffset(position & mask), dst, 0, length);
+            consume(length);
+            returnCredit(nextMessage() == NO_MESSAGE);
+            return length;
         }
 
+        /**
+         * The receive step of {@link #poll} and {@link #receive}: the length of the message at {@code position}
+         * (its header read with acquire, so its payload is visible), after passing a padding frame in front of
+         * it; {@link #NO_MESSAGE} when none is waiting. The message stays unconsumed until {@link #consume}.
+         */
+        private int nextMessage() {
+            while (true) {
+                int index = (int) (position & mask);
+                long header = ring.getLongAcquire(index);
+                if (ChannelFrameDescriptor.seq(header) != seq) {
+                    return NO_MESSAGE;
+                }
+                int length = ChannelFrameDescriptor.length(header);
+                if (length != ChannelFrameDescriptor.PAD_LENGTH) {
+                    return length;
+                }
+                seq = ChannelFrameDescriptor.nextSeq(seq);
+                position += capacity - index;
+            }
+        }
+
+        /** Consumes the message {@link #nextMessage} returned. */
+        private void consume(int length) {
+            seq = ChannelFrameDescriptor.nextSeq(seq);
+            position += ChannelFrameDescriptor.frameLength(length);
+        }
+
+        /**
+         * Gives the consumed room back to the sender when the ring is {@code drained} or an eighth of it has been
+         * consumed since the last time: not per message, since each credit store is a packet on a board and a
+         * fence here.
+         */
+        private void returnCredit(boolean drained) {
+            if (position != published && (drained || position - published >= creditBatch)) {
+                credit.putLongRelease(0, position);
+                published = position;
+            }
+        }
     }
 }
