@@ -211,17 +211,38 @@ public final class NodeProcess implements AutoCloseable {
 
     /** Waits for a line starting with {@code prefix}; fails on ERROR/FAIL lines, EOF or timeout. */
     public String expect(String prefix, Duration timeout) throws InterruptedException {
+        return expect(prefix, timeout, null);
+    }
+
+    /**
+     * As {@link #expect(String, Duration)}, for a node that reports its progress: each line starting with
+     * {@code progress} starts the {@code timeout} again, so a slow node that keeps progressing is waited for, and
+     * one that stops is not.
+     */
+    public String expectProgressing(String prefix, String progress, Duration timeout) throws InterruptedException {
+        return expect(prefix, timeout, progress);
+    }
+
+    private String expect(String prefix, Duration timeout, String progress) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         StringBuilder skipped = new StringBuilder(); // e.g. a JVM crash banner on stdout: quoted on failure
+        String lastProgress = null;
         while (true) {
             long left = deadline - System.nanoTime();
             String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms" + skipped + logTail());
+                throw new AssertionError(name + ": no '" + prefix + "' within " + timeout.toMillis() + " ms"
+                        + (progress == null ? "" : " of the last progress (" + lastProgress + ")") + skipped + logTail());
             }
             if (line.startsWith(prefix)) {
                 engaged = true;
                 return line;
+            }
+            if (progress != null && line.startsWith(progress)) {
+                engaged = true;
+                lastProgress = line;
+                deadline = System.nanoTime() + timeout.toNanos();
+                continue;
             }
             if (line.equals("<EOF>") && !engaged && !restarted && skipped.indexOf(JVM_FATAL_ERROR) >= 0) {
                 restartAfterJvmCrash(skipped);
