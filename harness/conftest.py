@@ -1,6 +1,7 @@
 """memchan's test harness: options, the session's shared builds (fixtures), the firmware lane,
 progress lines, the failing-lines recap. The tests are the rows of tables.py."""
 import dataclasses
+import glob
 import os
 import re
 import shutil
@@ -452,10 +453,16 @@ class Env:
 
     def close(self):
         for f in self.shm_files:
-            try:
-                os.unlink(f)
-            except OSError:
-                pass
+            # a soft fabric's file, and the node-local tables its host processes made beside it
+            # (NodeLocal.pathOf: /dev/shm/memchan-local-shm_NAME-nodeN)
+            name = os.path.basename(f)[len("memchan-"):]
+            tables = glob.glob(os.path.join(os.path.dirname(f), "memchan-local-shm_%s-node*"
+                                            % re.sub(r"[^A-Za-z0-9._-]", "_", name)))
+            for g in [f] + tables:
+                try:
+                    os.unlink(g)
+                except OSError:
+                    pass
         if self.keep:
             REPORT.progress("work directory kept: " + self.work)
         else:
