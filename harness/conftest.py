@@ -28,7 +28,8 @@ RESULTS = os.path.join(ROOT, "build", "test-results")
 # every Debian package a test uses, installed once (scripts/need-packages is quiet when all are)
 PACKAGES = ["gcc", "make", "python3", "qemu-system-x86", "linux-image-amd64", "linux-headers-amd64",
             "busybox-static", "kmod", "udev", "dkms", "verilator", "g++", "iverilog", "yosys", "sparse",
-            "cpio", "util-linux", "python3-clang", "linux-source-6.1", "ccache"]
+            "cpio", "util-linux", "python3-clang", "linux-source-6.1", "ccache", "libucx0", "libucx-dev",
+            "ucx-utils"]
 
 # the lines of a run that say what failed: TAP's "not ok" (the guests' indented behind their
 # label), the firmware's FAIL lines, Maven's failed tests

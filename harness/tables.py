@@ -42,6 +42,8 @@ HOST = [
     Host("regmap", "early", 2, "generated files (RTL package and register block, C headers, Java constants, "
          "docs, vectors) are up to date, no layout typed by hand, and the scans' negative controls fail as they must"),
     Host("uapi", "early", 2, "the Java FFM bindings generated with libclang from the uapi header are up to date"),
+    Host("ucx-bindings", "early", 3, "the Java FFM definitions generated with libclang from UCX's ucp.h (UcpDefs.java) "
+         "are up to date: java-api/gen/ucp_gen.py --check regenerates them into a temporary directory and diffs"),
     Host("cosim-model", "early", 20, "the co-simulated board's 2-adapter device process builds "
          "(firmware/cosim/build.sh, stamped), before the firmware lane and the boots share it"),
     Host("java-build", "java", 30, "java-api and mcctl build (package), snapshot for the guests with mcctl's "

@@ -26,6 +26,10 @@ def uapi(request, out):
     return sh(["python3", "regmap/gen.py", "uapi", "--check"])
 
 
+def ucx_bindings(request, out):
+    return sh(["python3", "java-api/gen/ucp_gen.py", "--check"])
+
+
 def cosim_model(request, out):
     # the 2-adapter board model, which the firmware lane and the board boots share, built first
     # and outside the idle class: a board boot waiting on the build lock of an idle-class build

@@ -134,7 +134,8 @@ public final class Posix {
         return (int) ERRNO.get(capture, 0L);
     }
 
-    private static RuntimeException rethrow(Throwable t) {
+    /** A downcall's Throwable as the unchecked exception to throw (an Error is thrown as it is). */
+    static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }
@@ -380,11 +381,26 @@ public final class Posix {
      */
     public static int poll(int fd, short events, int timeoutMillis) throws ErrnoException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pfd = arena.allocate(8, 4);
-            pfd.set(JAVA_INT, 0, fd);
-            pfd.set(ValueLayout.JAVA_SHORT, 4, events);
+            return poll(pollfd(arena, fd, events), timeoutMillis);
+        }
+    }
+
+    /** A {@code struct pollfd} for {@code fd} and {@code events} in {@code arena}, for {@link #poll(MemorySegment, int)}. */
+    public static MemorySegment pollfd(Arena arena, int fd, short events) {
+        MemorySegment pfd = arena.allocate(8, 4);
+        pfd.set(JAVA_INT, 0, fd);
+        pfd.set(ValueLayout.JAVA_SHORT, 4, events);
+        return pfd;
+    }
+
+    /**
+     * poll(2) on a caller's preallocated {@link #pollfd} (a loop that polls often allocates nothing);
+     * returns the revents, 0 on timeout or EINTR.
+     */
+    public static int poll(MemorySegment pollfd, int timeoutMillis) throws ErrnoException {
+        try {
             MemorySegment capture = CAPTURE.get();
-            int rc = (int) POLL.invokeExact(capture, pfd, 1L, timeoutMillis);
+            int rc = (int) POLL.invokeExact(capture, pollfd, 1L, timeoutMillis);
             if (rc < 0) {
                 int e = errno(capture);
                 if (e == EINTR) {
@@ -392,7 +408,7 @@ public final class Posix {
                 }
                 throw new ErrnoException("poll", e);
             }
-            return rc == 0 ? 0 : pfd.get(ValueLayout.JAVA_SHORT, 6);
+            return rc == 0 ? 0 : pollfd.get(ValueLayout.JAVA_SHORT, 6);
         } catch (ErrnoException e) {
             throw e;
         } catch (Throwable t) {
