@@ -249,6 +249,7 @@ public final class UcxEndpoint implements AutoCloseable {
 
     /** Closes; {@code force} does not wait for the peer's acknowledgement. */
     void close(boolean force) {
+        worker.requireOutsideHandler("close");
         synchronized (this) {
             if (closed) {
                 return;

@@ -34,6 +34,7 @@ public final class UcxListener implements AutoCloseable {
 
     @Override
     public void close() {
+        worker.requireOutsideHandler("close");
         synchronized (this) {
             if (closed) {
                 return;

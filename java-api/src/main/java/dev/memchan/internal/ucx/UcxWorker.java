@@ -234,6 +234,11 @@ public final class UcxWorker implements AutoCloseable {
         if (closing) {
             throw new MemchanException(MemchanException.Kind.CLOSED, what + ": UCX worker " + name + " is closed");
         }
+        requireOutsideHandler(what);
+    }
+
+    /** Refuses a call that progresses or changes the worker from inside a handler (UCX's progress). */
+    void requireOutsideHandler(String what) {
         if (inHandler && Thread.currentThread() == progressThread) {
             throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, what + " inside an active-message handler, "
                     + "which runs inside UCX's progress: hand it to UcxWorker.execute");

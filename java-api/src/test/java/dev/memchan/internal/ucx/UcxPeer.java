@@ -30,6 +30,7 @@ final class UcxPeer implements AutoCloseable {
     private final Writer stdin;
     private final Path log;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private boolean killed;
 
     private UcxPeer(String name) throws IOException {
         this.name = name;
@@ -101,6 +102,7 @@ final class UcxPeer implements AutoCloseable {
 
     /** SIGKILL, and waits for the process to be gone. */
     void kill() throws InterruptedException {
+        killed = true;
         process.destroyForcibly();
         process.waitFor();
     }
@@ -127,8 +129,8 @@ final class UcxPeer implements AutoCloseable {
                 process.waitFor();
             }
         }
-        if (process.exitValue() == 0) {
-            Files.deleteIfExists(log); // kept after a crash or a kill, for the record
+        if (process.exitValue() == 0 || killed) {
+            Files.deleteIfExists(log); // kept after a crash, for the record
         }
     }
 }

@@ -225,7 +225,12 @@ class UcxTransportTest {
                         }
                         seen.set((int) seq);
                     }
-                } catch (RuntimeException e) {
+                    if (seq == 0) {
+                        // inside UCX's progress: a blocking operation must be refused, not re-enter it
+                        MemchanException refused = assertThrows(MemchanException.class, worker::flush);
+                        assertEquals(MemchanException.Kind.INVALID_ARGUMENT, refused.kind());
+                    }
+                } catch (RuntimeException | AssertionError e) {
                     problems.add("the handler threw " + e);
                 }
                 done.notifyAll();
