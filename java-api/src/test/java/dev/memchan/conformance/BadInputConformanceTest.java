@@ -181,7 +181,7 @@ class BadInputConformanceTest {
             refused(Kind.IN_USE, "already uses this node", () -> Fabric.open(location, TestBackend.joinOptions().withNodeId(node)));
             assertTrue((first.members() & (1 << node)) != 0, "the node is still a member after the refusal");
             long key = TestBackend.key();
-            try (Region r = first.allocate(key, first.pageSize(), 0600)) {
+            try (Region _ = first.allocate(key, first.pageSize(), 0600)) {
                 assertEquals(1 << node, first.admin().view().regions().stream().filter(e -> e.key() == key)
                         .findFirst().orElseThrow().users(), "the first Fabric still allocates for its node");
             }
@@ -324,7 +324,7 @@ class BadInputConformanceTest {
         String name = "t" + ProcessHandle.current().pid() + "-shared";
         FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, 8).withGroup(65534));
         try (Fabric owner = Fabric.open("shm:" + name, TestBackend.joinOptions());
-             Region r = owner.allocate(0x5151L, owner.pageSize(), 0640)) {
+             Region _ = owner.allocate(0x5151L, owner.pageSize(), 0640)) {
             for (String how : List.of("tx", "rx")) {
                 try (NodeProcess p = NodeProcess.startWithClassPath("nobody-" + how, nobody, true, classPath, "attach", "shm:" + name, "" + 0x5151L, how)) {
                     String line = p.next(T);

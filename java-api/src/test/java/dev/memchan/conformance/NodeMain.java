@@ -97,7 +97,7 @@ public final class NodeMain {
             return;
         }
         if (scenario.equals("native-check")) { // run without --enable-native-access
-            try (Fabric f = Fabric.open(location, TestBackend.joinOptions())) {
+            try (Fabric _ = Fabric.open(location, TestBackend.joinOptions())) {
                 say("OK opened without native access?!");
             }
             return;

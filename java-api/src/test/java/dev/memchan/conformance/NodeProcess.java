@@ -360,17 +360,27 @@ public final class NodeProcess implements AutoCloseable {
         return nodes.get(0).expect("COUNT", timeout);
     }
 
+    /**
+     * QUIT, then SIGKILL if the node has not ended within its allowance. Interrupted, it kills the node at once
+     * and keeps the thread's interrupt status (not InterruptedException: a try-with-resources would otherwise
+     * have to handle it on every exit).
+     */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             try {
                 send("QUIT");
             } catch (IOException ignored) {
                 // already gone
             }
-            if (!process.waitFor(TestBackend.allowance(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)) {
+            try {
+                if (!process.waitFor(TestBackend.allowance(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
-                process.waitFor(5, TimeUnit.SECONDS);
+                Thread.currentThread().interrupt();
             }
         }
         try {

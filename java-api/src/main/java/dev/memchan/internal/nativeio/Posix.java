@@ -172,7 +172,7 @@ public final class Posix {
 
     public static void close(int fd) {
         try {
-            int unused = (int) CLOSE.invokeExact(CAPTURE.get(), fd);
+            int _ = (int) CLOSE.invokeExact(CAPTURE.get(), fd);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -278,7 +278,7 @@ public final class Posix {
 
     private static void munmap(long address, long length) {
         try {
-            int unused = (int) MUNMAP.invokeExact(CAPTURE.get(), MemorySegment.ofAddress(address), length);
+            int _ = (int) MUNMAP.invokeExact(CAPTURE.get(), MemorySegment.ofAddress(address), length);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -426,7 +426,7 @@ public final class Posix {
         timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
         timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
         try {
-            long unused = (long) SYSCALL6.invokeExact(CAPTURE.get(), SYS_FUTEX, word.address(), (long) FUTEX_WAIT,
+            long _ = (long) SYSCALL6.invokeExact(CAPTURE.get(), SYS_FUTEX, word.address(), (long) FUTEX_WAIT,
                     (long) expected, timespec.address(), 0L, 0L);
         } catch (Throwable t) {
             throw rethrow(t);

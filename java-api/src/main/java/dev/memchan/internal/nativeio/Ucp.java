@@ -159,7 +159,7 @@ public final class Ucp {
         MethodHandle setenv = LINKER.downcallHandle(LINKER.defaultLookup().find("setenv").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
         try (Arena arena = Arena.ofConfined()) {
-            int unused = (int) setenv.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
+            int _ = (int) setenv.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
         } catch (Throwable t) {
             throw Posix.rethrow(t);
         }

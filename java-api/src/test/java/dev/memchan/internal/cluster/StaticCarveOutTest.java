@@ -47,7 +47,7 @@ class StaticCarveOutTest {
             assertTrue(entryAt(c, first).isStatic());
             assertEquals(2, entryAt(c, first + 4).pageCount());
             try (Fabric program = Fabric.open(location, TestBackend.joinOptions());
-                 Region r = program.allocate(TestBackend.key(), 2L * program.pageSize(), 0600)) {
+                 Region _ = program.allocate(TestBackend.key(), 2L * program.pageSize(), 0600)) {
                 DirectoryEntry e = c.view().regions().stream().filter(x -> !x.isStatic()).findFirst().orElseThrow();
                 assertTrue(e.firstPage() >= first + 6, "region at page " + e.firstPage() + " overlaps the carve-outs " + first + ".." + (first + 5));
                 MemchanException refused = assertThrows(MemchanException.class,

@@ -243,10 +243,10 @@ class UapiLayoutTest {
                 String field = c.getSimpleName() + "." + m.name().orElseThrow();
                 ValueLayout v = (ValueLayout) m;
                 Object value = switch (v) {
-                    case ValueLayout.OfByte b -> (byte) 0x5A;
-                    case ValueLayout.OfShort h -> (short) 0x1234;
-                    case ValueLayout.OfInt i -> 0x0A0B0C0D;
-                    case ValueLayout.OfLong l -> 0x0102030405060708L;
+                    case ValueLayout.OfByte _ -> (byte) 0x5A;
+                    case ValueLayout.OfShort _ -> (short) 0x1234;
+                    case ValueLayout.OfInt _ -> 0x0A0B0C0D;
+                    case ValueLayout.OfLong _ -> 0x0102030405060708L;
                     default -> throw new AssertionError(field + ": unexpected layout " + v);
                 };
                 long offset = gcc.get("offsetof(struct " + field.replace(".", ", ") + ")");

@@ -65,7 +65,7 @@ class NodeLocalTest {
                 assertEquals(MemchanException.Kind.IN_USE, assertThrows(MemchanException.class, t::register).kind(),
                         "one slot per process");
                 int b = a + 1; // another process's slot
-                LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(b), (long) ProcessHandle.current().parent().orElseThrow().pid());
+                LONG.setVolatile(t.segment(), NodeLocalDescriptor.slot(b), ProcessHandle.current().parent().orElseThrow().pid());
                 assertEquals(7, t.incarnation());
                 t.setEntryBits(a, 5, NodeLocalDescriptor.BIT_USER | NodeLocalDescriptor.BIT_TX);
                 t.setEntryBits(b, 5, NodeLocalDescriptor.BIT_USER);

@@ -134,8 +134,8 @@ class SoftFabricCrossCheckTest {
 
     /** FABRIC_ID (random) and CREATED_NS (clock); everything else of the control area must match. */
     private static void blankVarying(byte[] file) {
-        java.util.Arrays.fill(file, (int) dev.memchan.layout.Regs.SF_HDR_FABRIC_ID, (int) dev.memchan.layout.Regs.SF_HDR_FABRIC_ID + 8, (byte) 0);
-        java.util.Arrays.fill(file, (int) dev.memchan.layout.Regs.SF_HDR_CREATED_NS, (int) dev.memchan.layout.Regs.SF_HDR_CREATED_NS + 8, (byte) 0);
+        java.util.Arrays.fill(file, dev.memchan.layout.Regs.SF_HDR_FABRIC_ID, dev.memchan.layout.Regs.SF_HDR_FABRIC_ID + 8, (byte) 0);
+        java.util.Arrays.fill(file, dev.memchan.layout.Regs.SF_HDR_CREATED_NS, dev.memchan.layout.Regs.SF_HDR_CREATED_NS + 8, (byte) 0);
     }
 
     private static byte[] slice(byte[] b, int from, int to) {

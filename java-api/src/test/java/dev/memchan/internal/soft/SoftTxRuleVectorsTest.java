@@ -10,7 +10,6 @@ import dev.memchan.MemchanException.Kind;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 

@@ -117,16 +117,22 @@ final class UcxPeer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException, InterruptedException {
+    public void close() throws IOException {
         if (process.isAlive()) {
             try {
                 send("exit");
             } catch (IOException ignored) {
                 // already closing
             }
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor();
+                }
+            } catch (InterruptedException e) { // kill it now, and keep the interrupt for the caller
                 process.destroyForcibly();
-                process.waitFor();
+                Thread.currentThread().interrupt();
+                return;
             }
         }
         if (process.exitValue() == 0 || killed) {

@@ -115,7 +115,8 @@ public final class Targets {
             memberOptions = defaults;
             return;
         }
-        long min = 2 * defaults.heartbeatPeriod().toMillis(), max = 3_600_000;
+        long min = 2 * defaults.heartbeatPeriod().toMillis();
+        long max = 3_600_000;
         if (ms < min || ms > max) {
             throw new picocli.CommandLine.ParameterException(cl, "failure timeout " + ms + " ms out of range: "
                     + min + ".." + max + " ms (at least twice the heartbeat period, "
