@@ -19,12 +19,12 @@ not in the registries this project installs from. Nothing here reads C with regu
 Output is deterministic: header order, no dates, no versions. Standard library + python3-clang only.
 """
 import argparse
-import ctypes
 import difflib
 import sys
 import textwrap
 from pathlib import Path
 
+from .libclang import load_clang
 from .model import ROOT
 
 HEADER = ROOT / "native" / "include" / "uapi" / "linux" / "memchan.h"
@@ -33,31 +33,6 @@ JAVA_PACKAGE = "dev.memchan.internal.dev"
 PREFIX = "MEMCHAN_"
 IOCTL_MACROS = ("_IO", "_IOR", "_IOW", "_IOWR")
 CLANG_ARGS = ["-x", "c", "-std=gnu11", "-fparse-all-comments", "-Wall", "-Wextra"]
-
-
-def load_clang():
-    """clang.cindex from python3-clang, also when python3 is not Debian's own interpreter."""
-    try:
-        import clang.cindex as cindex
-    except ImportError:
-        sys.path.append("/usr/lib/python3/dist-packages")
-        try:
-            import clang.cindex as cindex
-        except ImportError:
-            raise SystemExit("regmap uapi: libclang's Python bindings are missing: apt-get install python3-clang")
-    # Not wrapped by the bindings of every clang release: declared here from libclang's C API (Index.h).
-    void_p = ctypes.c_void_p
-    for name, argtypes, restype in (
-            ("clang_Cursor_isMacroFunctionLike", [cindex.Cursor], ctypes.c_uint),
-            ("clang_Cursor_Evaluate", [cindex.Cursor], void_p),
-            ("clang_EvalResult_getKind", [void_p], ctypes.c_int),
-            ("clang_EvalResult_isUnsignedInt", [void_p], ctypes.c_uint),
-            ("clang_EvalResult_getAsUnsigned", [void_p], ctypes.c_ulonglong),
-            ("clang_EvalResult_getAsLongLong", [void_p], ctypes.c_longlong),
-            ("clang_EvalResult_dispose", [void_p], None)):
-        function = getattr(cindex.conf.lib, name)
-        function.argtypes, function.restype = argtypes, restype
-    return cindex
 
 
 class Field:
@@ -176,7 +151,7 @@ def evaluate(cindex, cursor):
 
 def read_header(header):
     """(structs, constants) of the header, in the order it defines them."""
-    cindex = load_clang()
+    cindex = load_clang("regmap uapi")
     header = Path(header).resolve()
     tu = parse(cindex, header)
     errors = []

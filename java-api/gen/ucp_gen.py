@@ -21,12 +21,14 @@ expressions or writes an offset by hand:
 Output is deterministic: list order, no dates. Standard library + python3-clang only.
 """
 import argparse
-import ctypes
 import difflib
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from regmap.libclang import load_clang  # noqa: E402  (after the path)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT_JAVA = ROOT / "java-api" / "src" / "main" / "java" / "dev" / "memchan" / "internal" / "nativeio" / "UcpDefs.java"
@@ -72,29 +74,6 @@ SCALAR = {1: ("byte", "JAVA_BYTE"), 2: ("short", "JAVA_SHORT"), 4: ("int", "JAVA
 
 def fail(errors):
     raise SystemExit("ucp_gen.py: " + "\n  ".join(["cannot generate the UCP definitions:"] + errors))
-
-
-def load_clang():
-    """clang.cindex from python3-clang, also when python3 is not Debian's own interpreter."""
-    try:
-        import clang.cindex as cindex
-    except ImportError:
-        sys.path.append("/usr/lib/python3/dist-packages")
-        try:
-            import clang.cindex as cindex
-        except ImportError:
-            raise SystemExit("ucp_gen.py: libclang's Python bindings are missing: apt-get install python3-clang")
-    void_p = ctypes.c_void_p
-    for name, argtypes, restype in (
-            ("clang_Cursor_Evaluate", [cindex.Cursor], void_p),
-            ("clang_EvalResult_getKind", [void_p], ctypes.c_int),
-            ("clang_EvalResult_isUnsignedInt", [void_p], ctypes.c_uint),
-            ("clang_EvalResult_getAsUnsigned", [void_p], ctypes.c_ulonglong),
-            ("clang_EvalResult_getAsLongLong", [void_p], ctypes.c_longlong),
-            ("clang_EvalResult_dispose", [void_p], None)):
-        function = getattr(cindex.conf.lib, name)
-        function.argtypes, function.restype = argtypes, restype
-    return cindex
 
 
 def parse(cindex, include_dir, source):
@@ -197,7 +176,7 @@ def function_type_layouts(cindex, proto, where, errors):
 
 
 def read_headers(include_dir):
-    cindex = load_clang()
+    cindex = load_clang("ucp_gen.py")
     source = "".join(f"#include <{h}>\n" for h in INCLUDES)
     tu = parse(cindex, include_dir, source)
     errors = []
