@@ -39,6 +39,9 @@ flock 9
 # the hub's sources in every build: cosim_top names the hub even where HUB = 0 leaves it out
 rtl=$(sed "s|^|$fw/|" "$fw/rtl/files.f" "$fw/rtl/hub_files.f")
 srcs="$rtl $fw/tb/common/tb_link_chan.sv $here/cosim_top.sv"
+# the device process's C++ (README.md): every source and header here goes in the stamp
+cpps=$(echo "$here"/*.cpp)
+hdrs=$(echo "$here"/*.h)
 cflags="-O2 -I$fw/include -DCOSIM_ADAPTERS=$adapters -DCOSIM_PAGES=$pages -DCOSIM_HUB=$hub"
 # Build time against simulation speed (docs/performance.md, "Co-simulation speed"):
 # no Verilator -O3, whose only effect is --inline-mult -1: inlining every adapter into the top
@@ -54,7 +57,7 @@ vflags="--cc --exe --build -j 2 --x-assign fast --x-initial fast -fno-case -Wno-
   -MAKEFLAGS OPT_FAST=-O1 -MAKEFLAGS OPT_SLOW=-O0"
 options="$vflags $cflags"
 stamp=$( (verilator --version; g++ --version | head -n 1; echo "${options//$root/.}"
-          for f in $srcs "$here/cosim_main.cpp" "$regs_h"; do
+          for f in $srcs $cpps $hdrs "$regs_h"; do
             echo "${f#"$root"/} $(sha256sum < "$f")"
           done) | sha256sum | cut -c1-16)
 if [ -x "$bin" ] && [ "$(cat "$out/stamp" 2> /dev/null)" = "$stamp" ]; then
@@ -75,7 +78,7 @@ rm -f "$out/stamp"
 mkdir -p "$out"
 echo "$flags" > "$out/flags"
 # shellcheck disable=SC2086
-verilator $vflags --Mdir "$out/obj" -o "$bin" -CFLAGS "$cflags" $srcs "$here/cosim_main.cpp" \
+verilator $vflags --Mdir "$out/obj" -o "$bin" -CFLAGS "$cflags" $srcs $cpps \
   > "$out/build.log" 2>&1 || { tail -n 40 "$out/build.log" >&2; exit 1; }
 echo "$stamp" > "$out/stamp"
 # into the cache under a temporary name first: a reader never sees half a binary

@@ -1,8 +1,9 @@
 // Co-simulated board: ADAPTERS memchan_top adapters on one clock, each with its own reset,
 // and one cable (tb/common/tb_link_chan.sv, with its fault injection) per adapter transmitter.
-// The C++ harness (cosim_main.cpp) drives the host side of every adapter (BAR0 AXI4-Lite,
-// BAR2 AXI4 writes, the host-memory AXI4 slave, writes and reads) and chooses at run time where each cable
-// ends (peer_i), so that adapters can be cabled in pairs or left unplugged.
+// The C++ harness (memchan-cosim: adapter_port.cpp, board.cpp) drives the host side of every
+// adapter (BAR0 AXI4-Lite, BAR2 AXI4 writes, the host-memory AXI4 slave, writes and reads) and
+// chooses at run time where each cable ends (peer_i), so that adapters can be cabled in pairs or
+// left unplugged.
 // HUB = 1: adapter k is cabled to port k of a memchan_hub (PORTS = ADAPTERS) instead: cable k
 // runs from adapter k to the hub, cable ADAPTERS + k from the hub back to adapter k, both
 // with the same fault knobs; peer_i is not used.
@@ -93,11 +94,11 @@ module cosim_top #(
   output logic                   ad_time_valid_o [ADAPTERS],
   output logic [ADAPTERS-1:0]    hub_port_up_o,
   // a frame that is not a heartbeat or a clock sync starts on adapter k's link transmitter or
-  // receiver this cycle (the device process keeps its clock running after one: cosim_main.cpp)
+  // receiver this cycle (the device process keeps its clock running after one: clock_scheduler.h)
   output logic                   link_busy_o   [ADAPTERS],
   // no frame waits for an acknowledgement anywhere: every adapter's and hub port's replay ring
   // is empty and no frame waits in a hub input queue (the device process stops its clock early
-  // after data once this has held for a while: cosim_main.cpp)
+  // after data once this has held for a while: clock_scheduler.h)
   output logic                   rings_empty_o
 );
   import memchan_pkt_pkg::*;
