@@ -68,8 +68,8 @@ class OrderingConformanceTest {
      * start, and the senders go on until each receiver has made {@code enough} observations in which
      * both words moved (on two CPUs shared by four spinning processes the senders could otherwise
      * finish before a receiver was scheduled at all). The bounds are on progress: a receiver fails when
-     * no new observation comes within its stall bound, however long the run (a machine under load makes
-     * them slowly: 719 of 1,000 in 360 s in an ivshmem guest at a load average of 20).
+     * no new observation comes within its stall bound, however long the run: a machine under load makes
+     * them slowly, a lost or stuck store stops them.
      */
     @Test
     void broadcastsFromSeveralSendersArriveInOneOrderEverywhere() throws Exception {
