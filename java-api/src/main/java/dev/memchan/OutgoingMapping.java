@@ -24,6 +24,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * TSO already delivers stores in program order and SFENCE would order nothing, a compiler-level
  * release fence. The backend says which memory a grant is ({@link dev.memchan.spi.Backend.Grant#writeCombining()}),
  * and says write-combining when in doubt.
+ *
+ * <p>On a network backend ({@code ucx:}) the segment is this process's shadow of the transmit pages
+ * ({@link dev.memchan.spi.Backend.Grant#shadowed()}), and a store reaches the network at a publishing
+ * point, as a write-combined store reaches it when the buffer drains: {@link #putLongRelease} and
+ * {@link #putLongVolatile} send their own word (and the release everything before it); {@link #fence()},
+ * {@link #notifyReceivers()}, {@link Fabric#ackBarrier()} and a lock's release send every word that differs
+ * from what the mapping last sent. Plain stores with no publishing point after them are not sent, and a
+ * plain store that leaves a word as it was last sent sends nothing.
  */
 public final class OutgoingMapping implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
@@ -34,6 +42,7 @@ public final class OutgoingMapping implements AutoCloseable {
     private final Route route;
     private final Backend backend;
     private final boolean writeCombining;
+    private final boolean shadowed;
 
     OutgoingMapping(Region region, Backend.Grant grant, Route route) {
         this.region = region;
@@ -42,6 +51,7 @@ public final class OutgoingMapping implements AutoCloseable {
         this.route = route;
         this.backend = region.fabric().context().backend();
         this.writeCombining = grant.writeCombining();
+        this.shadowed = grant.shadowed();
     }
 
     /** Whether this mapping is write-combining memory (see the class comment). */
@@ -74,6 +84,9 @@ public final class OutgoingMapping implements AutoCloseable {
     public void putLongRelease(long offset, long value) {
         fence();
         LONG.setRelease(segment, offset, value);
+        if (shadowed) {
+            grant.push(offset, Long.BYTES);
+        }
     }
 
     /**
@@ -82,6 +95,9 @@ public final class OutgoingMapping implements AutoCloseable {
      */
     public void putLongVolatile(long offset, long value) {
         LONG.setVolatile(segment, offset, value);
+        if (shadowed) {
+            grant.push(offset, Long.BYTES);
+        }
     }
 
     /**
@@ -91,7 +107,10 @@ public final class OutgoingMapping implements AutoCloseable {
      * x86-TSO keeps stores in order, a release fence.
      */
     public void fence() {
-        if (writeCombining) {
+        if (shadowed) {
+            VarHandle.releaseFence();
+            grant.pushChanges();
+        } else if (writeCombining) {
             VarHandle.fullFence();
         } else {
             VarHandle.releaseFence();

@@ -106,6 +106,14 @@ public interface Backend extends AutoCloseable {
     }
 
     /**
+     * Sends the changes of every transmit grant this process holds ({@link Grant#pushChanges()}): what a
+     * lock's release and a barrier do first, the fence of every mapping at once. A no-op where grants are
+     * the transmit window itself (nothing is {@link Grant#shadowed()}).
+     */
+    default void pushAllGrants() {
+    }
+
+    /**
      * Whether this backend's transmit grants are write-combining ({@link Grant#writeCombining()}): then a
      * lock's release must drain the protected stores with a real fence first. The safe answer is true.
      */
@@ -263,6 +271,34 @@ public interface Backend extends AutoCloseable {
          */
         default boolean writeCombining() {
             return true;
+        }
+
+        /**
+         * True when {@link #segment()} is this process's shadow of the transmit pages rather than the
+         * transmit window itself (a network backend, {@code ucx:}): a store reaches the network only when it
+         * is pushed, by {@link #push} (the library's ordered stores) or {@link #pushChanges} (a fence). False
+         * on a board, the soft fabric and ivshmem, where every store is already on its way and both pushes
+         * are no-ops.
+         */
+        default boolean shadowed() {
+            return false;
+        }
+
+        /**
+         * Sends bytes {@code offset .. offset + length - 1} of {@link #segment()} as they are now, every byte
+         * of them whether or not it changed, after everything this grant pushed before: an ordered store (a
+         * flag, a frame, a directory entry). Offsets are bytes from the grant's first page; a range outside
+         * the grant is refused with INVALID_ARGUMENT and nothing sent. A no-op unless {@link #shadowed()}.
+         */
+        default void push(long offset, long length) {
+        }
+
+        /**
+         * A store fence: sends every word of {@link #segment()} that differs from what this grant last sent,
+         * after everything it pushed before. Stores that left a word as this grant last sent it send nothing.
+         * A no-op unless {@link #shadowed()}.
+         */
+        default void pushChanges() {
         }
 
         @Override
