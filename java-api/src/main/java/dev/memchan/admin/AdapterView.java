@@ -58,6 +58,12 @@ public interface AdapterView extends AutoCloseable {
         return ClusterTime.Unit.LINK_CYCLES;
     }
 
+    /**
+     * Node {@code node} (0..{@link #maxNodes()} - 1) as this view sees it: on the soft fabric its block's OWNER
+     * word says who holds it; on a device the membership slot alone does.
+     */
+    NodeStatus node(int node);
+
     /** The membership, directory and multicast groups of the fabric's system pages. */
     ClusterView cluster();
 

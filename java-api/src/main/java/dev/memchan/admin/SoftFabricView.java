@@ -2,6 +2,8 @@ package dev.memchan.admin;
 
 import dev.memchan.layout.SoftFabricLayout;
 
+import java.nio.file.Path;
+
 /**
  * The {@link AdapterView} of a soft fabric file ({@code shm:NAME}, from {@link FabricAdmin#view}): every
  * node block's registers, OWNER word, PCTs and page counters, and the file's identity.
@@ -11,6 +13,9 @@ public interface SoftFabricView extends AdapterView {
     SoftFabricLayout layout();
 
     long fabricId();
+
+    /** The fabric's file, {@code /dev/shm/memchan-NAME}. */
+    Path file();
 
     /** CLOCK_REALTIME nanoseconds of the file's creation. */
     long createdNanos();

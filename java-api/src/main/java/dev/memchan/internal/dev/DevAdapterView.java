@@ -6,6 +6,8 @@ import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.AdapterView;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.admin.NodeStatus;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.internal.PctRules;
 import dev.memchan.internal.PctTables;
@@ -130,6 +132,13 @@ final class DevAdapterView implements AdapterView, PctTables {
             }
             throw e;
         }
+    }
+
+    /** The membership slot alone: a node whose slot says alive is claimed and live (the view sees no process table). */
+    @Override
+    public NodeStatus node(int node) {
+        MemberSlot slot = system.member(node);
+        return new NodeStatus(node, slot.alive(), slot.alive(), slot.pid(), slot.incarnation(), slot.state(), slot.heartbeat());
     }
 
     @Override

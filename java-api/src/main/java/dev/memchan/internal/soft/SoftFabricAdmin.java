@@ -4,6 +4,8 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.MemberSlot;
+import dev.memchan.admin.NodeStatus;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.SoftFabricView;
 import dev.memchan.internal.Liveness;
@@ -19,6 +21,7 @@ import dev.memchan.spi.Location;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 import java.util.List;
 
 import static dev.memchan.layout.Regs.*;
@@ -35,6 +38,7 @@ public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private final String location;
+    private final Path file;
     private final int fd;
     private final long fabricId;
     private final SoftFabricLayout layout;
@@ -43,8 +47,9 @@ public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     private final ClusterView systemPages;
     private boolean closed;
 
-    private SoftFabricAdmin(String location, SoftFabricFile.Opened opened) {
+    private SoftFabricAdmin(String location, Path file, SoftFabricFile.Opened opened) {
         this.location = location;
+        this.file = file;
         this.fd = opened.fd();
         this.layout = opened.layout();
         this.fabricId = opened.fabricId();
@@ -61,9 +66,10 @@ public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     /** Opens the soft fabric {@code shm:NAME} after validating its file. */
     static SoftFabricAdmin open(Location location) {
         NativeAccess.require();
-        SoftFabricFile.Opened opened = SoftFabricFile.open(SoftFabricFile.pathOf(location.path()));
+        Path file = SoftFabricFile.pathOf(location.path());
+        SoftFabricFile.Opened opened = SoftFabricFile.open(file);
         try {
-            return new SoftFabricAdmin(location.toString(), opened);
+            return new SoftFabricAdmin(location.toString(), file, opened);
         } catch (RuntimeException e) {
             Posix.close(opened.fd());
             throw e;
@@ -109,6 +115,11 @@ public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     @Override
     public long fabricId() {
         return fabricId;
+    }
+
+    @Override
+    public Path file() {
+        return file;
     }
 
     @Override
@@ -162,6 +173,15 @@ public final class SoftFabricAdmin implements SoftFabricView, PctTables {
     public boolean joined(int node) {
         long owner = owner(node);
         return owner != 0 && Liveness.mayBeAlive(ownerHostId(node), SoftFabricGeometry.ownerPid(owner));
+    }
+
+    /** Claimed by its block's OWNER word, live when {@link #joined}; the slot's state and heartbeat beside. */
+    @Override
+    public NodeStatus node(int node) {
+        long owner = owner(node);
+        MemberSlot slot = systemPages.member(node);
+        return new NodeStatus(node, owner != 0, joined(node), SoftFabricGeometry.ownerPid(owner),
+                SoftFabricGeometry.ownerIncarnation(owner), slot.state(), slot.heartbeat());
     }
 
     @Override

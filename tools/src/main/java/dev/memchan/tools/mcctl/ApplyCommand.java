@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import dev.memchan.Fabric;
 import dev.memchan.MemchanException;
 import picocli.CommandLine.Command;
@@ -44,7 +45,7 @@ final class ApplyCommand extends Base {
         } catch (IOException e) {
             throw McctlException.usage("cannot read " + file + ": " + e.getMessage());
         }
-        try (Target t = openTarget()) {
+        try (AdapterView t = openView()) {
             ClusterConfig config = ClusterConfig.check(file.toString(), text, t);
             List<ClusterConfig.Problem> problems = config.problems();
             ClusterConfig.Plan plan = config.plan();
@@ -87,7 +88,7 @@ final class ApplyCommand extends Base {
      * lock, all undone if a later step is refused), then the PCT batch and its static carve-outs as one
      * transaction of the library ({@link dev.memchan.admin.ClusterAdmin#writePct}).
      */
-    private static void write(Target t, ClusterConfig.Plan plan) {
+    private static void write(AdapterView t, ClusterConfig.Plan plan) {
         try (Fabric member = Targets.join(t.location())) {
             Map<Integer, Integer> before = new java.util.TreeMap<>();
             for (int g : plan.groups().keySet()) {
@@ -95,7 +96,7 @@ final class ApplyCommand extends Base {
             }
             Targets.setGroups(member, plan.groups());
             try {
-                member.admin().writePct(t.view(), plan.writes());
+                member.admin().writePct(t, plan.writes());
             } catch (MemchanException | McctlException e) {
                 Targets.setGroups(member, before);
                 throw e;

@@ -1,12 +1,13 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
-/** What every mcctl command has: the root options, its output streams and the target. */
+/** What every mcctl command has: the root options, its output streams and the view of the fabric's adapters. */
 @CommandLine.Command
 abstract class Base implements Callable<Integer> {
     @CommandLine.Spec
@@ -32,8 +33,8 @@ abstract class Base implements Callable<Integer> {
         return root().location();
     }
 
-    Target openTarget() {
-        return Targets.open(location());
+    AdapterView openView() {
+        return Targets.view(location());
     }
 
     void printJson(Object value) {

@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.DirectoryEntry;
 import dev.memchan.layout.Regs;
@@ -58,7 +59,7 @@ final class ClusterConfig {
     }
 
     /** Parses and validates {@code text} against {@code t}; the plan is empty when there are problems. */
-    static ClusterConfig check(String file, String text, Target t) {
+    static ClusterConfig check(String file, String text, AdapterView t) {
         ClusterConfig c = new ClusterConfig(file);
         c.parse(text, t);
         c.crossCheck(t); // over whatever parsed, so that every problem of the file is listed at once
@@ -82,7 +83,7 @@ final class ClusterConfig {
         problems.add(new Problem(at == null ? 0 : line(at), message));
     }
 
-    private void parse(String text, Target t) {
+    private void parse(String text, AdapterView t) {
         Node root;
         try {
             LoadSettings settings = LoadSettings.builder().setLabel(file).setAllowDuplicateKeys(false).build();
@@ -227,7 +228,7 @@ final class ClusterConfig {
         };
     }
 
-    private Integer nodeId(Node n, Target t, String what) {
+    private Integer nodeId(Node n, AdapterView t, String what) {
         Integer id = integer(n, what);
         if (id != null && (id < 0 || id >= t.maxNodes())) {
             problem(n, "node ID " + id + " out of range 0.." + (t.maxNodes() - 1) + " for " + t.location());
@@ -237,7 +238,7 @@ final class ClusterConfig {
     }
 
     /** A node ID that must also be listed under nodes: (an unknown destination otherwise). */
-    private Integer declaredNode(Node n, Target t) {
+    private Integer declaredNode(Node n, AdapterView t) {
         Integer id = nodeId(n, t, "node ID");
         if (id != null && !nodes.contains(id)) {
             problem(n, "node " + id + " is not listed under nodes:");
@@ -246,7 +247,7 @@ final class ClusterConfig {
         return id;
     }
 
-    private Syntax.Pages pages(Node n, Target t) {
+    private Syntax.Pages pages(Node n, AdapterView t) {
         String s = scalar(n, "pages");
         if (s == null) {
             return null;
@@ -265,7 +266,7 @@ final class ClusterConfig {
     }
 
     /** The route bits of a destination, checked against the config's nodes and groups; null when invalid, -1 for off. */
-    private Integer route(Node n, Target t) {
+    private Integer route(Node n, AdapterView t) {
         String s = scalar(n, "destination");
         if (s == null) {
             return null;
@@ -277,7 +278,7 @@ final class ClusterConfig {
                 return null;
             }
             if (r >= 0 && TxPct.destKind(r) == Regs.DEST_KIND_MULTICAST && !groups.containsKey(TxPct.dest(r))
-                    && t.multicastGroup(TxPct.dest(r)) == 0) {
+                    && t.cluster().multicastGroup(TxPct.dest(r)) == 0) {
                 problem(n, "unknown destination: multicast group " + TxPct.dest(r) + " is neither under groups: nor defined in the fabric");
                 return null;
             }
@@ -295,7 +296,7 @@ final class ClusterConfig {
         }
     }
 
-    private void region(Node r, Target t) {
+    private void region(Node r, AdapterView t) {
         int before = problems.size();
         Map<String, Node> m = mapping(r, Set.of("name", "pages", "route", "transmitters", "receivers", "local_copy", "ack", "interrupt"));
         for (String required : List.of("pages", "route", "transmitters")) {
@@ -357,7 +358,7 @@ final class ClusterConfig {
         }
     }
 
-    private boolean delivers(int route, int sender, int receiver, boolean local, Target t) {
+    private boolean delivers(int route, int sender, int receiver, boolean local, AdapterView t) {
         if (sender == receiver) {
             return local;
         }
@@ -366,13 +367,13 @@ final class ClusterConfig {
             case Regs.DEST_KIND_BROADCAST -> true;
             default -> {
                 int g = TxPct.dest(route);
-                int mask = groups.containsKey(g) ? groups.get(g) : t.multicastGroup(g);
+                int mask = groups.containsKey(g) ? groups.get(g) : t.cluster().multicastGroup(g);
                 yield (mask & (1 << receiver)) != 0;
             }
         };
     }
 
-    private void pctItem(Node item, Target t) {
+    private void pctItem(Node item, AdapterView t) {
         int before = problems.size();
         Map<String, Node> m = mapping(item, Set.of("node", "pages", "tx", "local_copy", "ack", "rx", "interrupt"));
         for (String required : List.of("node", "pages")) {
@@ -404,11 +405,11 @@ final class ClusterConfig {
     }
 
     /** Checks the expanded writes against each other and against the fabric, with the lines they came from. */
-    private void crossCheck(Target t) {
+    private void crossCheck(AdapterView t) {
         Map<List<Integer>, Integer> firstLine = new HashMap<>();
         Map<List<Integer>, PctWrite> byKey = new HashMap<>();
         Map<Integer, Map<Integer, Integer>> finalTx = new TreeMap<>(); // page -> node -> entry, for the pages the file sets
-        List<DirectoryEntry> allocated = t.regions();
+        List<DirectoryEntry> allocated = t.cluster().regions();
         Set<String> reported = new LinkedHashSet<>();
         for (int i = 0; i < writes.size(); i++) {
             PctWrite w = writes.get(i);
@@ -431,7 +432,7 @@ final class ClusterConfig {
             }
         }
         for (Map.Entry<Integer, Integer> g : groups.entrySet()) { // the directory refuses to change a group in use
-            if (t.multicastGroup(g.getKey()) == g.getValue()) {
+            if (t.cluster().multicastGroup(g.getKey()) == g.getValue()) {
                 continue;
             }
             for (DirectoryEntry r : allocated) {
@@ -470,7 +471,7 @@ final class ClusterConfig {
             }
         }
         if (problems.isEmpty()) { // whatever the fabric itself would refuse (e.g. a node that left meanwhile)
-            for (String p : t.pctProblems(writes)) {
+            for (String p : t.problems(writes)) {
                 report(reported, 0, p);
             }
         }

@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ final class Counters {
     }
 
     /** Every counter of {@code node}'s adapter, unsigned. */
-    static Map<String, Long> read(Target t, int node) {
+    static Map<String, Long> read(AdapterView t, int node) {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Counter c : ALL) {
             m.put(c.name(), Integer.toUnsignedLong(t.readRegister(node, c.offset())));
@@ -33,7 +34,7 @@ final class Counters {
     }
 
     /**
-     * The pages whose counters ({@link Target#readPageCounters}) are non-zero: page, remote reads and atomics
+     * The pages whose counters ({@link AdapterView#readPageCounters}) are non-zero: page, remote reads and atomics
      * served, hottest first, ties in page order (at most {@code limit}).
      */
     static List<Object> hotPages(long[] reads, long[] atomics, int limit) {
@@ -64,7 +65,7 @@ final class Counters {
         return out;
     }
 
-    /** Remote reads and atomics served as a home over all pages, from {@link Target#readPageCounters}. */
+    /** Remote reads and atomics served as a home over all pages, from {@link AdapterView#readPageCounters}. */
     static long[] servedTotals(long[] reads, long[] atomics) {
         long[] sum = new long[2];
         for (int p = 0; p < reads.length; p++) {
@@ -74,7 +75,7 @@ final class Counters {
         return sum;
     }
 
-    /** Enabled transmit and receive entries of a PCT read by {@link Target#readPct}. */
+    /** Enabled transmit and receive entries of a PCT read by {@link AdapterView#readPct}. */
     static int[] pctUsage(int[] tx, long[] rx) {
         int txPages = 0;
         int rxPages = 0;

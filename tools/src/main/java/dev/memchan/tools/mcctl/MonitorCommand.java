@@ -1,5 +1,7 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
+import dev.memchan.admin.NodeStatus;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -32,7 +34,7 @@ final class MonitorCommand extends Base {
             throw McctlException.usage("--count must not be negative");
         }
         boolean inPlace = terminal() && !json();
-        try (Target t = openTarget()) {
+        try (AdapterView t = openView()) {
             Map<Integer, Map<String, Long>> previous = new HashMap<>();
             long[] reads = new long[t.pageCount()]; // every page's counters, read once per sample and node
             long[] atomics = new long[t.pageCount()];
@@ -45,7 +47,7 @@ final class MonitorCommand extends Base {
                 double seconds = prevNanos == 0 ? 0 : (now - prevNanos) / 1e9;
                 List<Object> nodes = new ArrayList<>();
                 for (int n : t.adapters()) {
-                    Target.NodeInfo info = t.node(n);
+                    NodeStatus info = t.node(n);
                     if (!StatusCommand.listed(t, info)) {
                         previous.remove(n);
                         continue;

@@ -1,5 +1,7 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
+import dev.memchan.admin.NodeStatus;
 import dev.memchan.Fabric;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
@@ -46,10 +48,10 @@ final class NodeCommand extends Base {
 
         @Override
         public Integer call() {
-            try (Target t = openTarget()) {
+            try (AdapterView t = openView()) {
                 List<Object> nodes = new ArrayList<>();
                 for (int n = 0; n < t.maxNodes(); n++) {
-                    Target.NodeInfo i = t.node(n);
+                    NodeStatus i = t.node(n);
                     boolean visible = java.util.Arrays.stream(t.adapters()).anyMatch(a -> a == i.node());
                     nodes.add(Json.obj("node", n, "state", i.state(), "pid", i.pid(), "incarnation", i.incarnation(),
                             "node_id_register", visible ? Counters.nodeIdRegister(t.readRegister(n, Regs.REG_NODE_ID)) : "?"));
@@ -124,7 +126,7 @@ final class NodeCommand extends Base {
             long bytes = parseSize(size);
             FabricOptions options = FabricOptions.defaults().withGeometry(bytes, pageSize, nodes);
             FabricAdmin.create(location(), group == null ? options : options.withGroup(group));
-            try (Target t = Targets.open(location())) {
+            try (AdapterView t = Targets.view(location())) {
                 if (json()) {
                     printJson(Json.obj("created", t.location(), "file_size", bytes, "page_size", t.pageSize(),
                             "page_count", t.pageCount(), "max_nodes", t.maxNodes()));
@@ -242,9 +244,9 @@ final class NodeCommand extends Base {
         public Integer call() throws InterruptedException {
             String location = location();
             Targets.softName(location, "node leave");
-            try (Target t = Targets.open(location)) {
+            try (AdapterView t = Targets.view(location)) {
                 Syntax.node(node, t.maxNodes());
-                Target.NodeInfo info = t.node(node);
+                NodeStatus info = t.node(node);
                 if (!info.claimed()) {
                     throw McctlException.usage("node " + node + " of " + location + " is not joined; nothing to leave");
                 }
@@ -292,7 +294,7 @@ final class NodeCommand extends Base {
         @Override
         public Integer call() {
             Targets.softName(location(), "node remove");
-            try (Target t = Targets.open(location())) {
+            try (AdapterView t = Targets.view(location())) {
                 List<Integer> live = new ArrayList<>();
                 for (int n = 0; n < t.maxNodes(); n++) {
                     if (t.node(n).live()) {

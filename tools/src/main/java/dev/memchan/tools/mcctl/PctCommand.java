@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.layout.Regs;
 import dev.memchan.layout.RxPct;
@@ -30,7 +31,7 @@ final class PctCommand extends Base {
         return Exit.USAGE;
     }
 
-    static int defaultNode(Target t, Integer node) {
+    static int defaultNode(AdapterView t, Integer node) {
         if (node != null) {
             return Syntax.node(node, t.maxNodes());
         }
@@ -73,7 +74,7 @@ final class PctCommand extends Base {
 
         @Override
         public Integer call() {
-            try (Target t = openTarget()) {
+            try (AdapterView t = openView()) {
                 List<Integer> nodes = new ArrayList<>();
                 if (node != null || t.adapters().length == 1) {
                     nodes.add(defaultNode(t, node));
@@ -172,7 +173,7 @@ final class PctCommand extends Base {
             if (txDest == null && rx == null) {
                 throw McctlException.usage("nothing to set: give --tx DEST|off and/or --rx/--no-rx");
             }
-            try (Target t = openTarget()) {
+            try (AdapterView t = openView()) {
                 int n = defaultNode(t, node);
                 Syntax.Pages range = Syntax.pages(pages, t.pageCount());
                 Integer txEntry = null;
@@ -182,7 +183,7 @@ final class PctCommand extends Base {
                         throw McctlException.usage("--local-copy and --ack need a destination, not --tx off");
                     }
                     txEntry = route < 0 ? 0 : TxPct.encode(true, localCopy, ack, TxPct.destKind(route), TxPct.dest(route));
-                    if (route >= 0 && TxPct.destKind(route) == Regs.DEST_KIND_MULTICAST && t.multicastGroup(TxPct.dest(route)) == 0) {
+                    if (route >= 0 && TxPct.destKind(route) == Regs.DEST_KIND_MULTICAST && t.cluster().multicastGroup(TxPct.dest(route)) == 0) {
                         throw McctlException.usage("unknown destination: multicast group " + TxPct.dest(route)
                                 + " has no members; define it first (mcctl apply with a groups: section)");
                     }
@@ -207,7 +208,7 @@ final class PctCommand extends Base {
         }
     }
 
-    static void report(Base cmd, Target t, int node, Syntax.Pages range, String verb) {
+    static void report(Base cmd, AdapterView t, int node, Syntax.Pages range, String verb) {
         if (cmd.json()) {
             List<Object> rows = new ArrayList<>();
             for (int p = range.first(); p <= range.last(); p++) {
@@ -243,7 +244,7 @@ final class PctCommand extends Base {
             if (txOnly && rxOnly) {
                 throw McctlException.usage("--tx-only and --rx-only exclude each other");
             }
-            try (Target t = openTarget()) {
+            try (AdapterView t = openView()) {
                 int n = defaultNode(t, node);
                 Syntax.Pages range = Syntax.pages(pages, t.pageCount());
                 List<PctWrite> batch = new ArrayList<>();

@@ -1,9 +1,14 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
+import dev.memchan.admin.NodeStatus;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.SoftFabricView;
+import dev.memchan.spi.Location;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +31,7 @@ final class StatusCommand extends Base {
 
     @Override
     public Integer call() {
-        try (Target t = openTarget()) {
+        try (AdapterView t = openView()) {
             Map<String, Object> doc = snapshot(t, all, pct);
             if (json()) {
                 printJson(doc);
@@ -37,7 +42,7 @@ final class StatusCommand extends Base {
         return Exit.OK;
     }
 
-    static Map<String, Object> snapshot(Target t, boolean all, boolean withPct) {
+    static Map<String, Object> snapshot(AdapterView t, boolean all, boolean withPct) {
         int first = t.adapters()[0];
         int version = t.readRegister(first, REG_VERSION);
         int caps = t.readRegister(first, REG_CAPS);
@@ -55,7 +60,7 @@ final class StatusCommand extends Base {
         long[] atomics = new long[t.pageCount()];
         List<Object> nodes = new ArrayList<>();
         for (int n = 0; n < t.maxNodes(); n++) {
-            Target.NodeInfo info = t.node(n);
+            NodeStatus info = t.node(n);
             boolean visible = java.util.Arrays.stream(t.adapters()).anyMatch(a -> a == info.node());
             if (!all && !listed(t, info)) {
                 continue;
@@ -94,17 +99,17 @@ final class StatusCommand extends Base {
         }
         List<Object> groups = new ArrayList<>();
         for (int g = 0; g < MULTICAST_GROUPS; g++) {
-            int mask = t.multicastGroup(g);
+            int mask = t.cluster().multicastGroup(g);
             if (mask != 0) {
                 groups.add(Json.obj("group", g, "nodes", DirectoryEntry.nodes(mask)));
             }
         }
         List<Object> regions = new ArrayList<>();
-        for (DirectoryEntry r : t.regions()) {
+        for (DirectoryEntry r : t.cluster().regions()) {
             regions.add(Targets.regionJson(r));
         }
         Map<String, Object> doc = Json.obj("fabric", t.location(), "kind", t.kind());
-        doc.putAll(t.identity());
+        doc.putAll(identity(t));
         doc.put("adapter", adapter);
         Map<String, Object> own = adapterClock ? adapterClock(t, first) : Map.of();
         boolean masterNanos = t.clockUnit() == dev.memchan.ClusterTime.Unit.NANOSECONDS;
@@ -114,18 +119,28 @@ final class StatusCommand extends Base {
                 : t.kind().equals("soft") ? Json.obj("source", "host monotonic clock: every node of a soft fabric reads it",
                         "unit", "ns", "time", System.nanoTime(), "bound", 0)
                 : Json.obj("source", "none", "reason", "CAPS.GLOBAL_CLOCK is clear"));
-        doc.put("directory_generation", t.generation());
+        doc.put("directory_generation", t.cluster().generation());
         doc.put("nodes", nodes);
         doc.put("groups", groups);
         doc.put("regions", regions);
         return doc;
     }
 
+    /** Identity lines: the soft fabric's ID, file, size and creation time; a device's path and node. */
+    static Map<String, Object> identity(AdapterView t) {
+        if (t instanceof SoftFabricView soft) {
+            return Json.obj("fabric_id", String.format("%016x", soft.fabricId()), "file", soft.file().toString(),
+                    "file_size", soft.layout().fileSize(),
+                    "created", Instant.ofEpochMilli(soft.createdNanos() / 1_000_000).toString());
+        }
+        return Json.obj("device", Location.parse(t.location()).path(), "node", t.adapters()[0]);
+    }
+
     /**
      * A node's global clock registers: time (GLOBAL_TIME, LO then HI), VALID and MASTER, bound (null while not
      * VALID), offset (its time minus the master's at the last sync sample), sync samples taken.
      */
-    static Map<String, Object> adapterClock(Target t, int n) {
+    static Map<String, Object> adapterClock(AdapterView t, int n) {
         int lo = t.readRegister(n, REG_GLOBAL_TIME_LO);
         long time = dev.memchan.spi.Backend.registerPair(lo, t.readRegister(n, REG_GLOBAL_TIME_HI));
         int status = t.readRegister(n, REG_CLOCK_STATUS);
@@ -155,7 +170,7 @@ final class StatusCommand extends Base {
     }
 
     /** A node worth a line: joined or being cleaned up, or this host's adapter. */
-    static boolean listed(Target t, Target.NodeInfo info) {
+    static boolean listed(AdapterView t, NodeStatus info) {
         return info.claimed() || info.memberState() != 0 || (t.kind().equals("dev") && t.adapters()[0] == info.node());
     }
 

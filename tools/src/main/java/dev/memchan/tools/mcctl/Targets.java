@@ -5,11 +5,8 @@ import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
 import dev.memchan.admin.AdapterView;
 import dev.memchan.admin.FabricAdmin;
-import dev.memchan.admin.MemberSlot;
-import dev.memchan.admin.SoftFabricView;
 import dev.memchan.admin.PctWrite;
 import dev.memchan.admin.DirectoryEntry;
-import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.BackendProvider;
@@ -17,7 +14,6 @@ import dev.memchan.spi.Location;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +21,7 @@ import java.util.OptionalInt;
 
 import static dev.memchan.layout.Regs.*;
 
-/** Fabric selection ({@code --fabric}), joining as a member, and the {@link Target} over the library's adapter view. */
+/** Fabric selection ({@code --fabric}), the library's view of its adapters, and joining it as a member. */
 public final class Targets {
     /** The adapter mcctl uses when no {@code --fabric} is given and it exists. */
     public static final String DEFAULT_DEVICE = "/dev/memchan0";
@@ -72,10 +68,10 @@ public final class Targets {
         return Location.parse(location).path();
     }
 
-    /** Opens the target at {@code location} (already {@link #resolve}d): the library's view of its adapters. */
-    public static Target open(String location) {
+    /** The library's view of the adapters at {@code location} (already {@link #resolve}d), claiming no node. */
+    public static AdapterView view(String location) {
         checkDevice(location);
-        return new Viewed(FabricAdmin.view(location));
+        return FabricAdmin.view(location);
     }
 
     /** A missing device or one without permission is exit code 3, with what to do. */
@@ -181,139 +177,13 @@ public final class Targets {
     }
 
     /**
-     * Writes {@code batch} to {@code t}'s fabric as one PCT transaction of the library
+     * Writes {@code batch} through {@code view} to its fabric as one PCT transaction of the library
      * ({@link dev.memchan.admin.ClusterAdmin#writePct}: validated, written, the directory's static carve-outs
      * kept), joining as a member of this process for it.
      */
-    static void writePct(Target t, List<PctWrite> batch) {
-        try (Fabric member = join(t.location())) {
-            member.admin().writePct(t.view(), batch);
-        }
-    }
-
-    /**
-     * The library's view of a location's adapters, claiming no node: on the soft fabric every node block
-     * of the file (a node is claimed by its OWNER word), on a device this host's adapter (membership read
-     * through a receive grant of the system pages, which the driver shares with the node's other users).
-     */
-    static final class Viewed implements Target {
-        private final AdapterView view;
-
-        Viewed(AdapterView view) {
-            this.view = view;
-        }
-
-        @Override
-        public AdapterView view() {
-            return view;
-        }
-
-        @Override
-        public String location() {
-            return view.location();
-        }
-
-        @Override
-        public String kind() {
-            return view.kind();
-        }
-
-        @Override
-        public dev.memchan.ClusterTime.Unit clockUnit() {
-            return view.clockUnit();
-        }
-
-        @Override
-        public int maxNodes() {
-            return view.maxNodes();
-        }
-
-        @Override
-        public int pageSize() {
-            return view.pageSize();
-        }
-
-        @Override
-        public int pageCount() {
-            return view.pageCount();
-        }
-
-        @Override
-        public int[] adapters() {
-            return view.adapters();
-        }
-
-        @Override
-        public int readRegister(int node, int offset) {
-            return view.readRegister(node, offset);
-        }
-
-        @Override
-        public int txPct(int node, int page) {
-            return view.txPct(node, page);
-        }
-
-        @Override
-        public long rxPct(int node, int page) {
-            return view.rxPct(node, page);
-        }
-
-        @Override
-        public void readPct(int node, int firstPage, int[] tx, long[] rx) {
-            view.readPct(node, firstPage, tx, rx);
-        }
-
-        @Override
-        public boolean readPageCounters(int node, long[] reads, long[] atomics) {
-            return view.readPageCounters(node, reads, atomics);
-        }
-
-        @Override
-        public NodeInfo node(int node) {
-            MemberSlot m = view.cluster().member(node);
-            if (view instanceof SoftFabricView soft) {
-                long owner = soft.owner(node);
-                return new NodeInfo(node, owner != 0, soft.joined(node), SoftFabricGeometry.ownerPid(owner),
-                        SoftFabricGeometry.ownerIncarnation(owner), m.state(), m.heartbeat());
-            }
-            boolean alive = m.state() == SYS_NODE_STATE_ALIVE;
-            return new NodeInfo(node, alive, alive, m.pid(), m.incarnation(), m.state(), m.heartbeat());
-        }
-
-        @Override
-        public int multicastGroup(int group) {
-            return view.cluster().multicastGroup(group);
-        }
-
-        @Override
-        public long generation() {
-            return view.cluster().generation();
-        }
-
-        @Override
-        public List<DirectoryEntry> regions() {
-            return view.cluster().regions();
-        }
-
-        @Override
-        public List<String> pctProblems(List<PctWrite> batch) {
-            return view.problems(batch);
-        }
-
-        @Override
-        public Map<String, Object> identity() {
-            if (view instanceof SoftFabricView soft) {
-                return Json.obj("fabric_id", String.format("%016x", soft.fabricId()),
-                        "file", "/dev/shm/memchan-" + Location.parse(location()).path(),
-                        "file_size", soft.layout().fileSize(),
-                        "created", Instant.ofEpochMilli(soft.createdNanos() / 1_000_000).toString());
-            }
-            return Json.obj("device", Location.parse(location()).path(), "node", view.adapters()[0]);
-        }
-
-        @Override
-        public void close() {
-            view.close();
+    static void writePct(AdapterView view, List<PctWrite> batch) {
+        try (Fabric member = join(view.location())) {
+            member.admin().writePct(view, batch);
         }
     }
 }

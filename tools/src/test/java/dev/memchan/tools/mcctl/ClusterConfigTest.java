@@ -1,33 +1,71 @@
 package dev.memchan.tools.mcctl;
 
-import dev.memchan.admin.PctWrite;
+import dev.memchan.admin.AdapterView;
+import dev.memchan.admin.ClusterView;
 import dev.memchan.admin.DirectoryEntry;
+import dev.memchan.admin.NodeStatus;
+import dev.memchan.admin.PctWrite;
+import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import static dev.memchan.layout.Regs.*;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Validation of apply's config files against an in-memory fabric: every problem, with its line. */
+/** Validation of apply's config files against an in-memory adapter view: every problem, with its line. */
 class ClusterConfigTest {
 
-    /** 4 nodes (0 and 1 joined), 100 pages, PCT and groups in arrays. */
-    static final class FakeTarget implements Target {
+    /**
+     * An in-memory adapter view: 4 nodes (0 and 1 joined), 100 pages of 4096 bytes, PCTs in arrays, the system
+     * pages (multicast groups, directory) in a heap segment read by the library's {@link ClusterView}.
+     */
+    static final class ModelView implements AdapterView {
+        private static final VarHandle INT = JAVA_INT.varHandle();
+        private static final VarHandle LONG = JAVA_LONG.varHandle();
         final int[][] tx = new int[4][100];
         final long[][] rx = new long[4][100];
-        final int[] groups = new int[MULTICAST_GROUPS];
-        final List<DirectoryEntry> regions = new ArrayList<>();
+        /** The system pages, long-aligned for the cluster view's 8-byte reads. */
+        private final MemorySegment system = MemorySegment.ofArray(new long[SYS_PAGES * 4096 / Long.BYTES]);
+
+        /** Adapters whose PCT this view reads: all (soft fabric), or this host's (a device). */
+        int[] visible = {0, 1, 2, 3};
+
+        void setGroup(int group, int mask) {
+            INT.setVolatile(system, SystemPagesDescriptor.mcastGroup(4096, group), mask);
+        }
+
+        /** Writes {@code e} into its directory slot, field by field at the layout's offsets. */
+        void addRegion(DirectoryEntry e) {
+            long o = SystemPagesDescriptor.regionEntry(4096, e.index());
+            INT.setVolatile(system, o + SYS_REGION_MODE, e.mode());
+            LONG.setVolatile(system, o + SYS_REGION_KEY, e.key());
+            INT.setVolatile(system, o + SYS_REGION_UID, e.uid());
+            INT.setVolatile(system, o + SYS_REGION_GID, e.gid());
+            INT.setVolatile(system, o + SYS_REGION_FIRST_PAGE, e.firstPage());
+            INT.setVolatile(system, o + SYS_REGION_PAGE_COUNT, e.pageCount());
+            INT.setVolatile(system, o + SYS_REGION_USERS, e.users());
+            INT.setVolatile(system, o + SYS_REGION_TX_NODES, e.txNodes());
+            INT.setVolatile(system, o + SYS_REGION_RX_NODES, e.rxNodes());
+            INT.setVolatile(system, o + SYS_REGION_TX_LOOPBACK, e.txLoopback());
+            INT.setVolatile(system, o + SYS_REGION_ROUTE, e.route());
+            INT.setVolatile(system, o + SYS_REGION_FLAGS, e.flags());
+            LONG.setVolatile(system, o + SYS_REGION_GENERATION, e.generation());
+            INT.setVolatile(system, o + SYS_REGION_STATE, e.state());
+        }
 
         @Override
         public String location() {
-            return "shm:fake";
+            return "shm:model";
         }
 
         @Override
@@ -49,9 +87,6 @@ class ClusterConfigTest {
         public int pageCount() {
             return 100;
         }
-
-        /** Adapters whose PCT this target reads: all (soft fabric), or this host's (a device). */
-        int[] visible = {0, 1, 2, 3};
 
         @Override
         public int[] adapters() {
@@ -82,40 +117,24 @@ class ClusterConfigTest {
         }
 
         @Override
-        public NodeInfo node(int node) {
+        public NodeStatus node(int node) {
             boolean live = node < 2;
-            return new NodeInfo(node, live, live, live ? 100 + node : 0, 1, live ? 1 : 0, 0);
+            return new NodeStatus(node, live, live, live ? 100 + node : 0, 1, live ? SYS_NODE_STATE_ALIVE : SYS_NODE_STATE_ABSENT, 0);
         }
 
         @Override
-        public int multicastGroup(int group) {
-            return groups[group];
+        public ClusterView cluster() {
+            return ClusterView.of(system, 4096, 4);
         }
 
         @Override
-        public long generation() {
-            return 1;
-        }
-
-        @Override
-        public List<DirectoryEntry> regions() {
-            return regions;
-        }
-
-        @Override
-        public List<String> pctProblems(List<PctWrite> batch) {
+        public List<String> problems(List<PctWrite> batch) {
             return List.of();
         }
 
         @Override
-        public dev.memchan.admin.AdapterView view() {
+        public void write(List<PctWrite> batch) {
             throw new AssertionError("validation must not write");
-        }
-
-
-        @Override
-        public Map<String, Object> identity() {
-            return Map.of();
         }
 
         @Override
@@ -123,7 +142,7 @@ class ClusterConfigTest {
         }
     }
 
-    private final FakeTarget fabric = new FakeTarget();
+    private final ModelView fabric = new ModelView();
 
     private Map<Integer, String> problems(String yaml) {
         ClusterConfig c = ClusterConfig.check("c.yaml", yaml, fabric);
@@ -222,8 +241,8 @@ class ClusterConfigTest {
 
     @Test
     void groupsAndDirectoryRegionsAreRespected() {
-        fabric.groups[5] = 0b10;
-        fabric.regions.add(new DirectoryEntry(0, SYS_REGION_STATE_ALLOCATED, 0660, 0x42, 0, 0, 70, 4, 0b1, 0b1, 0, 0,
+        fabric.setGroup(5, 0b10);
+        fabric.addRegion(new DirectoryEntry(0, SYS_REGION_STATE_ALLOCATED, 0660, 0x42, 0, 0, 70, 4, 0b1, 0b1, 0, 0,
                 TxPct.encode(true, false, false, DEST_KIND_MULTICAST, 5), 0, 1));
         Map<Integer, String> p = problems("""
                 nodes: [0, 1]

@@ -1,5 +1,6 @@
 package dev.memchan.tools.mcctl;
 
+import dev.memchan.admin.AdapterView;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.memchan.Fabric;
@@ -8,6 +9,7 @@ import dev.memchan.Region;
 import dev.memchan.RemoteAccess;
 import dev.memchan.RemoteMapping;
 import dev.memchan.admin.FabricAdmin;
+import dev.memchan.admin.SoftFabricView;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
@@ -58,7 +60,7 @@ class StatusPageScanTest {
             assertEquals(java.util.Arrays.stream(HOTTEST).boxed().toList(), hotPages, "hottest pages of the region: " + hot);
 
             Map<String, Integer> calls = new TreeMap<>();
-            try (Target t = counting(Targets.open("shm:" + name), calls)) {
+            try (AdapterView t = counting(Targets.view("shm:" + name), calls)) {
                 Map<String, Object> doc = StatusCommand.snapshot(t, false, true);
                 // one joined node: one scan of its PCT and one of its counters, no entry read on its own
                 assertEquals(Map.of("readPct", 1, "readPageCounters", 1), perPageReads(calls), "the per-page reads of one status");
@@ -119,7 +121,7 @@ class StatusPageScanTest {
         return out;
     }
 
-    private static int expectedUsage(Target t, int node, long enable, boolean tx) {
+    private static int expectedUsage(AdapterView t, int node, long enable, boolean tx) {
         int n = 0;
         for (int p = 0; p < t.pageCount(); p++) {
             if (((tx ? t.txPct(node, p) : t.rxPct(node, p)) & enable) != 0) {
@@ -129,7 +131,7 @@ class StatusPageScanTest {
         return n;
     }
 
-    private static List<Object> expectedPct(Target t, int node) {
+    private static List<Object> expectedPct(AdapterView t, int node) {
         List<Object> entries = new ArrayList<>();
         for (int p = 0; p < t.pageCount(); p++) {
             int tx = t.txPct(node, p);
@@ -158,12 +160,12 @@ class StatusPageScanTest {
         throw new AssertionError("node " + node + " not in " + Json.write(doc));
     }
 
-    /** {@code target} itself, counting the calls of each of its methods by name. */
-    private static Target counting(Target target, Map<String, Integer> calls) {
-        return (Target) Proxy.newProxyInstance(Target.class.getClassLoader(), new Class<?>[]{Target.class}, (proxy, method, args) -> {
+    /** {@code view} itself (a soft fabric's, so identity lines stay), counting the calls of each of its methods by name. */
+    private static AdapterView counting(AdapterView view, Map<String, Integer> calls) {
+        return (AdapterView) Proxy.newProxyInstance(SoftFabricView.class.getClassLoader(), new Class<?>[]{SoftFabricView.class}, (proxy, method, args) -> {
             calls.merge(method.getName(), 1, Integer::sum);
             try {
-                return method.invoke(target, args);
+                return method.invoke(view, args);
             } catch (InvocationTargetException e) {
                 throw e.getCause();
             }
