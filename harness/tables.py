@@ -247,6 +247,13 @@ CLOCKC = HUBC + ["tb/common/tb_pair.sv", "tb/clock/tb_clock_mon.sv", "tb/clock/t
 CLOCKU = ["rtl/memchan_pkt_pkg.sv", "rtl/memchan_clock_sync_tx.sv", "rtl/memchan_global_clock.sv"]
 UNIT_FLAGS = ["--binary", "--timing", "-O1", "-Wno-fatal"]
 LINT = ["verilator", "--lint-only", "-Wall", "lint/verilator.vlt"] + RTL
+# the board shell's glue (firmware/boards/): benches on unrelated clocks in picoseconds, with the
+# synchronizers' metastability model
+GLUE_CDC = ["--timescale", "1ps/1ps", "+define+MEMCHAN_CDC_MODEL"]
+GLUE_FLAGS = UNIT_FLAGS + GLUE_CDC
+GLUE_ASYNC = ["rtl/memchan_sync.sv", "rtl/memchan_async_fifo.sv"]
+GLUE_NFC = GLUE_ASYNC + ["rtl/memchan_nfc_rx_fifo.sv"]
+GLUE_IRQ = ["rtl/memchan_sync.sv", "rtl/memchan_irq_bridge.sv"]
 
 
 def pair_bench(name, *plusargs, usual=150):
@@ -372,6 +379,35 @@ FIRMWARE = [
         Run("perf", "perf", "tb_perf"),
         Show(["perf.run.log"], r"^PERF"),
     ]),
+    FwJob("board_glue", 60, [
+        Build("async_fifo_build", "async_fifo", "tb_async_fifo", [],
+              flags=GLUE_FLAGS + GLUE_ASYNC + ["tb/async_fifo/tb_async_fifo.sv"]),
+        Run("async_fifo", "async_fifo", "tb_async_fifo"),
+        Run("async_fifo_fast_writer", "async_fifo", "tb_async_fifo", ["+wr_ps=3000", "+rd_ps=7100"]),
+        MustFail("async_fifo_binary", "async_fifo_binary", "tb_async_fifo",
+                 GLUE_CDC + GLUE_ASYNC + ["tb/async_fifo/tb_async_fifo.sv"], ["-GGRAY=0"],
+                 [("async_fifo_binary", [], "FAIL (free count|data mismatch|read)")]),
+        Build("nfc_rx_fifo_build", "nfc_rx_fifo", "tb_nfc_rx_fifo", [],
+              flags=GLUE_FLAGS + GLUE_NFC + ["tb/nfc_rx_fifo/tb_nfc_rx_fifo.sv"]),
+        Seeds(Run("nfc_rx_fifo_seed{seed}", "nfc_rx_fifo", "tb_nfc_rx_fifo", ["+seed={seed}"]), seeds=[1, 2, 3]),
+        MustFail("nfc_rx_fifo_short", "nfc_rx_fifo_short", "tb_nfc_rx_fifo",
+                 GLUE_CDC + GLUE_NFC + ["tb/nfc_rx_fifo/tb_nfc_rx_fifo.sv"], ["-GHEADROOM_ADJ=-1"],
+                 [("nfc_rx_fifo_short", [], "overflow, a received word was lost")]),
+        Build("irq_bridge_build", "irq_bridge", "tb_irq_bridge", [],
+              flags=GLUE_FLAGS + GLUE_IRQ + ["tb/irq_bridge/tb_irq_bridge.sv"]),
+        Seeds(Run("irq_bridge_seed{seed}", "irq_bridge", "tb_irq_bridge", ["+seed={seed}"]), seeds=[1, 2, 3]),
+        MustFail("irq_bridge_norearm", "irq_bridge_norearm", "tb_irq_bridge",
+                 GLUE_CDC + GLUE_IRQ + ["tb/irq_bridge/tb_irq_bridge.sv"], ["-GREARM=0"],
+                 [("irq_bridge_norearm", [], "not followed by a message")]),
+        Build("bar2_rd_resp_build", "bar2_rd_resp", "tb_bar2_rd_resp",
+              ["rtl/memchan_bar2_rd_resp.sv", "tb/bar2_rd_resp/tb_bar2_rd_resp.sv"]),
+        Seeds(Run("bar2_rd_resp_seed{seed}", "bar2_rd_resp", "tb_bar2_rd_resp", ["+seed={seed}"]), seeds=[1, 2]),
+        MustFail("bar2_rd_resp_none", "bar2_rd_resp_none", "tb_bar2_rd_resp",
+                 ["rtl/memchan_bar2_rd_resp.sv", "tb/bar2_rd_resp/tb_bar2_rd_resp.sv"], ["-GRESPONDER=0"],
+                 [("bar2_rd_resp_none", [], "completion timeout")]),
+    ], doc="the board shell's glue: async FIFO (GRAY=0 must fail), NFC receive FIFO at the worst round trip "
+           "(headroom one short must overflow), interrupt re-arm (REARM=0 must lose a cause), BAR2 read "
+           "responder beside the adapter's writes (without it a read must time out)"),
     FwJob("cosim_build", 60, [Cmd("cosim_build", ["cosim/build.sh"])],
           doc="the co-simulated board's device process builds from the same RTL and cable model"),
 ]
