@@ -1,0 +1,312 @@
+package dev.memchan.internal.ucx;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The messages between the nodes of a {@code ucx://} fabric and its hub, and their byte form: one active
+ * message each, little-endian, {@code [kind: 1 byte][seq: 8 bytes][body]}. {@code seq} is the sender's port
+ * sequence (node to hub: the hub takes a port's messages in this order, as UCX delivers messages in any
+ * order), the host sequence of a host's stream (hub to the host receiver), else 0. A message that does not
+ * parse is refused with BAD_FORMAT by {@link #decode}.
+ */
+public final class HubWire {
+    /** The active-message id of messages to the hub. */
+    public static final int TO_HUB = 40;
+    /** The active-message id of messages to a node. */
+    public static final int TO_NODE = 41;
+    /** The protocol version a HELLO carries; the hub refuses any other. */
+    public static final int VERSION = 1;
+    /** The bytes of the envelope before a body. */
+    static final int ENVELOPE = 1 + Long.BYTES;
+    /** The largest body of a WRITE's runs a sender puts in one message; a larger push is several. */
+    public static final int MAX_WRITE_BYTES = 60_000;
+
+    private HubWire() {
+    }
+
+    /** What a message is. Codes are the first byte on the wire. */
+    public enum Type {
+        HELLO, HOST_READY, WRITE, NOTIFY, BARRIER, REMOTE, ANSWER, APPLIED, TIME, BYE,
+        WELCOME, REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, RECEIVER, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
+
+        private static final Type[] ALL = values();
+    }
+
+    /** One decoded message: its type, its envelope sequence and its body. */
+    public sealed interface Message {
+        /** A node asks to join: the protocol version, the node ID it asks for (-1: any), its host and pid. */
+        record Hello(int version, int node, long hostId, int pid) implements Message {
+        }
+
+        /** The first process of a host has made the host's fabric; the hub may welcome the host's others. */
+        record HostReady() implements Message {
+        }
+
+        /** Stores of a grant with transmit entry {@code entry}: each run is bytes at an offset of the window. */
+        record Write(int entry, List<Run> runs) implements Message {
+        }
+
+        /** The receive interrupt of {@code page}, after the stores before it. */
+        record Notify(int page) implements Message {
+        }
+
+        /** The acknowledge barrier of request {@code request}. */
+        record Barrier(long request) implements Message {
+        }
+
+        /** A remote read or atomic at {@code home}; {@code request} is the requester's, or the hub's in a stream. */
+        record Remote(long request, int home, int firstPage, int count, RemoteOp op, long offset, long a, long b, int length)
+                implements Message {
+        }
+
+        /** A host's answer to the hub's remote request {@code request}: 0 ok, else the refusal's kind and message. */
+        record Answer(long request, int status, long value, byte[] bytes, String message) implements Message {
+        }
+
+        /** The host receiver has applied its host's stream up to {@code hostSeq}. */
+        record Applied(long hostSeq) implements Message {
+        }
+
+        /** A round trip for the hub's clock. */
+        record Time(long request) implements Message {
+        }
+
+        /** The port leaves. */
+        record Bye() implements Message {
+        }
+
+        /**
+         * The join's answer: the node ID, the fabric's geometry, the hub's instance, and whether this port is the
+         * first of its host (it makes the host's fabric) or its host receiver.
+         */
+        record Welcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean firstOfHost, boolean receiver)
+                implements Message {
+        }
+
+        /** The join is refused: the error's kind and why. */
+        record Refused(Kind kind, String message) implements Message {
+        }
+
+        /** This port is its host's receiver now: the host's stream comes here. */
+        record Receiver() implements Message {
+        }
+
+        /** The hub has sequenced this port's messages up to {@code portSeq}. */
+        record Sequenced(long portSeq) implements Message {
+        }
+
+        /** The barrier {@code request} is done once the host has applied {@code watermark}; or failed with {@code message}. */
+        record BarrierDone(long request, long watermark, String message) implements Message {
+        }
+
+        /** The result of remote request {@code request}, valid once the host has applied {@code watermark}. */
+        record Result(long request, long watermark, int status, long value, byte[] bytes, String message) implements Message {
+        }
+
+        /** The hub's monotonic clock for time request {@code request}. */
+        record TimeReply(long request, long hubNanos) implements Message {
+        }
+    }
+
+    /** One run of stored bytes at {@code offset} from the window's first page. */
+    public record Run(long offset, byte[] bytes) {
+    }
+
+    /** The operation of a remote request. */
+    public enum RemoteOp {
+        READ_LONG, COPY, FETCH_ADD, CAS, SWAP, CHECK;
+
+        private static final RemoteOp[] ALL = values();
+    }
+
+    /** A decoded message with its envelope. */
+    public record Envelope(Type type, long seq, Message message) {
+    }
+
+    /** {@code message} with envelope sequence {@code seq}, as bytes. */
+    public static byte[] encode(long seq, Message message) {
+        Writer w = new Writer();
+        switch (message) {
+            case Message.Hello h -> w.head(Type.HELLO, seq).i(h.version()).i(h.node()).l(h.hostId()).i(h.pid());
+            case Message.HostReady _ -> w.head(Type.HOST_READY, seq);
+            case Message.Write x -> writeBody(w.head(Type.WRITE, seq), x);
+            case Message.Notify n -> w.head(Type.NOTIFY, seq).i(n.page());
+            case Message.Barrier b -> w.head(Type.BARRIER, seq).l(b.request());
+            case Message.Remote r -> remoteBody(w.head(Type.REMOTE, seq), r);
+            case Message.Answer a -> w.head(Type.ANSWER, seq).l(a.request()).i(a.status()).l(a.value()).bytes(a.bytes()).s(a.message());
+            case Message.Applied a -> w.head(Type.APPLIED, seq).l(a.hostSeq());
+            case Message.Time t -> w.head(Type.TIME, seq).l(t.request());
+            case Message.Bye _ -> w.head(Type.BYE, seq);
+            case Message.Welcome x -> w.head(Type.WELCOME, seq).i(x.node()).l(x.fabricSize()).i(x.pageSize()).i(x.maxNodes())
+                    .l(x.hubId()).i(x.firstOfHost() ? 1 : 0).i(x.receiver() ? 1 : 0);
+            case Message.Refused r -> w.head(Type.REFUSED, seq).i(r.kind().ordinal()).s(r.message());
+            case Message.Receiver _ -> w.head(Type.RECEIVER, seq);
+            case Message.Sequenced s -> w.head(Type.SEQUENCED, seq).l(s.portSeq());
+            case Message.BarrierDone b -> w.head(Type.BARRIER_DONE, seq).l(b.request()).l(b.watermark()).s(b.message());
+            case Message.Result r -> w.head(Type.RESULT, seq).l(r.request()).l(r.watermark()).i(r.status()).l(r.value())
+                    .bytes(r.bytes()).s(r.message());
+            case Message.TimeReply t -> w.head(Type.TIME_REPLY, seq).l(t.request()).l(t.hubNanos());
+        }
+        return w.toArray();
+    }
+
+    /** A node's message as the hub forwards it in a host's stream: the same body, a stream type, the host sequence. */
+    public static byte[] restamp(byte[] fromNode, Type streamType, long hostSeq) {
+        byte[] copy = fromNode.clone();
+        ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).put(0, (byte) streamType.ordinal()).putLong(1, hostSeq);
+        return copy;
+    }
+
+    private static void writeBody(Writer w, Message.Write x) {
+        w.i(x.entry()).i(x.runs().size());
+        for (Run r : x.runs()) {
+            w.l(r.offset()).bytes(r.bytes());
+        }
+    }
+
+    private static void remoteBody(Writer w, Message.Remote r) {
+        w.l(r.request()).i(r.home()).i(r.firstPage()).i(r.count()).i(r.op().ordinal()).l(r.offset()).l(r.a()).l(r.b()).i(r.length());
+    }
+
+    /** The message in {@code bytes}; BAD_FORMAT naming what is wrong when it does not parse. */
+    public static Envelope decode(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            int code = Byte.toUnsignedInt(b.get());
+            if (code >= Type.ALL.length) {
+                throw bad("unknown message type " + code);
+            }
+            Type type = Type.ALL[code];
+            long seq = b.getLong();
+            Message m = switch (type) {
+                case HELLO -> new Message.Hello(b.getInt(), b.getInt(), b.getLong(), b.getInt());
+                case HOST_READY -> new Message.HostReady();
+                case WRITE, STREAM_WRITE -> readWrite(b);
+                case NOTIFY, STREAM_NOTIFY -> new Message.Notify(b.getInt());
+                case BARRIER -> new Message.Barrier(b.getLong());
+                case REMOTE, STREAM_REMOTE -> new Message.Remote(b.getLong(), b.getInt(), b.getInt(), b.getInt(), remoteOp(b.getInt()),
+                        b.getLong(), b.getLong(), b.getLong(), b.getInt());
+                case ANSWER -> new Message.Answer(b.getLong(), b.getInt(), b.getLong(), readBytes(b), readString(b));
+                case APPLIED -> new Message.Applied(b.getLong());
+                case TIME -> new Message.Time(b.getLong());
+                case BYE -> new Message.Bye();
+                case WELCOME -> new Message.Welcome(b.getInt(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0,
+                        b.getInt() != 0);
+                case REFUSED -> new Message.Refused(kind(b.getInt()), readString(b));
+                case RECEIVER -> new Message.Receiver();
+                case SEQUENCED -> new Message.Sequenced(b.getLong());
+                case BARRIER_DONE -> new Message.BarrierDone(b.getLong(), b.getLong(), readString(b));
+                case RESULT -> new Message.Result(b.getLong(), b.getLong(), b.getInt(), b.getLong(), readBytes(b), readString(b));
+                case TIME_REPLY -> new Message.TimeReply(b.getLong(), b.getLong());
+            };
+            if (b.hasRemaining()) {
+                throw bad(type + " with " + b.remaining() + " bytes too many");
+            }
+            return new Envelope(type, seq, m);
+        } catch (BufferUnderflowException e) {
+            throw bad("a truncated message of " + bytes.length + " bytes");
+        }
+    }
+
+    private static Message.Write readWrite(ByteBuffer b) {
+        int entry = b.getInt();
+        int count = b.getInt();
+        if (count < 0 || count > b.remaining() / (Long.BYTES + Integer.BYTES)) {
+            throw bad("a write of " + count + " runs in " + b.remaining() + " bytes");
+        }
+        List<Run> runs = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            long offset = b.getLong();
+            if (offset < 0) {
+                throw bad("a run at negative offset " + offset);
+            }
+            runs.add(new Run(offset, readBytes(b)));
+        }
+        return new Message.Write(entry, List.copyOf(runs));
+    }
+
+    private static RemoteOp remoteOp(int code) {
+        if (code < 0 || code >= RemoteOp.ALL.length) {
+            throw bad("unknown remote operation " + code);
+        }
+        return RemoteOp.ALL[code];
+    }
+
+    private static Kind kind(int code) {
+        Kind[] kinds = Kind.values();
+        if (code < 0 || code >= kinds.length) {
+            throw bad("unknown error kind " + code);
+        }
+        return kinds[code];
+    }
+
+    private static byte[] readBytes(ByteBuffer b) {
+        int length = b.getInt();
+        if (length < 0 || length > b.remaining()) {
+            throw bad("a field of " + length + " bytes with " + b.remaining() + " left");
+        }
+        byte[] bytes = new byte[length];
+        b.get(bytes);
+        return bytes;
+    }
+
+    private static String readString(ByteBuffer b) {
+        return new String(readBytes(b), StandardCharsets.UTF_8);
+    }
+
+    private static MemchanException bad(String what) {
+        return new MemchanException(Kind.BAD_FORMAT, "hub protocol: " + what);
+    }
+
+    /** A growing little-endian byte buffer. */
+    private static final class Writer {
+        private ByteBuffer buffer = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+
+        private Writer room(int bytes) {
+            if (buffer.remaining() < bytes) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(buffer.capacity() * 2, buffer.position() + bytes)).order(ByteOrder.LITTLE_ENDIAN);
+                bigger.put(buffer.flip());
+                buffer = bigger;
+            }
+            return this;
+        }
+
+        Writer head(Type type, long seq) {
+            room(ENVELOPE).buffer.put((byte) type.ordinal()).putLong(seq);
+            return this;
+        }
+
+        Writer i(int v) {
+            room(Integer.BYTES).buffer.putInt(v);
+            return this;
+        }
+
+        Writer l(long v) {
+            room(Long.BYTES).buffer.putLong(v);
+            return this;
+        }
+
+        Writer bytes(byte[] v) {
+            room(Integer.BYTES + v.length).buffer.putInt(v.length).put(v);
+            return this;
+        }
+
+        Writer s(String v) {
+            return bytes(v.getBytes(StandardCharsets.UTF_8));
+        }
+
+        byte[] toArray() {
+            byte[] out = new byte[buffer.position()];
+            buffer.flip().get(out);
+            return out;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.memchan.internal.ucx;
+
+import dev.memchan.MemchanException;
+import dev.memchan.internal.ucx.HubWire.Message;
+import dev.memchan.internal.ucx.HubWire.Run;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The hub protocol's byte form, a shadow grant's diff, and a location's parsing: no UCX needed. */
+class HubWireTest {
+
+    @Test
+    void everyMessageRoundTrips() {
+        List<Message> all = List.of(
+                new Message.Hello(HubWire.VERSION, -1, 0x1234_5678_9abcL, 4242),
+                new Message.HostReady(),
+                new Message.Write(0x0301, List.of(new Run(8, new byte[]{1, 2, 3}), new Run(4096, new byte[0]))),
+                new Message.Notify(17),
+                new Message.Barrier(99),
+                new Message.Remote(5, 3, 10, 2, HubWire.RemoteOp.CAS, 24, -1, 7, 0),
+                new Message.Answer(6, 4, -5, new byte[]{9}, "refused: é"),
+                new Message.Applied(123),
+                new Message.Time(7),
+                new Message.Bye(),
+                new Message.Welcome(2, 1 << 24, 4096, 16, -77, true, false),
+                new Message.Refused(MemchanException.Kind.IN_USE, "node ID 3 is in use"),
+                new Message.Receiver(),
+                new Message.Sequenced(44),
+                new Message.BarrierDone(8, 1000, ""),
+                new Message.Result(9, 12, 0, 42, new byte[]{1, 2}, ""),
+                new Message.TimeReply(10, 123_456_789L));
+        long seq = 1;
+        for (Message m : all) {
+            HubWire.Envelope e = HubWire.decode(HubWire.encode(seq, m));
+            assertEquals(seq, e.seq());
+            assertEquals(describe(m), describe(e.message()), m.getClass().getSimpleName());
+            seq++;
+        }
+    }
+
+    /** Records with arrays compare by identity: their arrays' contents are spelled out. */
+    private static String describe(Message m) {
+        return switch (m) {
+            case Message.Write w -> "Write " + w.entry() + w.runs().stream().map(r -> r.offset() + Arrays.toString(r.bytes())).toList();
+            case Message.Answer a -> "Answer " + a.request() + " " + a.status() + " " + a.value() + Arrays.toString(a.bytes()) + a.message();
+            case Message.Result r -> "Result " + r.request() + " " + r.watermark() + " " + r.status() + " " + r.value()
+                    + Arrays.toString(r.bytes()) + r.message();
+            default -> m.toString();
+        };
+    }
+
+    @Test
+    void aStreamCopyKeepsTheBodyWithItsOwnTypeAndSequence() {
+        byte[] write = HubWire.encode(5, new Message.Write(1, List.of(new Run(16, new byte[]{7, 7}))));
+        HubWire.Envelope e = HubWire.decode(HubWire.restamp(write, HubWire.Type.STREAM_WRITE, 900));
+        assertEquals(HubWire.Type.STREAM_WRITE, e.type());
+        assertEquals(900, e.seq());
+        assertArrayEquals(new byte[]{7, 7}, ((Message.Write) e.message()).runs().getFirst().bytes());
+        assertEquals(5, HubWire.decode(write).seq(), "the original is unchanged");
+    }
+
+    @Test
+    void garbageTruncationAndUnknownTypesAreRefused() {
+        byte[] hello = HubWire.encode(1, new Message.Hello(HubWire.VERSION, 0, 1, 1));
+        for (int length = 0; length < hello.length; length++) {
+            byte[] cut = Arrays.copyOf(hello, length);
+            MemchanException e = assertThrows(MemchanException.class, () -> HubWire.decode(cut));
+            assertEquals(MemchanException.Kind.BAD_FORMAT, e.kind());
+        }
+        byte[] longer = Arrays.copyOf(hello, hello.length + 1);
+        assertTrue(assertThrows(MemchanException.class, () -> HubWire.decode(longer)).getMessage().contains("too many"));
+        byte[] unknown = hello.clone();
+        unknown[0] = (byte) 200;
+        assertTrue(assertThrows(MemchanException.class, () -> HubWire.decode(unknown)).getMessage().contains("unknown message type 200"));
+        byte[] hugeRuns = HubWire.encode(1, new Message.Write(1, List.of()));
+        hugeRuns[hugeRuns.length - 1] = 0x7f; // a run count far beyond the bytes there are
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class, () -> HubWire.decode(hugeRuns)).kind());
+        Random random = new Random(26);
+        for (int i = 0; i < 2000; i++) {
+            byte[] noise = new byte[random.nextInt(64)];
+            random.nextBytes(noise);
+            try {
+                HubWire.decode(noise);
+            } catch (MemchanException e) {
+                assertEquals(MemchanException.Kind.BAD_FORMAT, e.kind());
+            }
+        }
+    }
+
+    @Test
+    void changedRunsAreTheDifferingWordsJoinedAcrossSmallGapsAndFillTheTwin() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment shadow = arena.allocate(4096, 8);
+            MemorySegment twin = arena.allocate(4096, 8);
+            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty(), "nothing stored: nothing sent");
+            shadow.set(JAVA_BYTE, 3, (byte) 1);              // word 0
+            shadow.set(JAVA_LONG, 40, 5L);                    // 32 bytes later: joined
+            shadow.set(JAVA_LONG, 1000, 6L);                  // far away: a run of its own
+            shadow.set(JAVA_BYTE, 4095, (byte) 9);            // the last word
+            List<Run> runs = ShadowGrant.changedRuns(shadow, twin, 8192);
+            assertEquals(List.of(8192L, 8192L + 1000, 8192L + 4088), runs.stream().map(Run::offset).toList());
+            assertEquals(List.of(48, 8, 8), runs.stream().map(r -> r.bytes().length).toList());
+            assertEquals(-1, shadow.mismatch(twin), "the twin holds what was sent");
+            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty(), "sent once");
+            shadow.set(JAVA_LONG, 1000, 6L);                  // the same value again: not a change
+            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty());
+        }
+    }
+
+    @Test
+    void locationsParseOnceAndBadOnesAreRefused() {
+        UcxLocation l = UcxLocation.parse("ucx://127.0.0.1:7000/demo");
+        assertEquals(new UcxLocation("127.0.0.1", 7000, "demo"), l);
+        assertEquals("ucx://127.0.0.1:7000/demo", l.toString());
+        assertEquals("::1", UcxLocation.parse("ucx://[::1]:7000/x").host());
+        assertTrue(l.hostFabricName().startsWith("ucx-demo-"));
+        for (String bad : List.of("ucx:demo", "ucx://host/demo", "ucx://host:0/demo", "ucx://host:70000/demo", "ucx://host:1/",
+                "ucx://host:1/a/b", "ucx://:1/x", "shm:x")) {
+            MemchanException e = assertThrows(MemchanException.class, () -> UcxLocation.parse(bad), bad);
+            assertEquals(MemchanException.Kind.INVALID_ARGUMENT, e.kind());
+            assertTrue(e.getMessage().contains(bad), e.getMessage());
+        }
+    }
+}
