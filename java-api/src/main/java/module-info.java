@@ -19,7 +19,7 @@ module dev.memchan {
     uses dev.memchan.spi.BackendProvider;
     uses dev.memchan.admin.AdminProvider;
     provides dev.memchan.spi.BackendProvider with dev.memchan.internal.soft.SoftBackendProvider,
-            dev.memchan.internal.dev.DevBackendProvider;
+            dev.memchan.internal.dev.DevBackendProvider, dev.memchan.internal.ucx.UcxBackendProvider;
     provides dev.memchan.admin.AdminProvider with dev.memchan.internal.soft.SoftBackendProvider,
             dev.memchan.internal.dev.DevBackendProvider;
 }

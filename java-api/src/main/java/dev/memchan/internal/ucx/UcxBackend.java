@@ -1,0 +1,761 @@
+package dev.memchan.internal.ucx;
+
+import dev.memchan.ClusterTime;
+import dev.memchan.FabricOptions;
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.HostIdentity;
+import dev.memchan.internal.local.NodeLocal;
+import dev.memchan.internal.local.NodeShared;
+import dev.memchan.internal.nativeio.ErrnoException;
+import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.internal.soft.SoftFabricBackend;
+import dev.memchan.internal.soft.SoftFabricFile;
+import dev.memchan.internal.ucx.HubWire.Envelope;
+import dev.memchan.internal.ucx.HubWire.Message;
+import dev.memchan.internal.ucx.HubWire.RemoteOp;
+import dev.memchan.layout.TxPct;
+import dev.memchan.spi.Backend;
+import dev.memchan.spi.RemoteWindow;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.memchan.layout.Regs.REG_ERROR_COUNT;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * A node of a {@code ucx://HOST:PORT/NAME} fabric: this host's soft fabric (named from NAME and the hub's
+ * address) plus the hub. The soft fabric gives the node's claim on this host, node sharing, the PCTs, receive
+ * grants (read-only maps of the host's one copy of every page), notifications, page counters and the serving of
+ * remote operations at homes on this host. Transmit grants are shadows ({@link ShadowGrant}): a push is one
+ * WRITE to the hub, which sequences it into the stream of each destination host; this host's receiver (one of
+ * its processes, chosen by the hub) applies its host's stream into the pages in order, word-atomically.
+ * docs/ucx.md, "The backend", says when a store reaches the others and what the hub's death does.
+ */
+public final class UcxBackend implements Backend, NodeShared {
+    private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final VarHandle BYTE = JAVA_BYTE.varHandle();
+    /** Time round trips to the hub for the clock's offset; the fastest one counts. */
+    private static final int TIME_PROBES = 5;
+    private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
+
+    private final UcxLocation at;
+    private final String location;
+    private final UcxContext context;
+    private final UcxWorker worker;
+    private final UcxEndpoint hub;
+    private final int node;
+    private final long hubId;
+    private SoftFabricBackend soft;
+    private HostState hostState;
+    private Arena dataArena;
+    /** The host's pages, writable: only the host receiver writes them (its host's stream). */
+    private MemorySegment data;
+    private volatile boolean ready;
+    private volatile boolean receiver;
+    private volatile MemchanException hubFailure;
+    private boolean closed;
+
+    private final Object sendLock = new Object();
+    private long portSeq;
+    /** Sequences of WRITE messages the hub has not confirmed yet: lost, and counted as errors, if it dies. */
+    private final TreeSet<Long> unsequenced = new TreeSet<>();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong requests = new AtomicLong();
+    private final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
+    private final CompletableFuture<Message> joined = new CompletableFuture<>();
+    private final List<ShadowGrant> shadows = new ArrayList<>();
+    private final List<UcxRemoteWindow> windows = new ArrayList<>();
+
+    /** Progress-thread state of the host receiver: the stream's messages not applied yet, and the windows it serves with. */
+    private final TreeMap<Long, Envelope> streamAhead = new TreeMap<>();
+    private final Map<List<Integer>, RemoteWindow> served = new HashMap<>();
+    private boolean appliedDue;
+
+    private long clockOffset;
+    private long clockBound;
+
+    /**
+     * UCX's settings for a connection to or a listener at {@code address}: TCP unless the environment names
+     * transports ({@code UCX_TLS}), on the loopback device when the address is a loopback address and the
+     * environment names no devices ({@code UCX_NET_DEVICES}).
+     */
+    public static Map<String, String> transportSettings(InetSocketAddress address) {
+        Map<String, String> settings = new HashMap<>();
+        if (System.getenv("UCX_TLS") == null) {
+            settings.put("TLS", "tcp");
+        }
+        if (System.getenv("UCX_NET_DEVICES") == null && address.getAddress().isLoopbackAddress()) {
+            settings.put("NET_DEVICES", "lo");
+        }
+        return settings;
+    }
+
+    private UcxBackend(UcxLocation at, FabricOptions options) {
+        this.at = at;
+        this.location = at.toString();
+        InetSocketAddress address = at.hubAddress();
+        this.context = UcxContext.open(transportSettings(address));
+        UcxWorker w = null;
+        UcxEndpoint e = null;
+        try {
+            w = context.newWorker("ucx-" + at.name(), this::onEvent);
+            UcxWorker mine = w;
+            w.setHandler(HubWire.TO_NODE, (from, header, payload) -> {
+                byte[] bytes = payload.toArray(JAVA_BYTE);
+                mine.execute(() -> fromHub(bytes));
+            });
+            try {
+                e = w.connect(address);
+            } catch (MemchanException failed) {
+                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + failed.getMessage(), failed);
+            }
+            this.worker = w;
+            this.hub = e;
+            send(new Message.Hello(HubWire.VERSION, options.nodeId(), HostIdentity.hostId(), Posix.getpid()));
+            Message.Welcome welcome = switch (await(joined, "joining at the hub")) {
+                case Message.Welcome ok -> ok;
+                case Message.Refused no -> throw new MemchanException(no.kind(), location + ": the hub refused the join: " + no.message());
+                default -> throw new IllegalStateException("the join is answered by WELCOME or REFUSED");
+            };
+            this.node = welcome.node();
+            this.hubId = welcome.hubId();
+            openHost(welcome, options);
+        } catch (RuntimeException failed) {
+            if (w != null) {
+                w.close();
+            }
+            closeQuietly(); // the soft fabric's close releases the windows the receiver served with
+            context.close();
+            throw failed;
+        }
+    }
+
+    /** Joins {@code location} as {@code options} say (node ID, timing); the hub gives the node ID and the geometry. */
+    public static UcxBackend join(UcxLocation location, FabricOptions options) {
+        return new UcxBackend(location, options);
+    }
+
+    /** The host's fabric and state: made by the host's first process, opened by the others; then the clock. */
+    private void openHost(Message.Welcome welcome, FabricOptions options) {
+        String hostName = at.hostFabricName();
+        Path path = SoftFabricFile.pathOf(hostName);
+        if (welcome.firstOfHost()) {
+            if (Files.exists(path)) {
+                SoftFabricFile.remove(path); // another hub instance's: no process of this hub's cluster has it open
+            }
+            SoftFabricFile.create(path, welcome.fabricSize(), welcome.pageSize(), welcome.maxNodes(), options.group());
+            hostState = HostState.create(hostName, welcome.hubId());
+        } else {
+            hostState = HostState.open(hostName, welcome.hubId());
+        }
+        soft = SoftFabricBackend.join("shm:" + hostName, path, welcome.node(), options.heartbeatPeriod(), options.failureTimeout());
+        SoftFabricFile.Opened file = SoftFabricFile.open(path);
+        dataArena = Arena.ofShared();
+        try {
+            data = Posix.mmap(file.fd(), file.layout().dataPage(0), (long) file.layout().pageCount() * file.layout().pageSize(), true, dataArena);
+        } catch (ErrnoException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map the host's pages: " + e.getMessage(), e);
+        } finally {
+            Posix.close(file.fd());
+        }
+        receiver = welcome.receiver() || receiver;
+        ready = true;
+        worker.execute(this::applyStream);
+        if (welcome.firstOfHost()) {
+            send(new Message.HostReady());
+        }
+        syncClock();
+    }
+
+    // ---- messages from the hub (progress thread) ------------------------------------------------
+
+    private void onEvent(UcxEvent event) {
+        switch (event) {
+            case UcxEvent.PeerFailed f when f.endpoint() == hub -> hubFailed(f.reason());
+            case UcxEvent.PeerFailed f -> f.endpoint().close();
+            case UcxEvent.HandlerFailed h -> System.err.println("memchan " + location + ": " + h.error());
+            case UcxEvent.Accepted a -> a.endpoint().close(); // a node listens for nothing
+        }
+    }
+
+    private void fromHub(byte[] bytes) {
+        Envelope e;
+        try {
+            e = HubWire.decode(bytes);
+        } catch (MemchanException bad) {
+            errors.incrementAndGet();
+            System.err.println("memchan " + location + ": from the hub: " + bad.getMessage());
+            return;
+        }
+        switch (e.message()) {
+            case Message.Welcome _, Message.Refused _ -> joined.complete(e.message());
+            case Message.Receiver _ -> {
+                receiver = true;
+                applyStream();
+            }
+            case Message.Sequenced s -> {
+                synchronized (sendLock) {
+                    unsequenced.headSet(s.portSeq(), true).clear();
+                }
+            }
+            case Message.BarrierDone b -> complete(b.request(), b);
+            case Message.Result r -> complete(r.request(), r);
+            case Message.TimeReply t -> complete(t.request(), t);
+            case Message.Write _, Message.Notify _, Message.Remote _ -> {
+                if (e.seq() > 0) {
+                    streamAhead.put(e.seq(), e);
+                    applyStream();
+                }
+            }
+            default -> {
+                errors.incrementAndGet();
+                System.err.println("memchan " + location + ": the hub sent " + e.type() + ", which is not a message to a node");
+            }
+        }
+    }
+
+    private void complete(long request, Message m) {
+        CompletableFuture<Message> f = pending.remove(request);
+        if (f != null) {
+            f.complete(m);
+        }
+    }
+
+    /**
+     * Applies the host's stream in host-sequence order from what this host applied so far: what is at or below it
+     * was applied (a resend after a receiver changed); a gap waits for the hub.
+     */
+    private void applyStream() {
+        if (!ready || !receiver) {
+            return;
+        }
+        long applied = hostState.applied();
+        boolean any = false;
+        Map.Entry<Long, Envelope> next;
+        while ((next = streamAhead.firstEntry()) != null && next.getKey() <= applied + 1) {
+            streamAhead.pollFirstEntry();
+            if (next.getKey() <= applied) {
+                continue;
+            }
+            apply(next.getValue().message());
+            applied = next.getKey();
+            hostState.setApplied(applied);
+            any = true;
+        }
+        if (any && !appliedDue) {
+            appliedDue = true;
+            worker.execute(this::sendApplied); // after the messages already queued: one acknowledgement for them
+        }
+    }
+
+    private void sendApplied() {
+        appliedDue = false;
+        if (hubFailure == null) {
+            trySend(new Message.Applied(hostState.applied()));
+        }
+    }
+
+    private void apply(Message m) {
+        switch (m) {
+            case Message.Write w -> {
+                for (HubWire.Run r : w.runs()) {
+                    store(r.offset(), r.bytes());
+                }
+            }
+            case Message.Notify n -> {
+                if (n.page() >= 0 && n.page() < soft.pageCount()) {
+                    soft.raiseNotify(n.page());
+                }
+            }
+            case Message.Remote r -> trySend(serve(r));
+            default -> throw new IllegalStateException("a stream holds writes, notifications and remote requests");
+        }
+    }
+
+    /** Stores {@code bytes} at {@code offset} of the pages: each aligned 8-byte word in one store, in ascending order. */
+    private void store(long offset, byte[] bytes) {
+        if (offset < 0 || offset + bytes.length > data.byteSize()) {
+            errors.incrementAndGet();
+            return;
+        }
+        MemorySegment src = MemorySegment.ofArray(bytes);
+        int i = 0;
+        while (i < bytes.length && ((offset + i) & 7) != 0) {
+            BYTE.setRelease(data, offset + i, bytes[i]);
+            i++;
+        }
+        for (; i + Long.BYTES <= bytes.length; i += Long.BYTES) {
+            LONG.setRelease(data, offset + i, src.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i));
+        }
+        for (; i < bytes.length; i++) {
+            BYTE.setRelease(data, offset + i, bytes[i]);
+        }
+    }
+
+    /** A remote request at a home on this host, served by the host's soft fabric as a local requester would be. */
+    private Message.Answer serve(Message.Remote r) {
+        try {
+            RemoteWindow w = served.get(List.of(r.home(), r.firstPage(), r.count()));
+            if (w == null) {
+                w = soft.openRemote(r.home(), r.firstPage(), r.count());
+                served.put(List.of(r.home(), r.firstPage(), r.count()), w);
+            }
+            return switch (r.op()) {
+                case CHECK -> new Message.Answer(r.request(), 0, 0, new byte[0], "");
+                case READ_LONG -> new Message.Answer(r.request(), 0, w.getLongAcquire(r.offset()), new byte[0], "");
+                case FETCH_ADD -> new Message.Answer(r.request(), 0, w.getAndAdd(r.offset(), r.a()), new byte[0], "");
+                case CAS -> new Message.Answer(r.request(), 0, w.compareAndExchange(r.offset(), r.a(), r.b()), new byte[0], "");
+                case SWAP -> new Message.Answer(r.request(), 0, w.getAndSet(r.offset(), r.a()), new byte[0], "");
+                case COPY -> {
+                    if (r.length() < 0 || r.length() > HubWire.MAX_WRITE_BYTES) {
+                        throw new MemchanException(Kind.INVALID_ARGUMENT, "a remote copy of " + r.length() + " bytes in one request");
+                    }
+                    byte[] out = new byte[r.length()];
+                    w.copyTo(r.offset(), MemorySegment.ofArray(out), 0, r.length());
+                    yield new Message.Answer(r.request(), 0, 0, out, "");
+                }
+            };
+        } catch (MemchanException e) {
+            return new Message.Answer(r.request(), e.kind().ordinal() + 1, 0, new byte[0], e.getMessage());
+        }
+    }
+
+    private void hubFailed(String reason) {
+        MemchanException failure = new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port()
+                + " unreachable (" + reason + ")");
+        synchronized (sendLock) {
+            if (hubFailure != null) {
+                return;
+            }
+            hubFailure = failure;
+            errors.addAndGet(unsequenced.size());
+            unsequenced.clear();
+        }
+        errors.addAndGet(streamAhead.size()); // stream messages behind a gap: never applied out of order
+        streamAhead.clear();
+        joined.complete(new Message.Refused(Kind.DEVICE_ERROR, failure.getMessage()));
+        for (CompletableFuture<Message> f : pending.values()) {
+            f.completeExceptionally(failure);
+        }
+        pending.clear();
+    }
+
+    // ---- messages to the hub ----------------------------------------------------------------------
+
+    /** Sends {@code m} as this port's next message; DEVICE_ERROR once the hub is gone. */
+    private void send(Message m) {
+        synchronized (sendLock) {
+            requireHub();
+            long seq = ++portSeq;
+            byte[] bytes = HubWire.encode(seq, m);
+            if (m instanceof Message.Write) {
+                unsequenced.add(seq);
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment payload = arena.allocate(bytes.length);
+                MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
+                hub.send(HubWire.TO_HUB, arena.allocate(0), payload);
+            } catch (MemchanException e) {
+                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** {@link #send} from the progress thread, where a failed hub is reported by its event rather than thrown. */
+    private void trySend(Message m) {
+        try {
+            send(m);
+        } catch (MemchanException e) {
+            // the PeerFailed event of the hub's endpoint counts what is lost
+        }
+    }
+
+    private void requireHub() {
+        MemchanException failed = hubFailure;
+        if (failed != null) {
+            throw new MemchanException(failed.kind(), location + ": " + failed.getMessage(), failed);
+        }
+    }
+
+    private Message await(CompletableFuture<Message> f, String what) {
+        return await(f, what, System.nanoTime() + REPLY_TIMEOUT.toNanos());
+    }
+
+    private Message await(CompletableFuture<Message> f, String what, long deadline) {
+        try {
+            return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            requireHub();
+            throw new MemchanException(Kind.TIMEOUT, location + ": " + what + ": no answer from the hub at " + at.host() + ":" + at.port()
+                    + " in time");
+        } catch (ExecutionException e) {
+            requireHub();
+            throw new MemchanException(Kind.DEVICE_ERROR, location + ": " + what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemchanException(Kind.TIMEOUT, location + ": " + what + ": interrupted");
+        }
+    }
+
+    /** Sends a request made with a fresh id, and waits for its answer. */
+    private Message request(java.util.function.LongFunction<Message> make, String what, long deadline) {
+        long id = requests.incrementAndGet();
+        CompletableFuture<Message> f = new CompletableFuture<>();
+        pending.put(id, f);
+        try {
+            send(make.apply(id));
+            return await(f, what, deadline);
+        } finally {
+            pending.remove(id);
+        }
+    }
+
+    /** One remote operation through the hub; its answer is valid once this host applied what came before it. */
+    long remote(int home, int firstPage, int count, RemoteOp op, long offset, long a, long b, int length, MemorySegment into) {
+        ensureOpen();
+        long deadline = System.nanoTime() + REPLY_TIMEOUT.toNanos();
+        String what = op + " at node " + home + " page " + firstPage + "+" + count + " offset " + offset;
+        Message.Result r = (Message.Result) request(id -> new Message.Remote(id, home, firstPage, count, op, offset, a, b, length), what, deadline);
+        hostState.awaitApplied(r.watermark(), deadline, location + ": " + what, this::failure);
+        if (r.status() != 0) {
+            Kind[] kinds = Kind.values();
+            Kind kind = r.status() - 1 < kinds.length ? kinds[r.status() - 1] : Kind.DEVICE_ERROR;
+            throw new MemchanException(kind, r.message());
+        }
+        if (into != null) {
+            MemorySegment.copy(MemorySegment.ofArray(r.bytes()), 0, into, 0, r.bytes().length);
+        }
+        return r.value();
+    }
+
+    private MemchanException failure() {
+        MemchanException failed = hubFailure;
+        return failed == null ? null : new MemchanException(failed.kind(), location + ": " + failed.getMessage(), failed);
+    }
+
+    /** Cristian's method: the hub's clock minus ours from the fastest of a few round trips; the bound is half of it. */
+    private void syncClock() {
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < TIME_PROBES; i++) {
+            long before = System.nanoTime();
+            Message.TimeReply t = (Message.TimeReply) request(Message.Time::new, "reading the hub's clock",
+                    System.nanoTime() + REPLY_TIMEOUT.toNanos());
+            long after = System.nanoTime();
+            if (after - before < best) {
+                best = after - before;
+                clockOffset = t.hubNanos() - (before + (after - before) / 2);
+            }
+        }
+        clockBound = (best + 1) / 2;
+    }
+
+    // ---- the Backend ------------------------------------------------------------------------------
+
+    @Override
+    public String kind() {
+        return "ucx";
+    }
+
+    @Override
+    public String location() {
+        return location;
+    }
+
+    @Override
+    public List<String> locationsOfNodeHere(int n) {
+        return soft.locationsOfNodeHere(n);
+    }
+
+    @Override
+    public int nodeId() {
+        return node;
+    }
+
+    @Override
+    public int maxNodes() {
+        return soft.maxNodes();
+    }
+
+    @Override
+    public int pageSize() {
+        return soft.pageSize();
+    }
+
+    @Override
+    public int pageCount() {
+        return soft.pageCount();
+    }
+
+    @Override
+    public int readRegister(int offset) {
+        int value = soft.readRegister(offset);
+        return offset == REG_ERROR_COUNT ? (int) errors.get() : value;
+    }
+
+    @Override
+    public int txPct(int page) {
+        return soft.txPct(page);
+    }
+
+    @Override
+    public long rxPct(int page) {
+        return soft.rxPct(page);
+    }
+
+    @Override
+    public void writeTxPct(int page, int entry) {
+        soft.writeTxPct(page, entry);
+    }
+
+    @Override
+    public void writeRxPct(int page, long entry) {
+        soft.writeRxPct(page, entry);
+    }
+
+    @Override
+    public Grant grantTransmit(int firstPage, int count, int txEntry) {
+        ensureOpen();
+        Grant pct = soft.grantTransmit(firstPage, count, txEntry);
+        try {
+            ShadowGrant[] made = new ShadowGrant[1];
+            made[0] = new ShadowGrant(pct, txEntry, (long) firstPage * soft.pageSize(), pct.segment(), this::sendWrite, () -> {
+                synchronized (shadows) {
+                    shadows.remove(made[0]);
+                }
+            });
+            synchronized (shadows) {
+                shadows.add(made[0]);
+            }
+            return made[0];
+        } catch (RuntimeException e) {
+            pct.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A grant's runs as WRITE messages of at most {@link HubWire#MAX_WRITE_BYTES}, each after the sender's own
+     * check of its transmit PCT (a page whose entry is no longer the grant's sends nothing, as an adapter drops it).
+     */
+    private void sendWrite(int entry, List<HubWire.Run> runs) {
+        List<HubWire.Run> batch = new ArrayList<>();
+        int bytes = 0;
+        int pageSize = soft.pageSize();
+        for (HubWire.Run run : runs) {
+            int page = (int) (run.offset() / pageSize);
+            int lastPage = (int) ((run.offset() + run.bytes().length - 1) / pageSize);
+            if (run.bytes().length == 0 || soft.txPct(page) != entry || soft.txPct(lastPage) != entry || !TxPct.enabled(entry)) {
+                continue;
+            }
+            for (int from = 0; from < run.bytes().length; from += HubWire.MAX_WRITE_BYTES) {
+                int length = Math.min(HubWire.MAX_WRITE_BYTES, run.bytes().length - from);
+                if (bytes + length > HubWire.MAX_WRITE_BYTES && !batch.isEmpty()) {
+                    send(new Message.Write(entry, List.copyOf(batch)));
+                    batch.clear();
+                    bytes = 0;
+                }
+                byte[] part = from == 0 && length == run.bytes().length ? run.bytes()
+                        : java.util.Arrays.copyOfRange(run.bytes(), from, from + length);
+                batch.add(new HubWire.Run(run.offset() + from, part));
+                bytes += length;
+            }
+        }
+        if (!batch.isEmpty()) {
+            send(new Message.Write(entry, List.copyOf(batch)));
+        }
+    }
+
+    @Override
+    public Grant grantReceive(int firstPage, int count, long rxEntry) {
+        ensureOpen();
+        return soft.grantReceive(firstPage, count, rxEntry);
+    }
+
+    @Override
+    public void pushAllGrants() {
+        List<ShadowGrant> all;
+        synchronized (shadows) {
+            all = List.copyOf(shadows);
+        }
+        for (ShadowGrant g : all) {
+            if (!g.isClosed()) {
+                g.pushChanges();
+            }
+        }
+    }
+
+    @Override
+    public boolean transmitWriteCombining() {
+        return false;
+    }
+
+    @Override
+    public void ackBarrier(Duration timeout) {
+        ensureOpen();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        pushAllGrants();
+        Message.BarrierDone done = (Message.BarrierDone) request(Message.Barrier::new,
+                "acknowledge barrier (every host applying this node's stores)", deadline);
+        hostState.awaitApplied(done.watermark(), deadline, location + ": acknowledge barrier", this::failure);
+    }
+
+    @Override
+    public void raiseNotify(int page) {
+        ensureOpen();
+        if (page < 0 || page >= soft.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "page " + page + " is outside the window 0.." + (soft.pageCount() - 1));
+        }
+        pushAllGrants();
+        send(new Message.Notify(page));
+    }
+
+    @Override
+    public int notifyCount() {
+        return soft.notifyCount();
+    }
+
+    @Override
+    public void awaitNotify(int observed, long timeoutNanos) {
+        soft.awaitNotify(observed, timeoutNanos);
+    }
+
+    @Override
+    public RemoteWindow openRemote(int home, int firstPage, int count) {
+        ensureOpen();
+        if (home < 0 || home >= soft.maxNodes()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "home node " + home + " out of range 0.." + (soft.maxNodes() - 1));
+        }
+        if (count < 1 || firstPage < 0 || (long) firstPage + count > soft.pageCount()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "pages " + firstPage + ".." + ((long) firstPage + count - 1)
+                    + " are outside the window 0.." + (soft.pageCount() - 1));
+        }
+        remote(home, firstPage, count, RemoteOp.CHECK, 0, 0, 0, 0, null);
+        UcxRemoteWindow w = new UcxRemoteWindow(this, home, firstPage, count, (long) count * soft.pageSize());
+        synchronized (windows) {
+            windows.add(w);
+        }
+        return w;
+    }
+
+    void forget(UcxRemoteWindow w) {
+        synchronized (windows) {
+            windows.remove(w);
+        }
+    }
+
+    @Override
+    public long pageCounter(int page, int counter) {
+        return soft.pageCounter(page, counter);
+    }
+
+    @Override
+    public void setPageCountThreshold(int threshold) {
+        soft.setPageCountThreshold(threshold);
+    }
+
+    @Override
+    public int takeHotPage() {
+        return soft.takeHotPage();
+    }
+
+    /** The hub's monotonic clock as this node estimates it, with the bound of the estimate. */
+    @Override
+    public ClusterTime clusterTime() {
+        requireHub();
+        return new ClusterTime(System.nanoTime() + clockOffset, clockBound, clockOffset, ClusterTime.Unit.NANOSECONDS);
+    }
+
+    @Override
+    public long errorCount() {
+        return errors.get();
+    }
+
+    @Override
+    public void releaseDeadNode(int n, long deadIncarnation) {
+        soft.releaseDeadNode(n, deadIncarnation);
+    }
+
+    @Override
+    public long incarnation() {
+        return soft.incarnation();
+    }
+
+    @Override
+    public NodeLocal nodeLocal() {
+        return soft.nodeLocal();
+    }
+
+    @Override
+    public int localSlot() {
+        return soft.localSlot();
+    }
+
+    @Override
+    public void releaseProcess(int slot, int pid) {
+        soft.releaseProcess(slot, pid);
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new MemchanException(Kind.CLOSED, location + " node " + node + " is closed");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        if (hubFailure == null) {
+            try {
+                pushAllGrants();
+            } catch (MemchanException e) {
+                // the hub went away while closing: what was not sent is counted by its event
+            }
+        }
+        closed = true;
+        trySend(new Message.Bye());
+        worker.close(); // first: the progress thread applies and serves into the host's fabric
+        closeQuietly();
+        context.close();
+    }
+
+    /** Releases what the join made so far (grants, windows, the host's fabric, which closes the served windows, and state). */
+    private void closeQuietly() {
+        for (ShadowGrant g : List.copyOf(shadows)) {
+            g.close();
+        }
+        for (UcxRemoteWindow w : List.copyOf(windows)) {
+            w.close();
+        }
+        if (soft != null) {
+            soft.close();
+        }
+        if (dataArena != null) {
+            dataArena.close();
+        }
+        if (hostState != null) {
+            hostState.close();
+        }
+    }
+}

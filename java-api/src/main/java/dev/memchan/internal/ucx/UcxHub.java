@@ -1,0 +1,503 @@
+package dev.memchan.internal.ucx;
+
+import dev.memchan.MemchanException;
+import dev.memchan.MemchanException.Kind;
+import dev.memchan.internal.ucx.HubWire.Envelope;
+import dev.memchan.internal.ucx.HubWire.Message;
+import dev.memchan.internal.ucx.HubWire.Type;
+import dev.memchan.layout.SoftFabricLayout;
+import dev.memchan.layout.TxPct;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static dev.memchan.layout.Regs.DEST_KIND_NODE;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+/**
+ * The hub of a {@code ucx://HOST:PORT/NAME} fabric: listens at exactly HOST:PORT, holds the fabric's geometry
+ * and node table, and sequences. Every write, notification and remote request of every node gets the next
+ * number of each destination host's stream, in the order the hub takes it (a port's messages in that port's
+ * order), and goes to that host's receiver port in that order; so every host applies one order of everything
+ * (rule 2) and a sender's stores in its order (rule 1). The hub keeps each host's stream until the host
+ * acknowledges it, for a new receiver of the host when the old one dies; and an image of every page as written,
+ * that a new host's stream starts with.
+ *
+ * <p>Everything runs on the worker's progress thread: handlers copy a message and hand it to {@link
+ * UcxWorker#execute}, where the hub's state is touched and replies are sent. The process is
+ * {@link UcxHubMain}; a JVM may run a hub itself (tests, benchmarks).
+ */
+public final class UcxHub implements AutoCloseable {
+    private final long fabricSize;
+    private final int pageSize;
+    private final int maxNodes;
+    private final int pageCount;
+    private final long hubId = new SecureRandom().nextLong() | 1;
+    private final UcxContext context;
+    private final UcxWorker worker;
+    private final UcxListener listener;
+    private final Arena imageArena = Arena.ofShared();
+    /** Every page as the writes the hub sequenced left it. */
+    private final MemorySegment image;
+    private final Map<UcxEndpoint, Port> ports = new HashMap<>();
+    private final Map<Long, Host> hosts = new LinkedHashMap<>();
+    private final List<BarrierWait> barriers = new ArrayList<>();
+    private final Map<Long, RemoteWait> remotes = new HashMap<>();
+    private final Set<Port> sequencedDue = new LinkedHashSet<>();
+    private long nextRemote = 1;
+
+    /** One connection: a process of a node once joined. */
+    private static final class Port {
+        final UcxEndpoint endpoint;
+        long expected = 1;
+        final TreeMap<Long, byte[]> early = new TreeMap<>();
+        Host host;
+        int node = -1;
+        boolean joined;
+
+        Port(UcxEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+    }
+
+    /** One host: its ports, its receiver, its stream. */
+    private static final class Host {
+        final long id;
+        final List<Port> ports = new ArrayList<>();
+        Port receiver;
+        boolean ready;
+        final ArrayDeque<Hello> waitingHellos = new ArrayDeque<>();
+        long lastSeq;
+        long acked;
+        final ArrayDeque<byte[]> log = new ArrayDeque<>();
+
+        Host(long id) {
+            this.id = id;
+        }
+    }
+
+    private record Hello(Port port, Message.Hello hello) {
+    }
+
+    private record BarrierWait(Port port, long request, Map<Host, Long> targets) {
+    }
+
+    private record RemoteWait(Port port, long request, Host home) {
+    }
+
+    /**
+     * Starts a hub at {@code address} (port 0: a free one, see {@link #address()}) for a fabric of
+     * {@code fabricSize} bytes, {@code pageSize}-byte pages and {@code maxNodes} nodes, as a soft fabric of that
+     * geometry. UCX's configuration: {@code settings} over the environment's.
+     */
+    public UcxHub(InetSocketAddress address, long fabricSize, int pageSize, int maxNodes, Map<String, String> settings) {
+        String problem = SoftFabricLayout.problem(fabricSize, pageSize, maxNodes);
+        if (problem != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "hub geometry: " + problem);
+        }
+        this.fabricSize = fabricSize;
+        this.pageSize = pageSize;
+        this.maxNodes = maxNodes;
+        this.pageCount = SoftFabricLayout.forCreation(fabricSize, pageSize, maxNodes).pageCount();
+        this.image = imageArena.allocate((long) pageCount * pageSize, 4096);
+        this.context = UcxContext.open(settings);
+        try {
+            this.worker = context.newWorker("hub", this::onEvent);
+            worker.setHandler(HubWire.TO_HUB, (from, header, payload) -> {
+                byte[] bytes = payload.toArray(JAVA_BYTE);
+                worker.execute(() -> fromPort(from, bytes));
+            });
+            this.listener = worker.listen(address);
+        } catch (RuntimeException e) {
+            context.close();
+            imageArena.close();
+            throw e;
+        }
+    }
+
+    /** The address the hub listens on. */
+    public InetSocketAddress address() {
+        return listener.address();
+    }
+
+    /** The hub instance's random identity (a host's fabric belongs to one). */
+    public long hubId() {
+        return hubId;
+    }
+
+    private void onEvent(UcxEvent event) {
+        switch (event) {
+            case UcxEvent.Accepted a -> ports.put(a.endpoint(), new Port(a.endpoint()));
+            case UcxEvent.PeerFailed f -> {
+                Port p = ports.get(f.endpoint());
+                if (p != null) {
+                    drop(p);
+                }
+                f.endpoint().close();
+            }
+            case UcxEvent.HandlerFailed h -> System.err.println("memchan hub: " + h.error());
+        }
+    }
+
+    // ---- a port's messages, in its order ----------------------------------------------------------
+
+    private void fromPort(UcxEndpoint from, byte[] bytes) {
+        Port port = from == null ? null : ports.get(from);
+        if (port == null) {
+            return; // its connection failed meanwhile
+        }
+        long seq;
+        try {
+            seq = HubWire.decode(bytes).seq();
+        } catch (MemchanException e) {
+            refuse(port, e.kind(), e.getMessage());
+            return;
+        }
+        if (seq < port.expected) {
+            return;
+        }
+        port.early.put(seq, bytes);
+        Map.Entry<Long, byte[]> next;
+        while (ports.containsKey(port.endpoint) && (next = port.early.firstEntry()) != null && next.getKey() == port.expected) {
+            port.early.pollFirstEntry();
+            port.expected++;
+            handle(port, HubWire.decode(next.getValue()), next.getValue());
+        }
+        if (port.early.size() > 100_000) {
+            refuse(port, Kind.BAD_FORMAT, "hub protocol: more than 100000 messages ahead of the next expected one");
+        }
+    }
+
+    private void handle(Port port, Envelope e, byte[] bytes) {
+        if (!port.joined && e.type() != Type.HELLO) {
+            refuse(port, Kind.BAD_FORMAT, "hub protocol: " + e.type() + " before HELLO");
+            return;
+        }
+        switch (e.message()) {
+            case Message.Hello h -> hello(port, h);
+            case Message.HostReady _ -> hostReady(port.host);
+            case Message.Write w -> {
+                write(port, w, bytes);
+                sequenced(port);
+            }
+            case Message.Notify _ -> {
+                for (Host h : hosts.values()) {
+                    stream(h, Type.STREAM_NOTIFY, bytes);
+                }
+                sequenced(port);
+            }
+            case Message.Barrier b -> barrier(port, b.request());
+            case Message.Remote r -> remote(port, r);
+            case Message.Answer a -> answer(a);
+            case Message.Applied a -> applied(port.host, a.hostSeq());
+            case Message.Time t -> send(port, new Message.TimeReply(t.request(), System.nanoTime()));
+            case Message.Bye _ -> {
+                drop(port);
+                port.endpoint.close();
+            }
+            default -> refuse(port, Kind.BAD_FORMAT, "hub protocol: " + e.type() + " is not a message to the hub");
+        }
+    }
+
+    // ---- joining and leaving ----------------------------------------------------------------------
+
+    private void hello(Port port, Message.Hello h) {
+        if (port.joined) {
+            refuse(port, Kind.BAD_FORMAT, "hub protocol: a second HELLO");
+            return;
+        }
+        if (h.version() != HubWire.VERSION) {
+            refuse(port, Kind.BAD_FORMAT, "hub protocol version " + h.version() + " is not this hub's " + HubWire.VERSION);
+            return;
+        }
+        Host host = hosts.computeIfAbsent(h.hostId(), Host::new);
+        if (!host.ports.isEmpty() && !host.ready) {
+            host.waitingHellos.add(new Hello(port, h)); // the host's first process is still making its fabric
+            return;
+        }
+        join(port, host, h);
+    }
+
+    private void join(Port port, Host host, Message.Hello h) {
+        int node = h.node();
+        if (node >= maxNodes || node < -1) {
+            refuse(port, Kind.INVALID_ARGUMENT, "node ID " + node + " out of range 0.." + (maxNodes - 1) + " of this fabric");
+            dropHostIfEmpty(host);
+            return;
+        }
+        if (node == -1) {
+            for (int n = 0; n < maxNodes && node == -1; n++) {
+                if (portsOf(n).isEmpty()) {
+                    node = n;
+                }
+            }
+            if (node == -1) {
+                refuse(port, Kind.IN_USE, "all " + maxNodes + " node IDs are in use");
+                dropHostIfEmpty(host);
+                return;
+            }
+        } else {
+            for (Port other : portsOf(node)) {
+                if (other.host != host) {
+                    refuse(port, Kind.IN_USE, "node ID " + node + " is in use on another host; pick another node ID or leave that node first");
+                    dropHostIfEmpty(host);
+                    return;
+                }
+            }
+        }
+        boolean first = host.ports.isEmpty();
+        port.host = host;
+        port.node = node;
+        port.joined = true;
+        host.ports.add(port);
+        if (first) {
+            host.receiver = port;
+            host.ready = false;
+            snapshotInto(host);
+        }
+        send(port, new Message.Welcome(node, fabricSize, pageSize, maxNodes, hubId, first, first));
+    }
+
+    private void hostReady(Host host) {
+        host.ready = true;
+        while (!host.waitingHellos.isEmpty()) {
+            Hello w = host.waitingHellos.poll();
+            if (ports.containsKey(w.port().endpoint)) {
+                join(w.port(), host, w.hello());
+            }
+        }
+    }
+
+    private List<Port> portsOf(int node) {
+        List<Port> of = new ArrayList<>();
+        for (Port p : ports.values()) {
+            if (p.joined && p.node == node) {
+                of.add(p);
+            }
+        }
+        return of;
+    }
+
+    /** A port is gone: its node ID is free once its node has no other port; its host's stream moves on. */
+    private void drop(Port port) {
+        ports.remove(port.endpoint);
+        sequencedDue.remove(port);
+        Host host = port.host;
+        if (host == null) {
+            for (Host h : hosts.values()) {
+                h.waitingHellos.removeIf(w -> w.port() == port);
+            }
+            return;
+        }
+        host.ports.remove(port);
+        barriers.removeIf(b -> b.port() == port);
+        if (host.ports.isEmpty()) {
+            hosts.remove(host.id);
+            for (Hello w : host.waitingHellos) { // the first process died before its host was ready: the next is first
+                if (ports.containsKey(w.port().endpoint)) {
+                    hello(w.port(), w.hello());
+                }
+            }
+            remotes.values().removeIf(r -> {
+                if (r.home() == host) {
+                    send(r.port(), new Message.Result(r.request(), 0, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
+                            "the home's host left before it answered"));
+                    return true;
+                }
+                return false;
+            });
+            for (BarrierWait b : barriers) {
+                b.targets().remove(host);
+            }
+            checkBarriers();
+        } else if (host.receiver == port) {
+            host.receiver = host.ports.getFirst();
+            send(host.receiver, new Message.Receiver());
+            for (byte[] m : host.log) { // what the host has not acknowledged, again: the receiver skips what it applied
+                sendBytes(host.receiver, m);
+            }
+        }
+    }
+
+    private void dropHostIfEmpty(Host host) {
+        if (host.ports.isEmpty() && host.waitingHellos.isEmpty()) {
+            hosts.remove(host.id);
+        }
+    }
+
+    private void refuse(Port port, Kind kind, String message) {
+        System.err.println("memchan hub: refused " + port.endpoint.peer() + ": " + message);
+        send(port, new Message.Refused(kind, message));
+        drop(port);
+        port.endpoint.close();
+    }
+
+    // ---- the sequencer ----------------------------------------------------------------------------
+
+    private void write(Port port, Message.Write w, byte[] bytes) {
+        long windowBytes = image.byteSize();
+        for (HubWire.Run r : w.runs()) {
+            if (r.offset() + r.bytes().length > windowBytes) {
+                refuse(port, Kind.INVALID_ARGUMENT, "a write at " + r.offset() + "+" + r.bytes().length + " outside the window of "
+                        + windowBytes + " bytes");
+                return;
+            }
+        }
+        for (HubWire.Run r : w.runs()) {
+            MemorySegment.copy(r.bytes(), 0, image, JAVA_BYTE, r.offset(), r.bytes().length);
+        }
+        for (Host h : destinations(port, w.entry())) {
+            stream(h, Type.STREAM_WRITE, bytes);
+        }
+    }
+
+    /** The hosts a store of transmit entry {@code entry} from {@code port} goes to. */
+    private List<Host> destinations(Port port, int entry) {
+        if (TxPct.destKind(entry) != DEST_KIND_NODE) {
+            return List.copyOf(hosts.values()); // broadcast, or a multicast group (its members are the directory's)
+        }
+        List<Host> to = new ArrayList<>(2);
+        List<Port> dest = portsOf(TxPct.dest(entry));
+        if (!dest.isEmpty()) {
+            to.add(dest.getFirst().host);
+        }
+        if (TxPct.localCopy(entry) && !to.contains(port.host)) {
+            to.add(port.host);
+        }
+        return to;
+    }
+
+    /**
+     * Appends {@code fromNode}'s body to {@code host}'s stream as a message of {@code type}: the next host sequence,
+     * logged, sent to its receiver.
+     */
+    private void stream(Host host, Type type, byte[] fromNode) {
+        byte[] message = HubWire.restamp(fromNode, type, ++host.lastSeq);
+        host.log.add(message);
+        if (host.receiver != null) {
+            sendBytes(host.receiver, message);
+        }
+    }
+
+    /** A new host's stream starts with every page the hub has seen written (a broadcast of what is not zero). */
+    private void snapshotInto(Host host) {
+        int broadcast = TxPct.encode(true, true, false, dev.memchan.layout.Regs.DEST_KIND_BROADCAST, 0);
+        List<HubWire.Run> runs = new ArrayList<>();
+        long bytes = 0;
+        MemorySegment zero = MemorySegment.ofArray(new byte[pageSize]);
+        for (int p = 0; p < pageCount; p++) {
+            MemorySegment page = image.asSlice((long) p * pageSize, pageSize);
+            if (page.mismatch(zero) < 0) {
+                continue;
+            }
+            if (bytes + pageSize > HubWire.MAX_WRITE_BYTES && !runs.isEmpty()) {
+                stream(host, Type.STREAM_WRITE, HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
+                runs.clear();
+                bytes = 0;
+            }
+            runs.add(new HubWire.Run((long) p * pageSize, page.toArray(JAVA_BYTE)));
+            bytes += pageSize;
+        }
+        if (!runs.isEmpty()) {
+            stream(host, Type.STREAM_WRITE, HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
+        }
+    }
+
+    private void sequenced(Port port) {
+        if (sequencedDue.isEmpty()) {
+            worker.execute(this::sendSequenced); // after the messages already queued: one answer for all of them
+        }
+        sequencedDue.add(port);
+    }
+
+    private void sendSequenced() {
+        for (Port p : sequencedDue) {
+            send(p, new Message.Sequenced(p.expected - 1));
+        }
+        sequencedDue.clear();
+    }
+
+    private void barrier(Port port, long request) {
+        Map<Host, Long> targets = new HashMap<>();
+        for (Host h : hosts.values()) {
+            targets.put(h, h.lastSeq);
+        }
+        barriers.add(new BarrierWait(port, request, targets));
+        checkBarriers();
+    }
+
+    private void checkBarriers() {
+        barriers.removeIf(b -> {
+            for (Map.Entry<Host, Long> t : b.targets().entrySet()) {
+                if (t.getKey().acked < t.getValue()) {
+                    return false;
+                }
+            }
+            send(b.port(), new Message.BarrierDone(b.request(), b.port().host.lastSeq, ""));
+            return true;
+        });
+    }
+
+    private void applied(Host host, long hostSeq) {
+        while (host.acked < hostSeq && !host.log.isEmpty()) {
+            host.log.poll();
+            host.acked++;
+        }
+        checkBarriers();
+    }
+
+    private void remote(Port port, Message.Remote r) {
+        List<Port> home = r.home() >= 0 && r.home() < maxNodes ? portsOf(r.home()) : List.of();
+        if (home.isEmpty()) {
+            send(port, new Message.Result(r.request(), port.host.lastSeq, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
+                    "node " + r.home() + " is not a member of this fabric (no process of it is joined at the hub)"));
+            return;
+        }
+        long id = nextRemote++;
+        Host host = home.getFirst().host;
+        remotes.put(id, new RemoteWait(port, r.request(), host));
+        stream(host, Type.STREAM_REMOTE, HubWire.encode(0, new Message.Remote(id, r.home(), r.firstPage(), r.count(), r.op(),
+                r.offset(), r.a(), r.b(), r.length())));
+    }
+
+    private void answer(Message.Answer a) {
+        RemoteWait w = remotes.remove(a.request());
+        if (w != null && ports.containsKey(w.port().endpoint)) {
+            send(w.port(), new Message.Result(w.request(), w.port().host.lastSeq, a.status(), a.value(), a.bytes(), a.message()));
+        }
+    }
+
+    // ---- sending ----------------------------------------------------------------------------------
+
+    private void send(Port port, Message m) {
+        sendBytes(port, HubWire.encode(0, m));
+    }
+
+    private void sendBytes(Port port, byte[] bytes) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment payload = arena.allocate(bytes.length);
+            MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
+            port.endpoint.send(HubWire.TO_NODE, arena.allocate(0), payload);
+        } catch (MemchanException e) {
+            // its connection failed: the PeerFailed event drops the port
+        }
+    }
+
+    @Override
+    public void close() {
+        worker.close();
+        context.close();
+        imageArena.close();
+    }
+}
