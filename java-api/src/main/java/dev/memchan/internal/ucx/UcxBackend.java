@@ -57,6 +57,12 @@ public final class UcxBackend implements Backend, NodeShared {
     /** Time round trips to the hub for the clock's offset; the fastest one counts. */
     private static final int TIME_PROBES = 5;
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * System property: the name of the host this process belongs to, when one machine is to be several hosts of
+     * the fabric (containers sharing /dev/shm, or a test): each name is a host of its own at the hub, with its
+     * own fabric file and stream. 1-16 characters of [A-Za-z0-9].
+     */
+    public static final String HOST_PROPERTY = "memchan.ucx.host";
 
     private final UcxLocation at;
     private final String location;
@@ -131,7 +137,7 @@ public final class UcxBackend implements Backend, NodeShared {
             }
             this.worker = w;
             this.hub = e;
-            send(new Message.Hello(HubWire.VERSION, options.nodeId(), HostIdentity.hostId(), Posix.getpid()));
+            send(new Message.Hello(HubWire.VERSION, options.nodeId(), hostKey(), Posix.getpid()));
             Message.Welcome welcome = switch (await(joined, "joining at the hub")) {
                 case Message.Welcome ok -> ok;
                 case Message.Refused no -> throw new MemchanException(no.kind(), location + ": the hub refused the join: " + no.message());
@@ -150,6 +156,21 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
+    /** The {@link #HOST_PROPERTY}, checked, or null. */
+    private static String hostName() {
+        String name = System.getProperty(HOST_PROPERTY);
+        if (name != null && !name.matches("[A-Za-z0-9]{1,16}")) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, HOST_PROPERTY + " '" + name + "' is not 1-16 characters of [A-Za-z0-9]");
+        }
+        return name;
+    }
+
+    /** This process's host as the hub knows it: the kernel's identity, and the {@link #HOST_PROPERTY} when set. */
+    private static long hostKey() {
+        String name = hostName();
+        return name == null ? HostIdentity.hostId() : HostIdentity.hostId() * 31 + name.hashCode();
+    }
+
     /** Joins {@code location} as {@code options} say (node ID, timing); the hub gives the node ID and the geometry. */
     public static UcxBackend join(UcxLocation location, FabricOptions options) {
         return new UcxBackend(location, options);
@@ -157,18 +178,18 @@ public final class UcxBackend implements Backend, NodeShared {
 
     /** The host's fabric and state: made by the host's first process, opened by the others; then the clock. */
     private void openHost(Message.Welcome welcome, FabricOptions options) {
-        String hostName = at.hostFabricName();
-        Path path = SoftFabricFile.pathOf(hostName);
+        String fabricName = at.hostFabricName() + (hostName() == null ? "" : "-" + hostName());
+        Path path = SoftFabricFile.pathOf(fabricName);
         if (welcome.firstOfHost()) {
             if (Files.exists(path)) {
                 SoftFabricFile.remove(path); // another hub instance's: no process of this hub's cluster has it open
             }
             SoftFabricFile.create(path, welcome.fabricSize(), welcome.pageSize(), welcome.maxNodes(), options.group());
-            hostState = HostState.create(hostName, welcome.hubId());
+            hostState = HostState.create(fabricName, welcome.hubId());
         } else {
-            hostState = HostState.open(hostName, welcome.hubId());
+            hostState = HostState.open(fabricName, welcome.hubId());
         }
-        soft = SoftFabricBackend.join("shm:" + hostName, path, welcome.node(), options.heartbeatPeriod(), options.failureTimeout());
+        soft = SoftFabricBackend.join("shm:" + fabricName, path, welcome.node(), options.heartbeatPeriod(), options.failureTimeout());
         SoftFabricFile.Opened file = SoftFabricFile.open(path);
         dataArena = Arena.ofShared();
         try {

@@ -10,11 +10,22 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric as a process:
  * {@code UcxHubMain HOST:PORT [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]} (the geometry defaults
- * are the soft fabric's). Prints {@code hub listening at HOST:PORT} once it listens, then serves until it is
- * terminated. Exit status 2 for bad arguments, 1 when it cannot listen.
+ * are the soft fabric's; PORT 0 takes a free port). Prints {@code hub listening at HOST:PORT} once it listens,
+ * then serves until it is terminated. Exit status 2 for bad arguments, 1 when it cannot listen.
  */
 public final class UcxHubMain {
     private UcxHubMain() {
+    }
+
+    /** HOST:PORT (an IPv6 HOST in brackets) as the address to listen at; INVALID_ARGUMENT when it is not one. */
+    static InetSocketAddress listenAddress(String text) {
+        int colon = text.lastIndexOf(':');
+        String port = colon < 0 ? "" : text.substring(colon + 1);
+        if (colon < 1 || !port.matches("[0-9]{1,5}") || Integer.parseInt(port) > 65535) {
+            throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "listen address '" + text + "' is not HOST:PORT (PORT 0..65535)");
+        }
+        UcxLocation at = new UcxLocation(text.substring(0, colon).replaceAll("^\\[|]$", ""), Integer.parseInt(port), "hub");
+        return at.hubAddress();
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -46,8 +57,7 @@ public final class UcxHubMain {
         }
         UcxHub hub;
         try {
-            UcxLocation at = UcxLocation.parse("ucx://" + listen + "/hub");
-            InetSocketAddress address = at.hubAddress();
+            InetSocketAddress address = listenAddress(listen);
             hub = new UcxHub(address, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address));
         } catch (MemchanException e) {
             System.err.println("memchan hub: " + e.getMessage());

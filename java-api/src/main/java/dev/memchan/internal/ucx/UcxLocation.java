@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * @param name the fabric's name
  */
 public record UcxLocation(String host, int port, String name) {
-    private static final Pattern PATH = Pattern.compile("//(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})/([A-Za-z0-9][A-Za-z0-9._-]{0,39})");
+    private static final Pattern PATH = Pattern.compile("//(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})/([A-Za-z0-9][A-Za-z0-9._-]{0,31})");
 
     /** {@code location} (scheme {@code ucx}) as a value; INVALID_ARGUMENT saying what is wrong with it. */
     public static UcxLocation parse(Location location) {
@@ -30,7 +30,7 @@ public record UcxLocation(String host, int port, String name) {
         }
         Matcher m = PATH.matcher(location.path());
         if (!m.matches()) {
-            throw bad(location.toString(), "a UCX location is ucx://HOST:PORT/NAME (NAME 1-40 characters of [A-Za-z0-9._-])");
+            throw bad(location.toString(), "a UCX location is ucx://HOST:PORT/NAME (NAME 1-32 characters of [A-Za-z0-9._-])");
         }
         int port = Integer.parseInt(m.group(2));
         if (port < 1 || port > 65535) {

@@ -16,7 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link UcxPeerMain} in its own JVM, with UCX over TCP on loopback ({@link #ENVIRONMENT}); stderr goes
+ * A {@link UcxPeerMain} (or another test main) in its own JVM, with UCX over TCP on loopback ({@link #ENVIRONMENT}); stderr goes
  * to a log file quoted when an answer does not come or is an error.
  */
 final class UcxPeer implements AutoCloseable {
@@ -32,12 +32,14 @@ final class UcxPeer implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private boolean killed;
 
-    private UcxPeer(String name) throws IOException {
+    private UcxPeer(String name, Class<?> main, List<String> jvmOptions) throws IOException {
         this.name = name;
         this.log = Files.createTempFile("memchan-ucx-" + name + "-", ".log");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp", classPath(),
-                UcxPeerMain.class.getName()).redirectError(log.toFile());
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath(), main.getName()));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
         for (String[] kv : ENVIRONMENT) {
             pb.environment().put(kv[0], kv[1]);
         }
@@ -60,7 +62,12 @@ final class UcxPeer implements AutoCloseable {
 
     /** Starts a peer and waits until its UCX node is up. */
     static UcxPeer start(String name) throws IOException, InterruptedException {
-        UcxPeer peer = new UcxPeer(name);
+        return start(name, UcxPeerMain.class, List.of());
+    }
+
+    /** Starts {@code main} with {@code jvmOptions} (system properties) and waits until it says it is ready. */
+    static UcxPeer start(String name, Class<?> main, List<String> jvmOptions) throws IOException, InterruptedException {
+        UcxPeer peer = new UcxPeer(name, main, jvmOptions);
         peer.answer("ready");
         return peer;
     }
@@ -92,6 +99,16 @@ final class UcxPeer implements AutoCloseable {
                     + logTail());
         }
         return line.length() > prefix.length() ? line.substring(prefix.length() + 1) : "";
+    }
+
+    /** Sends a command and returns its whole answer, whatever it is. */
+    String ask(String command) throws IOException, InterruptedException {
+        send(command);
+        String line = lines.poll(ANSWER.toSeconds(), TimeUnit.SECONDS);
+        if (line == null) {
+            throw new AssertionError(name + ": no answer to '" + command + "' within " + ANSWER + logTail());
+        }
+        return line;
     }
 
     /** Sends a command and returns its answer's text after {@code prefix}. */

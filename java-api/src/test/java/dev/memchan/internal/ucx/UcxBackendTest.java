@@ -1,0 +1,246 @@
+package dev.memchan.internal.ucx;
+
+import dev.memchan.layout.RxPct;
+import dev.memchan.layout.TxPct;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static dev.memchan.layout.Regs.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The {@code ucx://} backend between node processes ({@link UcxNodeMain}) over TCP on loopback, through the SPI.
+ * The nodes belong to two hosts at the hub ({@link UcxBackend#HOST_PROPERTY}): each host has its own fabric file
+ * and receiver, so a store crosses from one host's pages to the other's only through the hub.
+ */
+class UcxBackendTest {
+    private static final Map<String, String> LOOPBACK_TCP = Map.of("TLS", "tcp", "NET_DEVICES", "lo");
+    private static final int BROADCAST_LOCAL = TxPct.encode(true, true, false, DEST_KIND_BROADCAST, 0);
+    private final List<UcxPeer> nodes = new ArrayList<>();
+
+    @AfterEach
+    void closeNodes() throws IOException {
+        for (UcxPeer n : nodes) {
+            n.close();
+        }
+    }
+
+    private UcxPeer node(String name, String host) throws IOException, InterruptedException {
+        UcxPeer p = UcxPeer.start(name, UcxNodeMain.class, List.of("-D" + UcxBackend.HOST_PROPERTY + "=" + host));
+        nodes.add(p);
+        return p;
+    }
+
+    private static UcxHub hub() {
+        return new UcxHub(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), SF_DEFAULT_FILE_SIZE, SF_DEFAULT_PAGE_SIZE,
+                SF_DEFAULT_MAX_NODES, LOOPBACK_TCP);
+    }
+
+    private static String location(InetSocketAddress hub, String name) {
+        return "ucx://127.0.0.1:" + hub.getPort() + "/" + name;
+    }
+
+    @Test
+    void storesBarrierRoutesRemoteAtomicsAndNotificationsAcrossTwoHosts() throws Exception {
+        try (UcxHub hub = hub()) {
+            String at = location(hub.address(), "t" + ProcessHandle.current().pid());
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h2");
+            UcxPeer c = node("c", "h2");
+            int na = Integer.parseInt(a.request("join " + at + " -1", "node"));
+            int nb = Integer.parseInt(b.request("join " + at + " -1", "node"));
+            int nc = Integer.parseInt(c.request("join " + at + " -1", "node"));
+            assertEquals(3, Set.of(na, nb, nc).size(), "three node IDs");
+
+            // a broadcast with the local copy: at both hosts once the barrier returns
+            a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+            a.request("rx 20 3 " + RxPct.encode(true, false), "ok");
+            b.request("rx 20 3 " + RxPct.encode(true, true), "ok");
+            c.request("rx 20 3 " + RxPct.encode(true, false), "ok");
+            a.request("store 8 42 42", "ok");
+            a.request("barrier", "ok");
+            for (UcxPeer p : List.of(a, b, c)) {
+                assertEquals("42", p.request("load 8", "value"));
+            }
+
+            // a unicast to b without the local copy: at b's host (c shares its pages), not at a's
+            a.request("exit", "");
+            nodes.remove(a);
+            a = node("a2", "h1");
+            assertEquals(na, Integer.parseInt(a.request("join " + at + " " + na, "node")), "a's ID is free again, and a's host kept");
+            a.request("tx 21 1 " + TxPct.encode(true, false, false, DEST_KIND_NODE, nb), "ok");
+            a.request("rx 20 3 " + RxPct.encode(true, false), "ok");
+            a.request("store 0 7 7", "ok"); // page 21: offset 4096 of the receive grants
+            a.request("barrier", "ok");
+            assertEquals("7", b.request("load 4096", "value"));
+            assertEquals("7", c.request("load 4096", "value"));
+            assertEquals("0", a.request("load 4096", "value"), "no local copy, and no destination on a's host");
+            assertEquals("42", a.request("load 8", "value"), "a's host kept its pages");
+
+            // a notification after a store: the store is there when the receiver wakes
+            int before = Integer.parseInt(b.request("notifycount", "count"));
+            a.request("store 8 9 9", "ok");
+            a.request("notify 21", "ok");
+            assertNotEquals(before, Integer.parseInt(b.request("awaitnotify " + before, "count")));
+            assertEquals("9", b.request("load 4104", "value"));
+
+            // remote fetch-add at b's page 22 (b grants atomics there) from both hosts: every old value once
+            b.request("exit", "");
+            nodes.remove(b);
+            b = node("b2", "h2");
+            assertEquals(nb, Integer.parseInt(b.request("join " + at + " " + nb, "node")));
+            b.request("rx 22 1 " + (RxPct.encode(true, false) | RX_PCT_ATOMIC_EN_MASK), "ok");
+            a.send("fetchadd " + nb + " 22 16 100");
+            c.send("fetchadd " + nb + " 22 16 100");
+            Set<Long> olds = new HashSet<>();
+            for (UcxPeer p : List.of(a, c)) {
+                for (String v : p.answer("olds").split(",")) {
+                    assertTrue(olds.add(Long.parseLong(v)), "old value " + v + " twice");
+                }
+            }
+            assertEquals(200, olds.size());
+            assertTrue(olds.stream().allMatch(v -> v >= 0 && v < 200), "olds are 0..199: " + olds);
+            assertTrue(c.ask("fetchadd " + na + " 22 16 1").startsWith("error PERMISSION"), "a grants no atomics on page 22");
+            for (UcxPeer p : List.of(a, b, c)) {
+                assertEquals("0", p.request("errors", "errors"));
+            }
+        }
+    }
+
+    /**
+     * Two senders on two hosts store 1..N into their own word; a reader on each host reads the words in opposite
+     * orders. With one order of all stores at every host, no reader sees the first sender's store before the
+     * second's while the other sees the second's before the first's (independent reads of independent writes).
+     */
+    @Test
+    void everyHostSeesOneOrderOfTwoSendersStores() throws Exception {
+        int n = 3000;
+        try (UcxHub hub = hub()) {
+            String at = location(hub.address(), "o" + ProcessHandle.current().pid());
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h2");
+            UcxPeer c = node("c", "h1");
+            UcxPeer d = node("d", "h2");
+            for (UcxPeer p : List.of(a, b, c, d)) {
+                p.request("join " + at + " -1", "node");
+            }
+            a.request("tx 30 1 " + BROADCAST_LOCAL, "ok");
+            b.request("tx 31 1 " + BROADCAST_LOCAL, "ok");
+            c.request("rx 30 2 " + RxPct.encode(true, false), "ok");
+            d.request("rx 30 2 " + RxPct.encode(true, false), "ok");
+            long x = 0;
+            long y = 4096;
+            c.send("watch " + x + " " + y + " " + n);
+            d.send("watch " + y + " " + x + " " + n);
+            a.send("store 0 1 " + n);
+            b.send("store 0 1 " + n);
+            a.answer("ok");
+            b.answer("ok");
+            List<long[]> xFirst = pairs(c.answer("pairs"), false);
+            List<long[]> yFirst = pairs(d.answer("pairs"), true);
+            assertMonotonic(xFirst);
+            assertMonotonic(yFirst);
+            // c read x = p[0] then y = p[1]: x's store p[0] precedes y's store p[1] + 1; d likewise with y first
+            for (long[] p : xFirst) {
+                for (long[] q : yFirst) {
+                    assertTrue(!(q[1] > p[1] && q[0] < p[0]), "c saw x=" + p[0] + " before y=" + (p[1] + 1) + ", d saw y="
+                            + q[1] + " before x=" + (q[0] + 1) + ": two orders");
+                }
+            }
+            assertTrue(xFirst.size() > 1 && yFirst.size() > 1, "both readers saw the words move");
+        }
+    }
+
+    /** "a:b,..." as pairs {x, y}; {@code swapped} when the reader read y first. */
+    private static List<long[]> pairs(String text, boolean swapped) {
+        List<long[]> out = new ArrayList<>();
+        for (String p : text.split(",")) {
+            long[] v = Arrays.stream(p.split(":")).mapToLong(Long::parseLong).toArray();
+            out.add(swapped ? new long[]{v[1], v[0]} : v);
+        }
+        return out;
+    }
+
+    private static void assertMonotonic(List<long[]> pairs) {
+        for (int i = 1; i < pairs.size(); i++) {
+            assertTrue(pairs.get(i)[0] >= pairs.get(i - 1)[0] && pairs.get(i)[1] >= pairs.get(i - 1)[1],
+                    "a sender's stores in its order: " + Arrays.toString(pairs.get(i - 1)) + " then " + Arrays.toString(pairs.get(i)));
+        }
+    }
+
+    @Test
+    void aDeadNodesIdIsFreeAgainAndAnotherHostMayTakeIt() throws Exception {
+        try (UcxHub hub = hub()) {
+            String at = location(hub.address(), "d" + ProcessHandle.current().pid());
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h2");
+            assertEquals("5", a.request("join " + at + " 5", "node"));
+            String refused = b.ask("join " + at + " 5");
+            assertTrue(refused.startsWith("error IN_USE") && refused.contains("another host"), refused);
+            a.kill();
+            // the hub frees the ID when UCX reports a's connection failed: the join succeeds once it has
+            String answer = refused;
+            for (int attempt = 0; attempt < 600 && answer.startsWith("error IN_USE"); attempt++) {
+                answer = b.ask("join " + at + " 5");
+            }
+            assertEquals("node 5", answer);
+        }
+    }
+
+    @Test
+    void theHubsDeathGivesErrorsNotHangs() throws Exception {
+        Process hub = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+                UcxHubMain.class.getName(), "127.0.0.1:0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8));
+            String listening = out.readLine();
+            assertTrue(listening != null && listening.startsWith("hub listening at 127.0.0.1:"), "hub said " + listening);
+            int port = Integer.parseInt(listening.substring(listening.lastIndexOf(':') + 1));
+            String at = "ucx://127.0.0.1:" + port + "/h" + ProcessHandle.current().pid();
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h2");
+            a.request("join " + at + " -1", "node");
+            b.request("join " + at + " -1", "node");
+            a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+            b.request("rx 20 1 " + RxPct.encode(true, false), "ok");
+            a.request("store 0 1 1", "ok");
+            a.request("barrier", "ok");
+            assertEquals("1", b.request("load 0", "value"));
+            hub.destroyForcibly();
+            hub.waitFor();
+            String stored = "ok";
+            for (int i = 0; i < 100_000 && stored.equals("ok"); i++) {
+                stored = a.ask("store 0 2 2");
+            }
+            assertTrue(stored.startsWith("error DEVICE_ERROR") && stored.contains("hub at 127.0.0.1:" + port + " unreachable"), stored);
+            for (UcxPeer p : List.of(a, b)) {
+                String barrier = p.ask("barrier");
+                assertTrue(barrier.startsWith("error DEVICE_ERROR") && barrier.contains("unreachable"), barrier);
+                long errors = Long.parseLong(p.request("errors", "errors"));
+                assertTrue(errors >= 0, "errors " + errors);
+            }
+            assertEquals("1", b.request("load 0", "value"), "nothing applied after the hub's death");
+        } finally {
+            hub.destroyForcibly();
+            hub.waitFor(60, TimeUnit.SECONDS);
+        }
+    }
+}
