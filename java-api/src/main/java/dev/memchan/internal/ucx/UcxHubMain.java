@@ -4,7 +4,6 @@ import dev.memchan.MemchanException;
 import dev.memchan.layout.Regs;
 
 import java.net.InetSocketAddress;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
