@@ -2,6 +2,7 @@ package dev.memchan;
 
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.cluster.BidLock;
+import dev.memchan.internal.cluster.TransmitStores;
 import dev.memchan.internal.local.NodeLocal;
 import dev.memchan.internal.local.NodeMutex;
 
@@ -20,8 +21,8 @@ final class BidLockSet implements ClusterLockSet {
     private static final long FOREVER_NANOS = Long.MAX_VALUE;
     private final Fabric fabric;
     private final Region region;
-    /** The transmit mapping: bids are cleared through it. */
-    private final OutgoingMapping out;
+    /** The stores into the transmit mapping: bids are made and cleared through it. */
+    private final TransmitStores out;
     private final BidLock[] locks;
     /** One thread of this process per lock (the node has one bid slot per lock). */
     private final ReentrantLock[] local;
@@ -35,14 +36,14 @@ final class BidLockSet implements ClusterLockSet {
     private BidLockSet(Fabric fabric, Region region, OutgoingMapping out, IncomingMapping in, int count) {
         this.fabric = fabric;
         this.region = region;
-        this.out = out;
+        this.out = new TransmitStores(fabric.context().backend(), out.grant());
         this.node = fabric.context().nodeLocal();
         this.nodeMutex = node.lockSetMutex(region.entryIndex());
         this.rowSize = BidLock.rowSize(fabric.maxNodes());
         this.locks = new BidLock[count];
         this.local = new ReentrantLock[count];
         for (int i = 0; i < count; i++) {
-            locks[i] = new BidLock(out.segment(), in.segment(), i * rowSize, fabric.maxNodes(), fabric.nodeId(),
+            locks[i] = new BidLock(this.out, in.segment(), i * rowSize, fabric.maxNodes(), fabric.nodeId(),
                     fabric.context().backend().incarnation(), out.writeCombining());
             local[i] = new ReentrantLock();
         }
@@ -107,7 +108,7 @@ final class BidLockSet implements ClusterLockSet {
     /** Takeover of the node mutex from a dead process of this node: its bids are the node's, cleared first. */
     private void clearNodeBids() {
         for (int i = 0; i < locks.length; i++) {
-            BidLock.clearBid(out.segment(), i * rowSize, fabric.nodeId());
+            BidLock.clearBid(out, i * rowSize, fabric.nodeId());
         }
     }
 

@@ -24,7 +24,8 @@ final class CasLockSet implements ClusterLockSet {
         this.locks = new CasLock[count];
         for (int i = 0; i < count; i++) {
             locks[i] = new CasLock(home.window(), i, fabric.nodeId(), fabric.context().nodeLocal().pid(),
-                    fabric.context().backend().transmitWriteCombining());
+                    fabric.context().backend().transmitWriteCombining(), fabric.context().cluster().transmitShadowed(),
+                    fabric.context().backend());
         }
     }
 

@@ -47,7 +47,7 @@ public final class ClusterBarrier implements AutoCloseable {
     public void await(Duration timeout) {
         fabric.ackBarrier();
         long gen = ++generation;
-        out.putLongRelease(8L * fabric.nodeId(), gen);
+        out.putLongReleaseAfterPushes(8L * fabric.nodeId(), gen); // the ack barrier pushed every grant
         long deadline = System.nanoTime() + timeout.toNanos();
         int spins = 0;
         while (arrived(gen) < parties) {

@@ -183,6 +183,7 @@ public final class MessageChannel {
         /**
          * Publishes the open claim: store fence, then the frame's header (after the padding frame's
          * header if the claim wrapped). The receiver sees the payload as it was written before this call.
+         * Where the ring's grant is a shadow, the payload is pushed, then the header: two pushes, no diff of the ring.
          */
         public void commit() {
             if (claimIndex == NO_CLAIM) {
@@ -192,6 +193,8 @@ public final class MessageChannel {
                 publish(claimPadIndex, ChannelFrameDescriptor.PAD_LENGTH);
                 position += capacity - claimPadIndex;
             }
+            ring.push(ChannelFrameDescriptor.payloadOffset(claimIndex),
+                    ChannelFrameDescriptor.frameLength(claimLength) - ChannelFrameDescriptor.HEADER_LENGTH);
             publish(claimIndex, claimLength);
             claimIndex = NO_CLAIM;
         }
@@ -269,9 +272,12 @@ public final class MessageChannel {
             return position + need <= limit;
         }
 
-        /** The header of the frame at {@code index} (payload already stored), after a store fence; advances seq and, for a message, position. */
+        /**
+         * The header of the frame at {@code index} (payload already stored and pushed), after a store fence; advances
+         * seq and, for a message, position.
+         */
         private void publish(long index, int length) {
-            ring.putLongRelease(index, ChannelFrameDescriptor.header(seq, length));
+            ring.putLongReleaseAfterPushes(index, ChannelFrameDescriptor.header(seq, length));
             seq = ChannelFrameDescriptor.nextSeq(seq);
             if (length != ChannelFrameDescriptor.PAD_LENGTH) {
                 position += ChannelFrameDescriptor.frameLength(length);
@@ -419,7 +425,7 @@ public final class MessageChannel {
          */
         private void returnCredit(boolean drained) {
             if (position != published && (drained || position - published >= creditBatch)) {
-                credit.putLongRelease(0, position);
+                credit.putLongReleaseAfterPushes(0, position); // the credit word is all this end stores
                 published = position;
             }
         }

@@ -55,7 +55,8 @@ public final class Notifier implements AutoCloseable {
         if (out == null) {
             throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "this notifier is the waiting side");
         }
-        out.putLongRelease(0, ((long) fabric.nodeId() << 48) | (++signals & 0xFFFF_FFFF_FFFFL));
+        // the notification word is all the signaller stores into its mapping
+        out.putLongReleaseAfterPushes(0, ((long) fabric.nodeId() << 48) | (++signals & 0xFFFF_FFFF_FFFFL));
         out.notifyReceivers();
     }
 

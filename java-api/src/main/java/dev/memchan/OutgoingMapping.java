@@ -90,6 +90,36 @@ public final class OutgoingMapping implements AutoCloseable {
     }
 
     /**
+     * {@link #putLongRelease} for the library's own writers that pushed their earlier stores themselves
+     * ({@link #push}): on a shadowed grant only this word is sent, with no diff of the whole mapping; elsewhere
+     * exactly {@link #putLongRelease}.
+     */
+    void putLongReleaseAfterPushes(long offset, long value) {
+        if (shadowed) {
+            LONG.setRelease(segment, offset, value);
+            grant.push(offset, Long.BYTES);
+        } else {
+            putLongRelease(offset, value);
+        }
+    }
+
+    /**
+     * Sends bytes {@code offset .. offset + length - 1} as they are now, after everything pushed before, where the
+     * grant is a shadow; a no-op elsewhere, and for an empty range. For the library's own writers, which know what
+     * they stored.
+     */
+    void push(long offset, long length) {
+        if (shadowed && length > 0) {
+            grant.push(offset, length);
+        }
+    }
+
+    /** The grant beneath, for the library's own writers that push their stores themselves (a lock's bids). */
+    Backend.Grant grant() {
+        return grant;
+    }
+
+    /**
      * The store, then a full fence: the store is pushed out now instead of waiting in a store or
      * write-combining buffer. For a lone flag or value that a peer is polling for (ping-pong).
      */
@@ -117,8 +147,14 @@ public final class OutgoingMapping implements AutoCloseable {
         }
     }
 
-    /** Wakes the receivers that attached with {@code notify} (the adapter's interrupt on receive). */
+    /**
+     * Wakes the receivers that attached with {@code notify} (the adapter's interrupt on receive), after sending
+     * what this mapping changed where it is a shadow.
+     */
     public void notifyReceivers() {
+        if (shadowed) {
+            grant.pushChanges();
+        }
         backend.raiseNotify(grant.firstPage());
     }
 

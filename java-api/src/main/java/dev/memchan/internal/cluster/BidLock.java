@@ -30,7 +30,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class BidLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
-    private final MemorySegment tx;
+    private final TransmitStores tx;
     private final MemorySegment rx;
     private final long row;
     private final int nodes;
@@ -39,10 +39,11 @@ public final class BidLock {
     private final boolean writeCombining;
 
     /**
+     * @param tx             the bid row's transmit grant: each bid and withdrawal is pushed where it is a shadow
      * @param writeCombining the transmit mapping is write-combining memory: the release must then drain
      *                       the protected stores with a real fence before the bid is withdrawn
      */
-    public BidLock(MemorySegment tx, MemorySegment rx, long rowOffset, int nodes, int me, long bid, boolean writeCombining) {
+    public BidLock(TransmitStores tx, MemorySegment rx, long rowOffset, int nodes, int me, long bid, boolean writeCombining) {
         if (bid == 0) {
             throw new IllegalArgumentException("bid must be non-zero");
         }
@@ -74,13 +75,13 @@ public final class BidLock {
         if (othersBidding()) {
             return false;
         }
-        LONG.setRelease(tx, row + SystemPagesDescriptor.bidInRow(me), bid);
+        tx.setLongRelease(row + SystemPagesDescriptor.bidInRow(me), bid);
         VarHandle.fullFence(); // the bid must leave before we read the others (x86 may pass loads over stores)
         long spins = 0;
         while ((long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(me)) != bid) { // local copy: our bid has been ordered
             Thread.onSpinWait();
             if (++spins > 100_000_000L) {
-                LONG.setVolatile(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
+                tx.setLongVolatile(row + SystemPagesDescriptor.bidInRow(me), 0L);
                 throw new MemchanException(Kind.DEVICE_ERROR, "lock bid never came back through the local copy: "
                         + "check the page's PCT (broadcast + local copy) and the link, and whether the cluster judged "
                         + "this node dead (survivors clear a dead node's bids; this process's cluster agent reports "
@@ -90,7 +91,7 @@ public final class BidLock {
         if (!othersBidding()) {
             return true;
         }
-        LONG.setVolatile(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
+        tx.setLongVolatile(row + SystemPagesDescriptor.bidInRow(me), 0L);
         return false;
     }
 
@@ -121,13 +122,16 @@ public final class BidLock {
 
     /**
      * Releases: the protected stores must reach everyone before the bid's withdrawal. On write-back memory
-     * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first.
+     * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first; where
+     * grants are shadows, every grant of the process is pushed first (the protected stores may be in any).
      */
     public void release() {
-        if (writeCombining) {
+        if (tx.shadowed()) {
+            tx.pushAllGrants();
+        } else if (writeCombining) {
             VarHandle.fullFence();
         }
-        LONG.setRelease(tx, row + SystemPagesDescriptor.bidInRow(me), 0L);
+        tx.setLongRelease(row + SystemPagesDescriptor.bidInRow(me), 0L);
     }
 
     /** True when this node's bid is the only one (the lock is held by us). */
@@ -136,9 +140,9 @@ public final class BidLock {
     }
 
     /** Clears a (dead) node's bid. */
-    public static void clearBid(MemorySegment tx, long rowOffset, int node) {
+    public static void clearBid(TransmitStores tx, long rowOffset, int node) {
         VarHandle.fullFence();
-        LONG.setVolatile(tx, rowOffset + SystemPagesDescriptor.bidInRow(node), 0L);
+        tx.setLongVolatile(rowOffset + SystemPagesDescriptor.bidInRow(node), 0L);
     }
 
     /** The node holding the lock, or -1 (none, or a race the algorithm cannot name). */

@@ -35,6 +35,8 @@ public final class CasLock {
     private final RemoteWord lockWord;
     private final long mine;
     private final boolean writeCombining;
+    private final boolean shadowed;
+    private final Backend backend;
     /**
      * {@link Thread#threadId()} of the thread of this process holding the lock, 0 when none (ids are positive):
      * kept by the lock set, to refuse a second acquire or a release by another thread. Plain: a thread only
@@ -46,13 +48,16 @@ public final class CasLock {
      * @param writeCombining the holder's protected stores may sit in write-combining buffers: drain them with a
      *                       real fence before the release (the remote atomic itself is ordered behind earlier
      *                       stores to the home only)
+     * @param shadowed       {@code backend}'s transmit grants are shadows: the release pushes them all first
      */
-    public CasLock(RemoteWindow home, int lock, int me, int pid, boolean writeCombining) {
+    public CasLock(RemoteWindow home, int lock, int me, int pid, boolean writeCombining, boolean shadowed, Backend backend) {
         this.home = home;
         this.word = SystemPagesDescriptor.casLockWord(lock);
         this.lockWord = home.word(word);
         this.mine = value(me, pid);
         this.writeCombining = writeCombining;
+        this.shadowed = shadowed;
+        this.backend = backend;
     }
 
     private static final long NODE_MASK = 0xFF;
@@ -114,10 +119,13 @@ public final class CasLock {
 
     /**
      * Releases the word and forgets the holding thread: after the CAS (a store ahead of a locked instruction must
-     * drain first), and also when the word was no longer this process's.
+     * drain first, and a store into a shadow must be pushed first), and also when the word was no longer this
+     * process's.
      */
     public void release() {
-        if (writeCombining) {
+        if (shadowed) {
+            backend.pushAllGrants();
+        } else if (writeCombining) {
             VarHandle.fullFence();
         }
         long was = lockWord.compareAndExchange(mine, 0L);

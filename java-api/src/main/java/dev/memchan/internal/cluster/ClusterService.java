@@ -78,17 +78,27 @@ public final class ClusterService implements ClusterAdmin, AutoCloseable {
         }
         // a joiner holds the lock for its join's cleanup and registration: far less than this on any
         // machine the failure timeout fits, stretched as the rest by the detector's local health
-        this.lock = new DirectoryLock(backend, sysTx.segment(), sysRx.segment(), sysTx.writeCombining(), local,
+        TransmitStores sys = new TransmitStores(backend, sysTx);
+        this.lock = new DirectoryLock(backend, sys, sysRx.segment(), sysTx.writeCombining(), local,
                 n -> membership().isDeadNow(n), n -> membership().member(n).state() != SYS_NODE_STATE_ABSENT,
                 () -> JOINER_BOUND_TIMEOUTS * liveness.failureTimeoutNanos());
-        this.directory = new RegionDirectory(backend, sysTx.segment(), sysRx.segment(), lock, local, () -> membership().slot());
-        this.membership = new Membership(backend, sysTx.segment(), sysRx.segment(), lock, directory, liveness,
+        this.directory = new RegionDirectory(backend, sys, sysRx.segment(), lock, local, () -> membership().slot());
+        this.membership = new Membership(backend, sys, sysRx.segment(), lock, directory, liveness,
                 heartbeatPeriod.toNanos(), local, slot);
         this.view = ClusterView.of(sysRx.segment(), backend.pageSize(), backend.maxNodes());
     }
 
     private Membership membership() {
         return membership;
+    }
+
+    /**
+     * Whether this backend's transmit grants are shadows of the pages ({@link Backend.Grant#shadowed()}), as the
+     * system pages' grant is: a lock without a transmit grant of its own (the CAS lock) pushes them all before
+     * its release.
+     */
+    public boolean transmitShadowed() {
+        return sysTx.shadowed();
     }
 
     /** The node's local table (node mutexes of lock sets live in it). */

@@ -31,7 +31,7 @@ public final class DirectoryLock {
     private static final int ATTEMPTS = 15;
 
     private final Backend backend;
-    private final MemorySegment tx;
+    private final TransmitStores tx;
     private final MemorySegment rx;
     private final int pageSize;
     private final int nodes;
@@ -50,7 +50,7 @@ public final class DirectoryLock {
      * @param member  whether node n's member slot is a member's (not ABSENT): else a bid of it is a joiner's
      * @param joinerBoundNanos how long a joiner's bid may stand before it is taken for a dead joiner's
      */
-    public DirectoryLock(Backend backend, MemorySegment tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
+    public DirectoryLock(Backend backend, TransmitStores tx, MemorySegment rx, boolean writeCombining, NodeLocal local,
                        IntPredicate deadNow, IntPredicate member, LongSupplier joinerBoundNanos) {
         this.local = local;
         this.backend = backend;

@@ -13,7 +13,6 @@ import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -23,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static dev.memchan.layout.Regs.*;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Membership of one node (system page 1): join and leave, the heartbeat agent, failure detection with
@@ -32,11 +29,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * (its directory entries, its bids) under the cluster lock.
  */
 public final class Membership implements AutoCloseable {
-    private static final VarHandle INT = JAVA_INT.varHandle();
-    private static final VarHandle LONG = JAVA_LONG.varHandle();
 
     private final Backend backend;
-    private final MemorySegment tx;
+    private final TransmitStores tx;
     private final MemorySegment rx;
     private final DirectoryLock lock;
     private final RegionDirectory directory;
@@ -73,7 +68,7 @@ public final class Membership implements AutoCloseable {
      * @param slot   this process's slot in it, or -1 when the membership registers the process itself
      *               at {@link #join} (and frees the slot at {@link #close})
      */
-    public Membership(Backend backend, MemorySegment tx, MemorySegment rx, DirectoryLock lock, RegionDirectory directory,
+    public Membership(Backend backend, TransmitStores tx, MemorySegment rx, DirectoryLock lock, RegionDirectory directory,
                       Liveness liveness, long heartbeatPeriodNanos, NodeLocal local, int slot) {
         this.local = local;
         this.slot = slot;
@@ -158,7 +153,7 @@ public final class Membership implements AutoCloseable {
                     && (local.otherLiveSlot(slot) >= 0 || Liveness.ofProcess(mine.hostId(), mine.pid()) == Liveness.Verdict.ALIVE);
             if (nodeLives) {
                 if (Liveness.ofProcess(mine.hostId(), mine.pid()) != Liveness.Verdict.ALIVE) {
-                    LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) pid); // the slot names a live process
+                    tx.setLongVolatile(slot(me) + SYS_MEMBER_PID, (long) pid); // the slot names a live process
                 }
                 return null;
             }
@@ -173,13 +168,13 @@ public final class Membership implements AutoCloseable {
                 local.unregister(dead);
             }
             long s = slot(me);
-            LONG.setVolatile(tx, s + SYS_MEMBER_INCARNATION, backend.incarnation());
-            LONG.setVolatile(tx, s + SYS_MEMBER_PID, (long) pid);
-            LONG.setVolatile(tx, s + SYS_MEMBER_HOST_ID, hostId);
-            LONG.setVolatile(tx, s + SYS_MEMBER_HEARTBEAT, heartbeat);
-            LONG.setVolatile(tx, s + SYS_MEMBER_JOIN_SEQ, directory.generation());
+            tx.setLongVolatile(s + SYS_MEMBER_INCARNATION, backend.incarnation());
+            tx.setLongVolatile(s + SYS_MEMBER_PID, (long) pid);
+            tx.setLongVolatile(s + SYS_MEMBER_HOST_ID, hostId);
+            tx.setLongVolatile(s + SYS_MEMBER_HEARTBEAT, heartbeat);
+            tx.setLongVolatile(s + SYS_MEMBER_JOIN_SEQ, directory.generation());
             directory.bumpGenerationLocked();
-            INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ALIVE);
+            tx.setIntVolatile(s + SYS_MEMBER_STATE, SYS_NODE_STATE_ALIVE);
             return null;
         }));
         running = true;
@@ -223,7 +218,7 @@ public final class Membership implements AutoCloseable {
             shared.releaseProcess(s, gonePid);
         }
         if (member(me).pid() == gonePid) {
-            LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) pid);
+            tx.setLongVolatile(slot(me) + SYS_MEMBER_PID, (long) pid);
         }
         local.unregister(s);
     }
@@ -244,7 +239,7 @@ public final class Membership implements AutoCloseable {
                     evicted(mine);
                     return; // this process no longer writes the slot: it is not its node's any more
                 }
-                LONG.setVolatile(tx, slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
+                tx.setLongVolatile(slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
                 releaseDeadProcesses();
                 watch();
                 directory.syncMulticastRegisters(); // a group changed at another node reaches this adapter
@@ -360,13 +355,13 @@ public final class Membership implements AutoCloseable {
             return null; // someone else already did it
         }
         long s = slot(n);
-        INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_LEAVING);
+        tx.setIntVolatile(s + SYS_MEMBER_STATE, SYS_NODE_STATE_LEAVING);
         directory.removeNodeLocked(n);
         if (n != me) {
             lock.clearBid(n); // our own bid is the lock we hold now
         }
         directory.bumpGenerationLocked();
-        INT.setVolatile(tx, s + SYS_MEMBER_STATE, SYS_NODE_STATE_ABSENT);
+        tx.setIntVolatile(s + SYS_MEMBER_STATE, SYS_NODE_STATE_ABSENT);
         if (n != me) {
             backend.ackBarrier(Duration.ofSeconds(1));
             backend.releaseDeadNode(n, inc);
@@ -405,7 +400,7 @@ public final class Membership implements AutoCloseable {
             if (other >= 0) {
                 directory.releaseSlotLocked(slot, 0);
                 if (member(me).pid() == pid) {
-                    LONG.setVolatile(tx, slot(me) + SYS_MEMBER_PID, (long) local.pidOf(other));
+                    tx.setLongVolatile(slot(me) + SYS_MEMBER_PID, (long) local.pidOf(other));
                 }
             } else {
                 cleanupLocked(me, backend.incarnation());

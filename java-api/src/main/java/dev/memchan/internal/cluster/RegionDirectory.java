@@ -27,7 +27,7 @@ import static dev.memchan.layout.Regs.*;
  */
 public final class RegionDirectory {
     private final Backend backend;
-    private final MemorySegment tx;
+    private final TransmitStores tx;
     private final MemorySegment rx;
     private final DirectoryLock lock;
     private final int pageSize;
@@ -43,7 +43,7 @@ public final class RegionDirectory {
      * @param local the node's local table: what each process of the node holds of each entry
      * @param slot  this process's slot in it
      */
-    public RegionDirectory(Backend backend, MemorySegment tx, MemorySegment rx, DirectoryLock lock, NodeLocal local, IntSupplier slot) {
+    public RegionDirectory(Backend backend, TransmitStores tx, MemorySegment rx, DirectoryLock lock, NodeLocal local, IntSupplier slot) {
         this.local = local;
         this.slot = slot;
         this.backend = backend;
@@ -160,10 +160,13 @@ public final class RegionDirectory {
         });
     }
 
-    /** A new region starts zeroed on every node: freed pages keep their last contents. */
+    /**
+     * A new region starts zeroed on every node: freed pages keep their last contents. The zeros are pushed as
+     * a range where the grant is a shadow: a diff would send nothing for words already 0 in a fresh shadow.
+     */
     private void zeroPages(int first, int count) {
         try (Backend.Grant g = backend.grantTransmit(first, count, ClusterService.SYSTEM_TX_ENTRY)) {
-            g.segment().fill((byte) 0);
+            new TransmitStores(backend, g).zero(0, g.segment().byteSize());
             backend.ackBarrier(Duration.ofSeconds(1));
         }
     }
@@ -314,9 +317,10 @@ public final class RegionDirectory {
             return;
         }
         try (Backend.Grant g = backend.grantTransmit(e.firstPage(), e.pageCount(), ClusterService.SYSTEM_TX_ENTRY)) {
+            TransmitStores stores = new TransmitStores(backend, g);
             long row = BidLock.rowSize(nodes);
             for (int l = 0; l < e.lockCount(); l++) {
-                BidLock.clearBid(g.segment(), l * row, n);
+                BidLock.clearBid(stores, l * row, n);
             }
             backend.ackBarrier(Duration.ofSeconds(1));
         }

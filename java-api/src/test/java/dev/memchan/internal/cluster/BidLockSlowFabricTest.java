@@ -47,7 +47,7 @@ class BidLockSlowFabricTest {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             List<Thread> nodes = new ArrayList<>();
             for (int n = 0; n < NODES; n++) {
-                BidLock lock = new BidLock(tx[n], rx[n], 0, NODES, n, 100 + n, false);
+                BidLock lock = new BidLock(new TransmitStores(tx[n]), rx[n], 0, NODES, n, 100 + n, false);
                 Thread t = new Thread(() -> {
                     try {
                         for (int i = 0; i < ROUNDS; i++) {

@@ -28,10 +28,11 @@ class DirectoryRulesTest {
     private static final int PAGES = 64;
 
     private final MemorySegment sys = MemorySegment.ofArray(new long[SYS_PAGES * PS / Long.BYTES]);
+    private final TransmitStores sysTx = new TransmitStores(sys);
 
     private DirectoryEntry put(int index, long key, int first, int count, int flags) {
         DirectoryEntry e = DirectoryEntry.allocated(index, key, 0660, 1000, 1000, first, count, 1, flags, index + 1);
-        SystemPagesCodec.writeEntry(sys, PS, e);
+        SystemPagesCodec.writeEntry(sysTx, PS, e);
         return e;
     }
 
@@ -48,11 +49,11 @@ class DirectoryRulesTest {
         DirectoryEntry e = new DirectoryEntry(7, SYS_REGION_STATE_ALLOCATED, 0640, 0x1234_5678_9abcL, 11, 12, 20, 3, 0b101,
                 0b100, 0b001, 0b100, SystemPagesDescriptor.regionRoute(true, DEST_KIND_NODE, 0),
                 SystemPagesDescriptor.regionFlags(true, false, false, 0, 5), 99);
-        SystemPagesCodec.writeEntry(sys, PS, e);
+        SystemPagesCodec.writeEntry(sysTx, PS, e);
         assertEquals(e, DirectoryEntry.read(sys, PS, 7));
         assertEquals(5, e.lockCount());
         assertTrue(e.isLockSet() && e.routed());
-        SystemPagesCodec.freeEntry(sys, PS, 7);
+        SystemPagesCodec.freeEntry(sysTx, PS, 7);
         assertEquals(new DirectoryEntry(7, SYS_REGION_STATE_FREE, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
                 DirectoryEntry.read(sys, PS, 7));
     }
@@ -124,7 +125,7 @@ class DirectoryRulesTest {
 
     @Test
     void multicastReachesTheGroupsMembersOnly() {
-        SystemPagesCodec.setMulticastGroup(sys, PS, 5, 0b0110);
+        SystemPagesCodec.setMulticastGroup(sysTx, PS, 5, 0b0110);
         int route = routeBits(Route.multicast(5));
         assertEquals(0b0110, DirectoryRules.destinations(sys, PS, NODES, route, 0));
         assertEquals(0b0100, DirectoryRules.destinations(sys, PS, NODES, route, 1), "a member's own pages come back by local copy only");
@@ -134,7 +135,7 @@ class DirectoryRulesTest {
         assertEquals(0b0110, DirectoryRules.withReceiver(sys, PS, NODES, DirectoryRules.withReceiver(sys, PS, NODES, e, 1), 2).rxNodes());
         assertEquals(Kind.INVALID_ARGUMENT, kind(() -> DirectoryRules.withReceiver(sys, PS, NODES, e, 3)));
         // the group is in use while a routed entry sends to it
-        SystemPagesCodec.writeEntry(sys, PS, e);
+        SystemPagesCodec.writeEntry(sysTx, PS, e);
         assertEquals(Kind.IN_USE, kind(() -> DirectoryRules.checkGroupUnused(sys, PS, 5)));
         DirectoryRules.checkGroupUnused(sys, PS, 4);
     }
