@@ -17,8 +17,10 @@ import java.util.List;
 
 /**
  * The backend the conformance suite runs on, chosen by the system property
- * {@code memchan.test.backend}: {@code soft} (default: a fresh soft fabric per test) or a location
- * such as {@code dev:/dev/memchan0} (the kernel driver; the suite then runs unchanged against it).
+ * {@code memchan.test.backend}: {@code soft} (default: a fresh soft fabric per test), {@code shadow+shm:}
+ * (a fresh soft fabric per test, seen through {@link ShadowBackend}: transmit grants are shadows, as on a
+ * network backend) or a location such as {@code dev:/dev/memchan0} (the kernel driver; the suite then runs
+ * unchanged against it).
  */
 public final class TestBackend {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -47,6 +49,14 @@ public final class TestBackend {
         return property().equals("soft");
     }
 
+    /** The property's value for {@link ShadowBackend} over fresh soft fabrics. */
+    public static final String SHADOW = ShadowBackendProvider.SCHEME + ":";
+
+    /** Whether each test gets fresh soft fabrics ({@link #newFabric}): {@code soft} and {@value #SHADOW}. */
+    public static boolean freshFabrics() {
+        return isSoft() || property().equals(SHADOW);
+    }
+
     private static String remoteRefusal;
     private static boolean remoteProbed;
 
@@ -59,7 +69,7 @@ public final class TestBackend {
     public static synchronized String remoteUnsupported() {
         if (!remoteProbed) {
             remoteProbed = true;
-            if (!isSoft()) {
+            if (!freshFabrics()) {
                 try (Fabric f = Fabric.open(property(), joinOptions());
                      Region r = f.allocate(key(), f.pageSize(), 0600)) {
                     r.attachReceive(false, RemoteAccess.READ);
@@ -98,15 +108,18 @@ public final class TestBackend {
         return (f.admin().adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
     }
 
-    /** A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric. */
+    /**
+     * A fabric location for one test; on the soft fabric a new 4 MiB, 8-node fabric (with {@value #SHADOW}
+     * the same, named by the shadow's scheme).
+     */
     public static synchronized String newFabric(String tag) {
-        if (!isSoft()) {
+        if (!freshFabrics()) {
             return property();
         }
         String name = "t" + ProcessHandle.current().pid() + "-" + tag + "-" + (counter++);
         FabricAdmin.create("shm:" + name, FabricOptions.defaults().withGeometry(4 << 20, 4096, SOFT_NODES));
         CREATED.add(name);
-        return "shm:" + name;
+        return (isSoft() ? "shm:" : SHADOW) + name;
     }
 
     /** Removes the soft fabrics this JVM created. */
@@ -164,8 +177,8 @@ public final class TestBackend {
      */
     public static int nodes() {
         int n = Integer.getInteger(NODES, SOFT_NODES);
-        if (n < 2 || n > (isSoft() ? SOFT_NODES : 32)) {
-            throw new IllegalArgumentException(NODES + " must lie in 2.." + (isSoft() ? SOFT_NODES : 32) + ", not " + n);
+        if (n < 2 || n > (freshFabrics() ? SOFT_NODES : 32)) {
+            throw new IllegalArgumentException(NODES + " must lie in 2.." + (freshFabrics() ? SOFT_NODES : 32) + ", not " + n);
         }
         return n;
     }
