@@ -82,8 +82,8 @@ public interface Backend extends AutoCloseable {
      * Acknowledge sweep: returns once every store this process made through a transmit grant before the
      * call has reached its destinations (seed 000's barrier acknowledge). A backend whose grants are shadows
      * ({@link Grant#shadowed()}) pushes every grant's changes first ({@link #pushAllGrants()}), so a store
-     * followed by the sweep needs no push of its own; a store that leaves a word as it was last sent (a zero
-     * into a fresh shadow) sends nothing that way, and is pushed as a range ({@link Grant#push}) before.
+     * followed by the sweep needs no push of its own; a store that leaves a word as the twin holds it (a zero
+     * over a zero) sends nothing that way, and is pushed as a range ({@link Grant#push}) before.
      */
     void ackBarrier(Duration timeout);
 

@@ -24,8 +24,8 @@ class RegionConformanceTest {
 
     /**
      * A region allocated over pages a freed region had written reads zero at every node: the allocator zeroes
-     * them, and where transmit grants are shadows the zeros must be sent as they are (a fresh shadow is
-     * already 0, so a diff would send nothing and leave the old contents).
+     * them, and where transmit grants are shadows the zeros must be sent as they are (a diff sends nothing
+     * for a word whose twin already holds 0, and would leave the old contents).
      */
     @Test
     void aRegionOverFreedPagesStartsZeroedAtEveryNode() {

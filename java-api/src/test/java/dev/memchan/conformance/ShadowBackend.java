@@ -22,8 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A soft fabric seen as a network backend sees its pages: every transmit grant's segment is a private shadow
- * of the pages, zeroed when granted (a network backend never reads the pages back), and a store reaches the
- * soft fabric's real transmit pages only when it is pushed: {@link ShadowGrant#push} copies a range as it is,
+ * of the pages, zeroed when granted (the strictest start: a diff then sends no zero the library stores, so
+ * each must be pushed as a range), and a store reaches the soft fabric's real transmit pages only when it is
+ * pushed: {@link ShadowGrant#push} copies a range as it is,
  * {@link ShadowGrant#pushChanges} every word that differs from a twin of what was last sent. Everything else
  * (receive grants, PCT, notification, remote operations, the clock) is the soft fabric's. The conformance
  * suite runs on it to prove that every store the library makes keeps its meaning where grants are shadows.

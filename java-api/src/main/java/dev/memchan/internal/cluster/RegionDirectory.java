@@ -162,7 +162,7 @@ public final class RegionDirectory {
 
     /**
      * A new region starts zeroed on every node: freed pages keep their last contents. The zeros are pushed as
-     * a range where the grant is a shadow: a diff would send nothing for words already 0 in a fresh shadow.
+     * a range where the grant is a shadow: a diff would send nothing for a word whose twin already holds 0.
      */
     private void zeroPages(int first, int count) {
         try (Backend.Grant g = backend.grantTransmit(first, count, ClusterService.SYSTEM_TX_ENTRY)) {

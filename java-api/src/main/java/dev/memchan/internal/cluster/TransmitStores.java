@@ -11,8 +11,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * The cluster service's ordered stores into a transmit grant. Where the grant is a shadow of the pages
  * ({@link Backend.Grant#shadowed()}) each store is pushed as it is made, exactly the bytes stored, so the
- * others see the stores in program order, a zero included (a diff would send nothing for a word that was
- * already 0 in the shadow). Elsewhere a store is only the store: {@code shadowed} is false and final.
+ * others see the stores in program order, a zero included (a diff would send nothing for a word whose twin of
+ * what was sent already holds 0). Elsewhere a store is only the store: {@code shadowed} is false and final.
  */
 public final class TransmitStores {
     private static final VarHandle INT = JAVA_INT.varHandle();
