@@ -408,6 +408,10 @@ FIRMWARE = [
     ], doc="the board shell's glue: async FIFO (GRAY=0 must fail), NFC receive FIFO at the worst round trip "
            "(headroom one short must overflow), interrupt re-arm (REARM=0 must lose a cause), BAR2 read "
            "responder beside the adapter's writes (without it a read must time out)"),
+    FwJob("au50", 25, [Cmd("au50_check", ["make", "-C", "boards/au50", "check"])],
+          doc="the U50 board without Vivado: lint of au50_top with the IP stubs, yosys elaboration (no latches, "
+              "no loops), ports against the XDC, the Vivado scripts under a Tcl mock (IP settings against "
+              "regmap/memchan.toml, flash layout); each with its negative controls"),
     FwJob("cosim_build", 60, [Cmd("cosim_build", ["cosim/build.sh"])],
           doc="the co-simulated board's device process builds from the same RTL and cable model"),
 ]

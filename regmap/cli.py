@@ -2,7 +2,7 @@
 the staleness check, the hand-layout scan, and the uapi bindings (subcommand uapi)."""
 import sys
 
-from . import lint, render_c, render_docs, render_java, render_sv, render_sv_regs, render_vectors, uapi
+from . import lint, render_board, render_c, render_docs, render_java, render_sv, render_sv_regs, render_vectors, uapi
 from .formulas import Geometry, SystemPages, TxPctRule
 from .model import ROOT, build, load
 
@@ -37,6 +37,7 @@ def outputs(rm):
         ROOT / "regmap" / "vectors" / "system-pages.csv": render_vectors.system_pages(sysp, rm["meta"]),
         ROOT / "docs" / "register-map.md": render_docs.register_map(rm, geom, sysp, txr),
         ROOT / "regmap" / "vectors" / "soft-fabric-geometry.csv": render_vectors.geometry(geom),
+        ROOT / "firmware" / "boards" / "au50" / "tcl" / "memchan_ids.tcl": render_board.ids_tcl(rm),
     }
 
 

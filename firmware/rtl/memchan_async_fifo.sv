@@ -32,15 +32,13 @@ module memchan_async_fifo #(
     $error("memchan_async_fifo: DEPTH must be a power of two >= 4");
   end
 
-  function automatic logic [AW:0] to_gray(logic [AW:0] b);
-    return GRAY ? (b ^ (b >> 1)) : b;
+  function automatic logic [AW:0] to_gray(input logic [AW:0] b);
+    to_gray = GRAY ? (b ^ (b >> 1)) : b;
   endfunction
-  function automatic logic [AW:0] from_gray(logic [AW:0] g);
-    logic [AW:0] b;
-    if (!GRAY) return g;
-    b[AW] = g[AW];
-    for (int i = AW - 1; i >= 0; i--) b[i] = b[i+1] ^ g[i];
-    return b;
+  function automatic logic [AW:0] from_gray(input logic [AW:0] g);
+    from_gray[AW] = g[AW];
+    for (int i = AW - 1; i >= 0; i--) from_gray[i] = from_gray[i+1] ^ g[i];
+    if (!GRAY) from_gray = g;
   endfunction
 
   logic [WIDTH-1:0] mem [DEPTH];

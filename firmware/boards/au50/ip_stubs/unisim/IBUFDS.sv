@@ -1,0 +1,13 @@
+// PORT-LIST STUB, not the primitive: IBUFDS of the UltraScale+ library with its ports as
+// UG974 lists them, so that lint and yosys (a black box) see it without Vivado's unisim library.
+// Vivado uses its own; this file is not part of the Vivado build.
+`default_nettype none
+
+module IBUFDS (
+  input  wire logic I,
+  input  wire logic IB,
+  output logic      O
+);
+endmodule : IBUFDS
+
+`default_nettype wire
