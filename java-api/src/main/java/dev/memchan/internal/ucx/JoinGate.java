@@ -37,6 +37,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * connection. Connections closed before they spoke are force-closed (a flush would wait for a wire-up
  * that may never come).
  *
+ * <p><b>What UCX 1.13.1 does with a plain TCP client on the listener's port</b> (measured; Debian's build has
+ * assertions on). The port speaks UCX's connection-request framing first (tcp_sockcm: an 8-byte length,
+ * 8 more header bytes, then that many bytes of UCP's wire-up data), and nothing reaches the application
+ * before a whole request arrived: random bytes whose length word exceeds what follows, and a truncated
+ * request, are waited on and dropped when the client leaves; a whole request of random wire-up data is
+ * refused when the worker accepts it ("unsupported sa_data version", a {@link UcxEvent.HandlerFailed});
+ * a replayed real request is accepted as an endpoint that never speaks. But a client that sends more
+ * bytes at once than its length word declares (64 zero bytes will do) trips UCX's assertion
+ * {@code tcp_sockcm_ep.c:825 comm_ctx.offset <= comm_ctx.length} and aborts the whole process: the
+ * listener's port must not be reachable by untrusted hosts with this UCX (a firewall, or a UCX without
+ * that assertion), whatever this gate does.
+ *
  * <p>All of the gate's work runs on the worker's progress thread ({@link UcxWorker#execute}), the
  * admission included; {@link #isAuthenticated}, {@link #forget} and {@link #counters()} are thread-safe.
  */

@@ -9,13 +9,13 @@ import dev.memchan.internal.ucx.JoinMessages.Welcome;
 import dev.memchan.internal.ucx.JoinRefusal.Reason;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -110,7 +110,8 @@ public final class JoinHandshake {
             throw refusedBy(r, peer);
         }
         if (!type.isInstance(m)) {
-            throw new JoinRefusal(Reason.UNEXPECTED, "a " + m.getClass().getSimpleName() + " where a " + type.getSimpleName() + " was expected");
+            throw new JoinRefusal(Reason.UNEXPECTED, "a " + m.getClass().getSimpleName().toUpperCase(Locale.ROOT) + " where the "
+                    + type.getSimpleName().toUpperCase(Locale.ROOT) + " was expected");
         }
         return type.cast(m);
     }
