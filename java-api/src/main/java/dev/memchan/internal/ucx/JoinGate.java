@@ -237,7 +237,7 @@ public final class JoinGate implements AutoCloseable {
         } catch (JoinRefusal r) {
             m = null;
         }
-        if (m instanceof JoinMessages.Refused r && authenticated.remove(from)) {
+        if (from != null && m instanceof JoinMessages.Refused r && authenticated.remove(from)) {
             refuse(from, r.reason(), "the node refused the hub after its WELCOME: " + r.text(), null, true);
             return;
         }
