@@ -82,6 +82,11 @@ public final class NodeMain {
 
     private static void run(String[] a) throws Exception {
         String scenario = a[0];
+        if (scenario.equals("net-namespace")) { // where a launcher put the node: its network namespace
+            say("NETNS " + Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
+            await("QUIT");
+            return;
+        }
         String location = a[1];
         if (scenario.equals("jvm-crash")) { // NodeProcess's restart rule, tested: a JVM crash before start
             // MARKER: crash only if it does not exist yet (creating it); "always": crash every time

@@ -27,6 +27,17 @@ public final class NodeProcess implements AutoCloseable {
     /** System property: JVM options, separated by spaces, added to every node's command line. */
     static final String NODE_JVM_OPTIONS = "memchan.test.nodeJvmOptions";
 
+    /**
+     * System property: the command prefixes node JVMs start behind, one per slot, separated by ';', each split at
+     * spaces; e.g. {@code ip netns exec NS1;ip netns exec NS2} puts the nodes on separate network stacks
+     * (harness/netns.py). A node started for node N takes slot N mod the number of slots, any other node the next
+     * slot in turn. Unset or blank: no prefix.
+     */
+    static final String NODE_LAUNCHERS = "memchan.test.nodeLaunchers";
+
+    /** The slot of {@link #NODE_LAUNCHERS} the next node without a node number takes. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_LAUNCHER = new java.util.concurrent.atomic.AtomicInteger();
+
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> command;
     private final Path log;
@@ -95,7 +106,8 @@ public final class NodeProcess implements AutoCloseable {
     /** {@link #startAs(String, List, boolean, String...)} with another class path (e.g. a {@link ClassPathCopy}'s). */
     public static NodeProcess startWithClassPath(String name, List<String> prefix, boolean nativeAccess, String classPath, String... args)
             throws IOException {
-        List<String> cmd = new ArrayList<>(prefix);
+        List<String> cmd = new ArrayList<>(launcher(System.getProperty(NODE_LAUNCHERS, ""), nodeSlot(args)));
+        cmd.addAll(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (nativeAccess) {
             cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -120,6 +132,34 @@ public final class NodeProcess implements AutoCloseable {
         cmd.add(NodeMain.class.getName());
         cmd.addAll(List.of(args).subList(first, args.length));
         return new NodeProcess(name, cmd);
+    }
+
+    /** The node number a {@link #startOnNode} gave in {@code args}, else the next slot in turn. */
+    private static int nodeSlot(String... args) {
+        for (String a : args) {
+            if (a.startsWith("-D" + NODE + "=")) {
+                return Integer.parseInt(a.substring(NODE.length() + 3));
+            }
+        }
+        return NEXT_LAUNCHER.getAndIncrement();
+    }
+
+    /**
+     * The prefix of slot {@code slot} in {@code launchers} (the value of {@link #NODE_LAUNCHERS}): empty when it is blank;
+     * an empty prefix among others is refused, naming the property.
+     */
+    static List<String> launcher(String launchers, int slot) {
+        if (launchers.isBlank()) {
+            return List.of();
+        }
+        String[] slots = launchers.split(";", -1);
+        List<String> chosen = List.of(slots[Math.floorMod(slot, slots.length)].trim().split(" +"));
+        for (String s : slots) {
+            if (s.isBlank()) {
+                throw new IllegalArgumentException(NODE_LAUNCHERS + " has an empty launcher among its ';'-separated ones: '" + launchers + "'");
+            }
+        }
+        return chosen;
     }
 
     /** The library's and the suite's classes only: no build tool's cache (see {@link ClassPathCopy} for other uids). */
