@@ -29,7 +29,7 @@ RESULTS = os.path.join(ROOT, "build", "test-results")
 PACKAGES = ["gcc", "make", "python3", "qemu-system-x86", "linux-image-amd64", "linux-headers-amd64",
             "busybox-static", "kmod", "udev", "dkms", "verilator", "g++", "iverilog", "yosys", "sparse",
             "cpio", "util-linux", "python3-clang", "linux-source-6.1", "ccache", "libucx0", "libucx-dev",
-            "ucx-utils", "tcl"]
+            "ucx-utils", "tcl", "iproute2", "nftables", "iputils-ping"]
 
 # the lines of a run that say what failed: TAP's "not ok" (the guests' indented behind their
 # label), the firmware's FAIL lines, Maven's failed tests

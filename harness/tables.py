@@ -51,6 +51,9 @@ HOST = [
     Host("mvn-verify", "java", 290, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
          lane="side", argv=["scripts/mvn", "verify"], beside="board-loop"),
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
+    Host("netns", "java", 20, "network namespaces joined by veth on a hub's bridge (harness/netns.py): pings, "
+         "ucx_perftest and the UCX test peers across them, 5 % loss, a cut link, NodeProcess's netns launchers, "
+         "teardown leaving nothing; needs root, netns, veth, bridge, nf_tables"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean"),
     Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean"),

@@ -8,6 +8,8 @@ import pytest
 
 import conftest
 import native
+import netns
+import netns_check
 import tables
 from conftest import ROOT, require, sh
 
@@ -45,6 +47,19 @@ def c_reference(request, out):
     with tempfile.TemporaryDirectory() as d:
         return sh(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", os.path.join(d, "memchan_reference"),
                    "tools/src/main/c/memchan_reference.c"])
+
+
+def netns(request, out):
+    """harness/netns_check.py on the Java snapshot: its TAP lines, the latencies across veth and on loopback"""
+    env = request.getfixturevalue("env")
+    request.getfixturevalue("java_snapshot")
+    j = os.path.join(env.work, "java")
+    try:
+        ok = netns_check.check(out, env.java, os.path.join(j, "classes"), os.path.join(j, "test-classes"),
+                               os.path.join(j, "console-standalone.jar"))
+    except netns.NetnsError as e:
+        return conftest.Step(False, "harness/netns.py: %s" % e)
+    return conftest.Step(ok)
 
 
 def driver_build(request, out):
