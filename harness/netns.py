@@ -295,6 +295,8 @@ class Net:
             p.wait()
         with _LOCK:
             _LIVE.discard(self)
+            if not _LIVE:
+                _release_signals()
         left = [ns for ns in namespaces() if ns.startswith(self.run_id + "-")]
         if errors or left:
             raise NetnsError("teardown of %s: %s" % (self.run_id, "; ".join(errors + ["left: %s" % left] * bool(left))))
@@ -319,14 +321,24 @@ def _close_all():
 atexit.register(_close_all)
 
 
+def _on_signal(n, _):
+    sys.exit(128 + n)
+
+
 def _handle_signals():
-    """SIGTERM and SIGHUP end the process through SystemExit, so that atexit tears the networks down
-    (where no one else handles them, and only the main thread can install handlers)"""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for s in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(s) == signal.SIG_DFL:
-            signal.signal(s, lambda n, _: sys.exit(128 + n))
+    """while a network lives, SIGTERM and SIGHUP end the process through SystemExit, so that atexit tears
+    it down (where no one else handles them; only the main thread can install handlers)"""
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(s) == signal.SIG_DFL:
+                signal.signal(s, _on_signal)
+
+
+def _release_signals():
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(s) is _on_signal:
+                signal.signal(s, signal.SIG_DFL)
 
 
 # ---- the backend's conformance run across namespaces ------------------------------------------
