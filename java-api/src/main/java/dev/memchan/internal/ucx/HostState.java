@@ -10,28 +10,37 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.function.Supplier;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * What the processes of one host share about their host's stream from the hub, in a small shared-memory file
  * beside the host's fabric ({@code /dev/shm/memchan-ucxhost-NAME}): the hub instance the host's fabric belongs
- * to and the host sequence applied so far. The host receiver (one process at a time) advances it; a process
- * waiting for a sequence to be applied (a barrier's or a remote answer's watermark) sleeps on its low word.
+ * to, the host sequence applied so far, and the lock under which a process applies the next message (its pid;
+ * a dead holder's lock is taken over). A process waiting for a sequence to be applied (a barrier's or a remote
+ * answer's watermark) sleeps on the applied word's low half.
  */
 final class HostState implements AutoCloseable {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
+    private static final VarHandle INT = JAVA_INT.varHandle();
     private static final long APPLIED = 0;
     private static final long HUB_ID = 8;
-    private static final long SIZE = 16;
+    private static final long LOCK = 16;
+    private static final long SIZE = 24;
+    /** How long a waiter for the lock sleeps before it checks again whether the holder lives. */
+    private static final long LOCK_RECHECK_NANOS = 10_000_000L;
 
     private final String path;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment words;
+    private final MemorySegment lockTimespec;
+    private final int pid = Posix.getpid();
 
     private HostState(String path, int fd) throws ErrnoException {
         this.path = path;
         try {
             this.words = Posix.mmap(fd, 0, SIZE, true, arena);
+            this.lockTimespec = arena.allocate(16, 8);
         } catch (ErrnoException e) {
             arena.close();
             throw e;
@@ -85,7 +94,31 @@ final class HostState implements AutoCloseable {
         return (long) LONG.getVolatile(words, APPLIED);
     }
 
-    /** The host receiver has applied up to {@code hostSeq}: wakes the waiters. */
+    /**
+     * Takes the host's apply lock: one process at a time applies the host's stream. A holder whose process is gone
+     * (it died applying) loses it; the next holder applies again from the applied sequence. Called by one thread
+     * per process at a time (its worker's progress thread).
+     */
+    void lock() {
+        MemorySegment word = words.asSlice(LOCK, 4);
+        while (!INT.compareAndSet(words, LOCK, 0, pid)) {
+            int holder = (int) INT.getVolatile(words, LOCK);
+            if (holder != 0 && holder != pid && !Posix.processExists(holder)) {
+                INT.compareAndSet(words, LOCK, holder, 0);
+                continue;
+            }
+            if (holder != 0) {
+                Posix.futexWait(word, holder, LOCK_RECHECK_NANOS, lockTimespec);
+            }
+        }
+    }
+
+    void unlock() {
+        INT.setVolatile(words, LOCK, 0);
+        Posix.futexWake(words.asSlice(LOCK, 4));
+    }
+
+    /** The host's stream is applied up to {@code hostSeq} (under the lock): wakes the waiters. */
     void setApplied(long hostSeq) {
         LONG.setVolatile(words, APPLIED, hostSeq);
         Posix.futexWake(words.asSlice(APPLIED, 4));

@@ -14,7 +14,7 @@ import java.util.List;
  * The messages between the nodes of a {@code ucx://} fabric and its hub, and their byte form: one active
  * message each, little-endian, {@code [kind: 1 byte][seq: 8 bytes][body]}. {@code seq} is the sender's port
  * sequence (node to hub: the hub takes a port's messages in this order, as UCX delivers messages in any
- * order), the host sequence of a host's stream (hub to the host receiver), else 0. A message that does not
+ * order), the host sequence of a host's stream (hub to every port of the host), else 0. A message that does not
  * parse is refused with BAD_FORMAT by {@link #decode}.
  */
 public final class HubWire {
@@ -35,7 +35,7 @@ public final class HubWire {
     /** What a message is. Codes are the first byte on the wire. */
     public enum Type {
         HELLO, HOST_READY, WRITE, NOTIFY, BARRIER, REMOTE, ANSWER, APPLIED, TIME, BYE,
-        WELCOME, REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, RECEIVER, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
+        WELCOME, REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
 
         private static final Type[] ALL = values();
     }
@@ -71,7 +71,7 @@ public final class HubWire {
         record Answer(long request, int status, long value, byte[] bytes, String message) implements Message {
         }
 
-        /** The host receiver has applied its host's stream up to {@code hostSeq}. */
+        /** This port has applied its host's stream up to {@code hostSeq}. */
         record Applied(long hostSeq) implements Message {
         }
 
@@ -85,18 +85,13 @@ public final class HubWire {
 
         /**
          * The join's answer: the node ID, the fabric's geometry, the hub's instance, and whether this port is the
-         * first of its host (it makes the host's fabric) or its host receiver.
+         * first of its host (it makes the host's fabric).
          */
-        record Welcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean firstOfHost, boolean receiver)
-                implements Message {
+        record Welcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean firstOfHost) implements Message {
         }
 
         /** The join is refused: the error's kind and why. */
         record Refused(Kind kind, String message) implements Message {
-        }
-
-        /** This port is its host's receiver now: the host's stream comes here. */
-        record Receiver() implements Message {
         }
 
         /** The hub has sequenced this port's messages up to {@code portSeq}. */
@@ -146,9 +141,8 @@ public final class HubWire {
             case Message.Time t -> w.head(Type.TIME, seq).l(t.request());
             case Message.Bye _ -> w.head(Type.BYE, seq);
             case Message.Welcome x -> w.head(Type.WELCOME, seq).i(x.node()).l(x.fabricSize()).i(x.pageSize()).i(x.maxNodes())
-                    .l(x.hubId()).i(x.firstOfHost() ? 1 : 0).i(x.receiver() ? 1 : 0);
+                    .l(x.hubId()).i(x.firstOfHost() ? 1 : 0);
             case Message.Refused r -> w.head(Type.REFUSED, seq).i(r.kind().ordinal()).s(r.message());
-            case Message.Receiver _ -> w.head(Type.RECEIVER, seq);
             case Message.Sequenced s -> w.head(Type.SEQUENCED, seq).l(s.portSeq());
             case Message.BarrierDone b -> w.head(Type.BARRIER_DONE, seq).l(b.request()).l(b.watermark()).s(b.message());
             case Message.Result r -> w.head(Type.RESULT, seq).l(r.request()).l(r.watermark()).i(r.status()).l(r.value())
@@ -198,10 +192,8 @@ public final class HubWire {
                 case APPLIED -> new Message.Applied(b.getLong());
                 case TIME -> new Message.Time(b.getLong());
                 case BYE -> new Message.Bye();
-                case WELCOME -> new Message.Welcome(b.getInt(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0,
-                        b.getInt() != 0);
+                case WELCOME -> new Message.Welcome(b.getInt(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0);
                 case REFUSED -> new Message.Refused(kind(b.getInt()), readString(b));
-                case RECEIVER -> new Message.Receiver();
                 case SEQUENCED -> new Message.Sequenced(b.getLong());
                 case BARRIER_DONE -> new Message.BarrierDone(b.getLong(), b.getLong(), readString(b));
                 case RESULT -> new Message.Result(b.getLong(), b.getLong(), b.getInt(), b.getLong(), readBytes(b), readString(b));

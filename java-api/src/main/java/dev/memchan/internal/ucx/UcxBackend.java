@@ -47,8 +47,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * address) plus the hub. The soft fabric gives the node's claim on this host, node sharing, the PCTs, receive
  * grants (read-only maps of the host's one copy of every page), notifications, page counters and the serving of
  * remote operations at homes on this host. Transmit grants are shadows ({@link ShadowGrant}): a push is one
- * WRITE to the hub, which sequences it into the stream of each destination host; this host's receiver (one of
- * its processes, chosen by the hub) applies its host's stream into the pages in order, word-atomically.
+ * WRITE to the hub, which sequences it into the stream of each destination host and sends it to every process
+ * of that host; whichever holds the stream up to it first applies it into the pages, in order, word-atomically,
+ * under the host's apply lock ({@link HostState}).
  * docs/ucx.md, "The backend", says when a store reaches the others and what the hub's death does.
  */
 public final class UcxBackend implements Backend, NodeShared {
@@ -74,10 +75,9 @@ public final class UcxBackend implements Backend, NodeShared {
     private SoftFabricBackend soft;
     private HostState hostState;
     private Arena dataArena;
-    /** The host's pages, writable: only the host receiver writes them (its host's stream). */
+    /** The host's pages, writable: written only by the host's stream, under the host's apply lock. */
     private MemorySegment data;
     private volatile boolean ready;
-    private volatile boolean receiver;
     private volatile MemchanException hubFailure;
     private boolean closed;
 
@@ -92,7 +92,7 @@ public final class UcxBackend implements Backend, NodeShared {
     private final List<ShadowGrant> shadows = new ArrayList<>();
     private final List<UcxRemoteWindow> windows = new ArrayList<>();
 
-    /** Progress-thread state of the host receiver: the stream's messages not applied yet, and the windows it serves with. */
+    /** Progress-thread state: the host stream's messages not applied yet, and the windows remote requests are served with. */
     private final TreeMap<Long, Envelope> streamAhead = new TreeMap<>();
     private final Map<List<Integer>, RemoteWindow> served = new HashMap<>();
     private boolean appliedDue;
@@ -150,7 +150,7 @@ public final class UcxBackend implements Backend, NodeShared {
             if (w != null) {
                 w.close();
             }
-            closeQuietly(); // the soft fabric's close releases the windows the receiver served with
+            closeQuietly(); // the soft fabric's close releases the windows remote requests were served with
             context.close();
             throw failed;
         }
@@ -199,7 +199,6 @@ public final class UcxBackend implements Backend, NodeShared {
         } finally {
             Posix.close(file.fd());
         }
-        receiver = welcome.receiver() || receiver;
         ready = true;
         worker.execute(this::applyStream);
         if (welcome.firstOfHost()) {
@@ -230,10 +229,6 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         switch (e.message()) {
             case Message.Welcome _, Message.Refused _ -> joined.complete(e.message());
-            case Message.Receiver _ -> {
-                receiver = true;
-                applyStream();
-            }
             case Message.Sequenced s -> {
                 synchronized (sendLock) {
                     unsequenced.headSet(s.portSeq(), true).clear();
@@ -263,25 +258,38 @@ public final class UcxBackend implements Backend, NodeShared {
     }
 
     /**
-     * Applies the host's stream in host-sequence order from what this host applied so far: what is at or below it
-     * was applied (a resend after a receiver changed); a gap waits for the hub.
+     * Applies the host's stream in host-sequence order from what this host applied so far, under the host's apply
+     * lock: what is at or below it another process of the host applied; a gap waits for the hub (or for another
+     * process of the host to apply it). Answers to remote requests are sent after the lock is released.
      */
     private void applyStream() {
-        if (!ready || !receiver) {
+        if (!ready || streamAhead.isEmpty()) {
             return;
         }
-        long applied = hostState.applied();
+        List<Message.Answer> answers = new ArrayList<>();
         boolean any = false;
-        Map.Entry<Long, Envelope> next;
-        while ((next = streamAhead.firstEntry()) != null && next.getKey() <= applied + 1) {
-            streamAhead.pollFirstEntry();
-            if (next.getKey() <= applied) {
-                continue;
+        hostState.lock();
+        try {
+            long applied = hostState.applied();
+            Map.Entry<Long, Envelope> next;
+            while ((next = streamAhead.firstEntry()) != null && next.getKey() <= applied + 1) {
+                streamAhead.pollFirstEntry();
+                if (next.getKey() <= applied) {
+                    continue;
+                }
+                Message.Answer answer = apply(next.getValue().message());
+                if (answer != null) {
+                    answers.add(answer);
+                }
+                applied = next.getKey();
+                hostState.setApplied(applied);
+                any = true;
             }
-            apply(next.getValue().message());
-            applied = next.getKey();
-            hostState.setApplied(applied);
-            any = true;
+        } finally {
+            hostState.unlock();
+        }
+        for (Message.Answer a : answers) {
+            trySend(a);
         }
         if (any && !appliedDue) {
             appliedDue = true;
@@ -296,19 +304,24 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
-    private void apply(Message m) {
+    /** Applies one message of the host's stream; a remote request's answer, to be sent, or null. */
+    private Message.Answer apply(Message m) {
         switch (m) {
             case Message.Write w -> {
                 for (HubWire.Run r : w.runs()) {
                     store(r.offset(), r.bytes());
                 }
+                return null;
             }
             case Message.Notify n -> {
                 if (n.page() >= 0 && n.page() < soft.pageCount()) {
                     soft.raiseNotify(n.page());
                 }
+                return null;
             }
-            case Message.Remote r -> trySend(serve(r));
+            case Message.Remote r -> {
+                return serve(r);
+            }
             default -> throw new IllegalStateException("a stream holds writes, notifications and remote requests");
         }
     }
@@ -372,7 +385,10 @@ public final class UcxBackend implements Backend, NodeShared {
             errors.addAndGet(unsequenced.size());
             unsequenced.clear();
         }
-        errors.addAndGet(streamAhead.size()); // stream messages behind a gap: never applied out of order
+        if (hostState != null) { // stream messages behind a gap: never applied out of order
+            long applied = hostState.applied();
+            errors.addAndGet(streamAhead.tailMap(applied, false).size());
+        }
         streamAhead.clear();
         joined.complete(new Message.Refused(Kind.DEVICE_ERROR, failure.getMessage()));
         for (CompletableFuture<Message> f : pending.values()) {

@@ -29,10 +29,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric: listens at exactly HOST:PORT, holds the fabric's geometry
  * and node table, and sequences. Every write, notification and remote request of every node gets the next
  * number of each destination host's stream, in the order the hub takes it (a port's messages in that port's
- * order), and goes to that host's receiver port in that order; so every host applies one order of everything
- * (rule 2) and a sender's stores in its order (rule 1). The hub keeps each host's stream until the host
- * acknowledges it, for a new receiver of the host when the old one dies; and an image of every page as written,
- * that a new host's stream starts with.
+ * order), and goes to every port of that host, where the first port to hold the host's stream up to it applies
+ * it; so every host applies one order of everything (rule 2) and a sender's stores in its order (rule 1), and a
+ * stopped or dead process stops no host. The hub keeps each host's stream until the host acknowledges it (for
+ * a port that joins the host meanwhile), and an image of every page as written, that a new host's stream starts
+ * with.
  *
  * <p>Everything runs on the worker's progress thread: handlers copy a message and hand it to {@link
  * UcxWorker#execute}, where the hub's state is touched and replies are sent. The process is
@@ -71,11 +72,10 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
-    /** One host: its ports, its receiver, its stream. */
+    /** One host: its ports, its stream. */
     private static final class Host {
         final long id;
         final List<Port> ports = new ArrayList<>();
-        Port receiver;
         boolean ready;
         final ArrayDeque<Hello> waitingHellos = new ArrayDeque<>();
         long lastSeq;
@@ -262,11 +262,14 @@ public final class UcxHub implements AutoCloseable {
         port.joined = true;
         host.ports.add(port);
         if (first) {
-            host.receiver = port;
             host.ready = false;
             snapshotInto(host);
+        } else {
+            for (byte[] m : host.log) { // what the host has not acknowledged: the new port may be the one to apply it
+                sendBytes(port, m);
+            }
         }
-        send(port, new Message.Welcome(node, fabricSize, pageSize, maxNodes, hubId, first, first));
+        send(port, new Message.Welcome(node, fabricSize, pageSize, maxNodes, hubId, first));
     }
 
     private void hostReady(Host host) {
@@ -321,12 +324,6 @@ public final class UcxHub implements AutoCloseable {
                 b.targets().remove(host);
             }
             checkBarriers();
-        } else if (host.receiver == port) {
-            host.receiver = host.ports.getFirst();
-            send(host.receiver, new Message.Receiver());
-            for (byte[] m : host.log) { // what the host has not acknowledged, again: the receiver skips what it applied
-                sendBytes(host.receiver, m);
-            }
         }
     }
 
@@ -380,13 +377,14 @@ public final class UcxHub implements AutoCloseable {
 
     /**
      * Appends {@code fromNode}'s body to {@code host}'s stream as a message of {@code type}: the next host sequence,
-     * logged, sent to its receiver.
+     * logged, sent to every port of the host (the first of them to have the host's stream up to the one before
+     * applies it).
      */
     private void stream(Host host, Type type, byte[] fromNode) {
         byte[] message = HubWire.restamp(fromNode, type, ++host.lastSeq);
         host.log.add(message);
-        if (host.receiver != null) {
-            sendBytes(host.receiver, message);
+        for (Port p : host.ports) {
+            sendBytes(p, message);
         }
     }
 
@@ -460,8 +458,10 @@ public final class UcxHub implements AutoCloseable {
     private void remote(Port port, Message.Remote r) {
         List<Port> home = r.home() >= 0 && r.home() < maxNodes ? portsOf(r.home()) : List.of();
         if (home.isEmpty()) {
-            send(port, new Message.Result(r.request(), port.host.lastSeq, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
-                    "node " + r.home() + " is not a member of this fabric (no process of it is joined at the hub)"));
+            // as a soft fabric answers for a node without a process: its receive PCT grants nothing
+            send(port, new Message.Result(r.request(), port.host.lastSeq, Kind.PERMISSION.ordinal() + 1, 0, new byte[0],
+                    "node " + r.home() + " grants neither remote read nor atomics on pages " + r.firstPage() + "+" + r.count()
+                            + ": no process of it is joined at the hub"));
             return;
         }
         long id = nextRemote++;
