@@ -60,8 +60,8 @@ public final class UcxBackend implements Backend, NodeShared {
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
     /**
      * System property: the name of the host this process belongs to, when one machine is to be several hosts of
-     * the fabric (containers sharing /dev/shm, or a test): each name is a host of its own at the hub, with its
-     * own fabric file and stream. 1-16 characters of [A-Za-z0-9].
+     * the fabric (a test): each name is a host of its own at the hub, with its own fabric file and stream.
+     * 1-16 characters of [A-Za-z0-9].
      */
     public static final String HOST_PROPERTY = "memchan.ucx.host";
 
@@ -178,7 +178,7 @@ public final class UcxBackend implements Backend, NodeShared {
 
     /** The host's fabric and state: made by the host's first process, opened by the others; then the clock. */
     private void openHost(Message.Welcome welcome, FabricOptions options) {
-        String fabricName = at.hostFabricName() + (hostName() == null ? "" : "-" + hostName());
+        String fabricName = at.hostFabricName(hostKey());
         Path path = SoftFabricFile.pathOf(fabricName);
         if (welcome.firstOfHost()) {
             if (Files.exists(path)) {

@@ -59,14 +59,16 @@ public record UcxLocation(String host, int port, String name) {
     }
 
     /**
-     * The name of this host's soft fabric for this fabric: NAME and a short hash of HOST:PORT, so that two
-     * hubs' fabrics of one name do not share a host's file.
+     * The name of the soft fabric of host {@code hostKey} for this fabric: NAME, a short hash of HOST:PORT (two hubs'
+     * fabrics of one name do not share a file) and one of the host (two hosts sharing /dev/shm, such as processes
+     * in their own PID namespaces, do not either).
      */
-    public String hostFabricName() {
+    public String hostFabricName(long hostKey) {
         try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest((host + ":" + port).getBytes(StandardCharsets.UTF_8));
-            return "ucx-" + name + "-" + HexFormat.of().formatHex(digest, 0, 4);
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            byte[] hub = sha.digest((host + ":" + port).getBytes(StandardCharsets.UTF_8));
+            byte[] self = sha.digest(Long.toHexString(hostKey).getBytes(StandardCharsets.UTF_8));
+            return "ucx-" + name + "-" + HexFormat.of().formatHex(hub, 0, 4) + "-" + HexFormat.of().formatHex(self, 0, 4);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }

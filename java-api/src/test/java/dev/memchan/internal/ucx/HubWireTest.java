@@ -15,6 +15,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,7 +125,9 @@ class HubWireTest {
         assertEquals(new UcxLocation("127.0.0.1", 7000, "demo"), l);
         assertEquals("ucx://127.0.0.1:7000/demo", l.toString());
         assertEquals("::1", UcxLocation.parse("ucx://[::1]:7000/x").host());
-        assertTrue(l.hostFabricName().startsWith("ucx-demo-"));
+        assertTrue(l.hostFabricName(1).matches("ucx-demo-[0-9a-f]{8}-[0-9a-f]{8}"), l.hostFabricName(1));
+        assertNotEquals(l.hostFabricName(1), l.hostFabricName(2), "one file per host");
+        assertNotEquals(l.hostFabricName(1), UcxLocation.parse("ucx://127.0.0.1:7001/demo").hostFabricName(1), "one file per hub");
         for (String bad : List.of("ucx:demo", "ucx://host/demo", "ucx://host:0/demo", "ucx://host:70000/demo", "ucx://host:1/",
                 "ucx://host:1/a/b", "ucx://:1/x", "shm:x")) {
             MemchanException e = assertThrows(MemchanException.class, () -> UcxLocation.parse(bad), bad);

@@ -11,6 +11,7 @@ import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,12 +35,27 @@ class UcxBackendTest {
     private static final Map<String, String> LOOPBACK_TCP = Map.of("TLS", "tcp", "NET_DEVICES", "lo");
     private static final int BROADCAST_LOCAL = TxPct.encode(true, true, false, DEST_KIND_BROADCAST, 0);
     private final List<UcxPeer> nodes = new ArrayList<>();
+    private final List<String> fabrics = new ArrayList<>();
 
     @AfterEach
-    void closeNodes() throws IOException {
+    void closeNodesAndRemoveTheirHostFiles() throws IOException {
         for (UcxPeer n : nodes) {
             n.close();
         }
+        try (var files = Files.list(Path.of("/dev/shm"))) {
+            for (Path f : files.toList()) {
+                if (fabrics.stream().anyMatch(name -> f.getFileName().toString().contains("ucx-" + name + "-"))) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
+    /** A fabric name of this test run, whose host files are removed after the test. */
+    private String fabric(String tag) {
+        String name = tag + ProcessHandle.current().pid();
+        fabrics.add(name);
+        return name;
     }
 
     private UcxPeer node(String name, String host) throws IOException, InterruptedException {
@@ -60,7 +76,7 @@ class UcxBackendTest {
     @Test
     void storesBarrierRoutesRemoteAtomicsAndNotificationsAcrossTwoHosts() throws Exception {
         try (UcxHub hub = hub()) {
-            String at = location(hub.address(), "t" + ProcessHandle.current().pid());
+            String at = location(hub.address(), fabric("t"));
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             UcxPeer c = node("c", "h2");
@@ -133,7 +149,7 @@ class UcxBackendTest {
     void everyHostSeesOneOrderOfTwoSendersStores() throws Exception {
         int n = 3000;
         try (UcxHub hub = hub()) {
-            String at = location(hub.address(), "o" + ProcessHandle.current().pid());
+            String at = location(hub.address(), fabric("o"));
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             UcxPeer c = node("c", "h1");
@@ -188,7 +204,7 @@ class UcxBackendTest {
     @Test
     void aDeadNodesIdIsFreeAgainAndAnotherHostMayTakeIt() throws Exception {
         try (UcxHub hub = hub()) {
-            String at = location(hub.address(), "d" + ProcessHandle.current().pid());
+            String at = location(hub.address(), fabric("d"));
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             assertEquals("5", a.request("join " + at + " 5", "node"));
@@ -214,7 +230,7 @@ class UcxBackendTest {
             String listening = out.readLine();
             assertTrue(listening != null && listening.startsWith("hub listening at 127.0.0.1:"), "hub said " + listening);
             int port = Integer.parseInt(listening.substring(listening.lastIndexOf(':') + 1));
-            String at = "ucx://127.0.0.1:" + port + "/h" + ProcessHandle.current().pid();
+            String at = "ucx://127.0.0.1:" + port + "/" + fabric("h");
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             a.request("join " + at + " -1", "node");
