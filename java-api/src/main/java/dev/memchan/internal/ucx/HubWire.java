@@ -22,7 +22,7 @@ public final class HubWire {
     public static final int TO_HUB = 40;
     /** The active-message id of messages to a node. */
     public static final int TO_NODE = 41;
-    /** The protocol version a HELLO carries; the hub refuses any other. */
+    /** The protocol version a node's join fields carry; the hub refuses any other. */
     public static final int VERSION = 1;
     /** The bytes of the envelope before a body. */
     static final int ENVELOPE = 1 + Long.BYTES;
@@ -34,20 +34,19 @@ public final class HubWire {
 
     /** What a message is. Codes are the first byte on the wire. */
     public enum Type {
-        HELLO, HOST_READY, WRITE, NOTIFY, BARRIER, REMOTE, ANSWER, APPLIED, TIME, BYE,
-        WELCOME, REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
+        HOST_READY, WRITE, NOTIFY, BARRIER, REMOTE, ANSWER, APPLIED, TIME, BYE,
+        REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
 
         private static final Type[] ALL = values();
     }
 
     /** One decoded message: its type, its envelope sequence and its body. */
     public sealed interface Message {
-        /** A node asks to join: the protocol version, the node ID it asks for (-1: any), its host and pid. */
-        record Hello(int version, int node, long hostId, int pid) implements Message {
-        }
-
-        /** The first process of a host has made the host's fabric; the hub may welcome the host's others. */
-        record HostReady() implements Message {
+        /**
+         * Node to hub: this process has made its host's fabric ({@code make} false). Hub to node: the host's fabric
+         * is ready to open, or ({@code make}) this process makes it, as the process that was to make it is gone.
+         */
+        record HostReady(boolean make) implements Message {
         }
 
         /** Stores of a grant with transmit entry {@code entry}: each run is bytes at an offset of the window. */
@@ -83,14 +82,7 @@ public final class HubWire {
         record Bye() implements Message {
         }
 
-        /**
-         * The join's answer: the node ID, the fabric's geometry, the hub's instance, and whether this port is the
-         * first of its host (it makes the host's fabric).
-         */
-        record Welcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean firstOfHost) implements Message {
-        }
-
-        /** The join is refused: the error's kind and why. */
+        /** The hub ends the connection: the error's kind and why (a message it does not take from a joined node). */
         record Refused(Kind kind, String message) implements Message {
         }
 
@@ -108,6 +100,49 @@ public final class HubWire {
 
         /** The hub's monotonic clock for time request {@code request}. */
         record TimeReply(long request, long hubNanos) implements Message {
+        }
+    }
+
+    /**
+     * What a node tells the hub in the join handshake's fields ({@link JoinHandshake}): the node ID it asks for
+     * (-1: any) as the fields' id, and this protocol's version, its host and its pid as their data.
+     */
+    public record NodeJoin(int node, int version, long hostKey, int pid) {
+        public JoinFields toFields() {
+            return new JoinFields(node, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putInt(version).putLong(hostKey)
+                    .putInt(pid).array());
+        }
+
+        /** The node's fields; BAD_FORMAT when they are not a node's join of this protocol. */
+        public static NodeJoin of(JoinFields fields) {
+            byte[] d = fields.data();
+            if (d.length != 16 || fields.id() < -1 || fields.id() > Integer.MAX_VALUE) {
+                throw bad("a node's join fields of " + d.length + " bytes with node " + fields.id());
+            }
+            ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
+            return new NodeJoin((int) fields.id(), b.getInt(), b.getLong(), b.getInt());
+        }
+    }
+
+    /**
+     * What the hub answers in the handshake's WELCOME: the node ID as the fields' id; the fabric's geometry, the hub's
+     * instance, whether this process is the first of its host (it makes the host's fabric) and whether the host's
+     * fabric is ready (else a {@link Message.HostReady} follows) as their data.
+     */
+    public record HubWelcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean first, boolean ready) {
+        public JoinFields toFields() {
+            return new JoinFields(node, ByteBuffer.allocate(34).order(ByteOrder.LITTLE_ENDIAN).putLong(fabricSize).putInt(pageSize)
+                    .putInt(maxNodes).putLong(hubId).putInt(first ? 1 : 0).putInt(ready ? 1 : 0).putShort((short) VERSION).array());
+        }
+
+        /** The hub's fields; BAD_FORMAT when they are not a hub's welcome of this protocol. */
+        public static HubWelcome of(JoinFields fields) {
+            byte[] d = fields.data();
+            ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
+            if (d.length != 34 || fields.id() < 0 || fields.id() > Integer.MAX_VALUE || b.getShort(32) != VERSION) {
+                throw bad("a hub's welcome fields of " + d.length + " bytes with node " + fields.id() + " (another protocol version?)");
+            }
+            return new HubWelcome((int) fields.id(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0, b.getInt() != 0);
         }
     }
 
@@ -130,8 +165,7 @@ public final class HubWire {
     public static byte[] encode(long seq, Message message) {
         Writer w = new Writer();
         switch (message) {
-            case Message.Hello h -> w.head(Type.HELLO, seq).i(h.version()).i(h.node()).l(h.hostId()).i(h.pid());
-            case Message.HostReady _ -> w.head(Type.HOST_READY, seq);
+            case Message.HostReady h -> w.head(Type.HOST_READY, seq).i(h.make() ? 1 : 0);
             case Message.Write x -> writeBody(w.head(Type.WRITE, seq), x);
             case Message.Notify n -> w.head(Type.NOTIFY, seq).i(n.page());
             case Message.Barrier b -> w.head(Type.BARRIER, seq).l(b.request());
@@ -140,8 +174,6 @@ public final class HubWire {
             case Message.Applied a -> w.head(Type.APPLIED, seq).l(a.hostSeq());
             case Message.Time t -> w.head(Type.TIME, seq).l(t.request());
             case Message.Bye _ -> w.head(Type.BYE, seq);
-            case Message.Welcome x -> w.head(Type.WELCOME, seq).i(x.node()).l(x.fabricSize()).i(x.pageSize()).i(x.maxNodes())
-                    .l(x.hubId()).i(x.firstOfHost() ? 1 : 0);
             case Message.Refused r -> w.head(Type.REFUSED, seq).i(r.kind().ordinal()).s(r.message());
             case Message.Sequenced s -> w.head(Type.SEQUENCED, seq).l(s.portSeq());
             case Message.BarrierDone b -> w.head(Type.BARRIER_DONE, seq).l(b.request()).l(b.watermark()).s(b.message());
@@ -181,8 +213,7 @@ public final class HubWire {
             Type type = Type.ALL[code];
             long seq = b.getLong();
             Message m = switch (type) {
-                case HELLO -> new Message.Hello(b.getInt(), b.getInt(), b.getLong(), b.getInt());
-                case HOST_READY -> new Message.HostReady();
+                case HOST_READY -> new Message.HostReady(b.getInt() != 0);
                 case WRITE, STREAM_WRITE -> readWrite(b);
                 case NOTIFY, STREAM_NOTIFY -> new Message.Notify(b.getInt());
                 case BARRIER -> new Message.Barrier(b.getLong());
@@ -192,7 +223,6 @@ public final class HubWire {
                 case APPLIED -> new Message.Applied(b.getLong());
                 case TIME -> new Message.Time(b.getLong());
                 case BYE -> new Message.Bye();
-                case WELCOME -> new Message.Welcome(b.getInt(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0);
                 case REFUSED -> new Message.Refused(kind(b.getInt()), readString(b));
                 case SEQUENCED -> new Message.Sequenced(b.getLong());
                 case BARRIER_DONE -> new Message.BarrierDone(b.getLong(), b.getLong(), readString(b));

@@ -64,6 +64,10 @@ public final class UcxBackend implements Backend, NodeShared {
      * 1-16 characters of [A-Za-z0-9].
      */
     public static final String HOST_PROPERTY = "memchan.ucx.host";
+    /** System property: the fabric's secret file ({@link JoinSecret}), which the join handshake proves this node holds. */
+    public static final String SECRET_PROPERTY = "memchan.ucx.secret";
+    /** Environment variable: the secret file, where {@link #SECRET_PROPERTY} is not set (child processes inherit it). */
+    public static final String SECRET_ENVIRONMENT = "MEMCHAN_UCX_SECRET";
 
     private final UcxLocation at;
     private final String location;
@@ -88,7 +92,8 @@ public final class UcxBackend implements Backend, NodeShared {
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
     private final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
-    private final CompletableFuture<Message> joined = new CompletableFuture<>();
+    /** The hub's word that this host's fabric is made (or that this process makes it), for a process that joined meanwhile. */
+    private final CompletableFuture<Message> hostReady = new CompletableFuture<>();
     private final List<ShadowGrant> shadows = new ArrayList<>();
     private final List<UcxRemoteWindow> windows = new ArrayList<>();
 
@@ -122,27 +127,26 @@ public final class UcxBackend implements Backend, NodeShared {
         InetSocketAddress address = at.hubAddress();
         this.context = UcxContext.open(transportSettings(address));
         UcxWorker w = null;
-        UcxEndpoint e = null;
         try {
+            JoinSecret secret = JoinSecret.load(secretFile());
             w = context.newWorker("ucx-" + at.name(), this::onEvent);
             UcxWorker mine = w;
             w.setHandler(HubWire.TO_NODE, (from, header, payload) -> {
                 byte[] bytes = payload.toArray(JAVA_BYTE);
                 mine.execute(() -> fromHub(bytes));
             });
+            JoinHandshake.Joined joined;
             try {
-                e = w.connect(address);
+                joined = JoinHandshake.join(w, address, secret, at.name(),
+                        new HubWire.NodeJoin(options.nodeId(), HubWire.VERSION, hostKey(), Posix.getpid()).toFields(), REPLY_TIMEOUT);
+            } catch (JoinRefusal refused) {
+                throw refusal(refused);
             } catch (MemchanException failed) {
                 throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + failed.getMessage(), failed);
             }
             this.worker = w;
-            this.hub = e;
-            send(new Message.Hello(HubWire.VERSION, options.nodeId(), hostKey(), Posix.getpid()));
-            Message.Welcome welcome = switch (await(joined, "joining at the hub")) {
-                case Message.Welcome ok -> ok;
-                case Message.Refused no -> throw new MemchanException(no.kind(), location + ": the hub refused the join: " + no.message());
-                default -> throw new IllegalStateException("the join is answered by WELCOME or REFUSED");
-            };
+            this.hub = joined.endpoint();
+            HubWire.HubWelcome welcome = HubWire.HubWelcome.of(joined.hub());
             this.node = welcome.node();
             this.hubId = welcome.hubId();
             openHost(welcome, options);
@@ -154,6 +158,36 @@ public final class UcxBackend implements Backend, NodeShared {
             context.close();
             throw failed;
         }
+    }
+
+    /**
+     * The fabric's secret file: the system property {@link #SECRET_PROPERTY}, else the environment variable
+     * {@link #SECRET_ENVIRONMENT}; INVALID_ARGUMENT when neither names one.
+     */
+    private Path secretFile() {
+        String file = System.getProperty(SECRET_PROPERTY, System.getenv(SECRET_ENVIRONMENT));
+        if (file == null || file.isEmpty()) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, location + ": no secret file for the join: set the system property "
+                    + SECRET_PROPERTY + " or the environment variable " + SECRET_ENVIRONMENT + " to the fabric's secret file (mode 0600)");
+        }
+        return Path.of(file);
+    }
+
+    /**
+     * The hub's refusal as this node throws it: an admission's refusal names its kind in brackets first (a node ID
+     * in use, out of range), the handshake's refusals are the handshake's.
+     */
+    private MemchanException refusal(JoinRefusal refused) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\[([A-Z_]+)] (.*)", java.util.regex.Pattern.DOTALL)
+                .matcher(refused.getMessage());
+        if (refused.reason() == JoinRefusal.Reason.NOT_ADMITTED && m.find()) {
+            for (Kind kind : Kind.values()) {
+                if (kind.name().equals(m.group(1))) {
+                    return new MemchanException(kind, location + ": the hub refused the join: " + m.group(2), refused);
+                }
+            }
+        }
+        return new MemchanException(refused.kind(), location + ": " + refused.getMessage(), refused);
     }
 
     /** The {@link #HOST_PROPERTY}, checked, or null. */
@@ -176,11 +210,18 @@ public final class UcxBackend implements Backend, NodeShared {
         return new UcxBackend(location, options);
     }
 
-    /** The host's fabric and state: made by the host's first process, opened by the others; then the clock. */
-    private void openHost(Message.Welcome welcome, FabricOptions options) {
+    /**
+     * The host's fabric and state: made by the host's first process, opened by the others once it is made (the hub
+     * says when, or asks this process to make it when the first is gone); then the clock.
+     */
+    private void openHost(HubWire.HubWelcome welcome, FabricOptions options) {
         String fabricName = at.hostFabricName(hostKey());
         Path path = SoftFabricFile.pathOf(fabricName);
-        if (welcome.firstOfHost()) {
+        boolean make = welcome.first();
+        if (!make && !welcome.ready()) {
+            make = ((Message.HostReady) await(hostReady, "waiting for this host's first process to make the host's fabric")).make();
+        }
+        if (make) {
             if (Files.exists(path)) {
                 SoftFabricFile.remove(path); // another hub instance's: no process of this hub's cluster has it open
             }
@@ -201,8 +242,8 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         ready = true;
         worker.execute(this::applyStream);
-        if (welcome.firstOfHost()) {
-            send(new Message.HostReady());
+        if (make) {
+            send(new Message.HostReady(false));
         }
         syncClock();
     }
@@ -228,7 +269,11 @@ public final class UcxBackend implements Backend, NodeShared {
             return;
         }
         switch (e.message()) {
-            case Message.Welcome _, Message.Refused _ -> joined.complete(e.message());
+            case Message.HostReady h -> hostReady.complete(h);
+            case Message.Refused r -> {
+                errors.incrementAndGet();
+                System.err.println("memchan " + location + ": the hub ends this node's connection: " + r.message());
+            }
             case Message.Sequenced s -> {
                 synchronized (sendLock) {
                     unsequenced.headSet(s.portSeq(), true).clear();
@@ -390,7 +435,7 @@ public final class UcxBackend implements Backend, NodeShared {
             errors.addAndGet(streamAhead.tailMap(applied, false).size());
         }
         streamAhead.clear();
-        joined.complete(new Message.Refused(Kind.DEVICE_ERROR, failure.getMessage()));
+        hostReady.completeExceptionally(failure);
         for (CompletableFuture<Message> f : pending.values()) {
             f.completeExceptionally(failure);
         }

@@ -48,6 +48,7 @@ public final class UcxHub implements AutoCloseable {
     private final UcxContext context;
     private final UcxWorker worker;
     private final UcxListener listener;
+    private final JoinGate gate;
     private final Arena imageArena = Arena.ofShared();
     /** Every page as the writes the hub sequenced left it. */
     private final MemorySegment image;
@@ -58,17 +59,18 @@ public final class UcxHub implements AutoCloseable {
     private final Set<Port> sequencedDue = new LinkedHashSet<>();
     private long nextRemote = 1;
 
-    /** One connection: a process of a node once joined. */
+    /** One authenticated connection: a process of node {@code node} on {@code host}. */
     private static final class Port {
         final UcxEndpoint endpoint;
+        final Host host;
+        final int node;
         long expected = 1;
         final TreeMap<Long, byte[]> early = new TreeMap<>();
-        Host host;
-        int node = -1;
-        boolean joined;
 
-        Port(UcxEndpoint endpoint) {
+        Port(UcxEndpoint endpoint, Host host, int node) {
             this.endpoint = endpoint;
+            this.host = host;
+            this.node = node;
         }
     }
 
@@ -76,8 +78,9 @@ public final class UcxHub implements AutoCloseable {
     private static final class Host {
         final long id;
         final List<Port> ports = new ArrayList<>();
+        /** Whether its fabric is made; until then {@code maker} makes it and the host's other ports wait. */
         boolean ready;
-        final ArrayDeque<Hello> waitingHellos = new ArrayDeque<>();
+        Port maker;
         long lastSeq;
         long acked;
         final ArrayDeque<byte[]> log = new ArrayDeque<>();
@@ -87,9 +90,6 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
-    private record Hello(Port port, Message.Hello hello) {
-    }
-
     private record BarrierWait(Port port, long request, Map<Host, Long> targets) {
     }
 
@@ -97,11 +97,13 @@ public final class UcxHub implements AutoCloseable {
     }
 
     /**
-     * Starts a hub at {@code address} (port 0: a free one, see {@link #address()}) for a fabric of
-     * {@code fabricSize} bytes, {@code pageSize}-byte pages and {@code maxNodes} nodes, as a soft fabric of that
-     * geometry. UCX's configuration: {@code settings} over the environment's.
+     * Starts the hub of fabric {@code fabric} at {@code address} (port 0: a free one, see {@link #address()}),
+     * admitting the nodes that hold {@code secret} ({@link JoinGate}), for a fabric of {@code fabricSize} bytes,
+     * {@code pageSize}-byte pages and {@code maxNodes} nodes, as a soft fabric of that geometry. UCX's
+     * configuration: {@code settings} over the environment's.
      */
-    public UcxHub(InetSocketAddress address, long fabricSize, int pageSize, int maxNodes, Map<String, String> settings) {
+    public UcxHub(InetSocketAddress address, String fabric, JoinSecret secret, long fabricSize, int pageSize, int maxNodes,
+                  Map<String, String> settings) {
         String problem = SoftFabricLayout.problem(fabricSize, pageSize, maxNodes);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "hub geometry: " + problem);
@@ -114,13 +116,14 @@ public final class UcxHub implements AutoCloseable {
         this.context = UcxContext.open(settings);
         try {
             this.worker = context.newWorker("hub", this::onEvent);
+            this.gate = new JoinGate(worker, secret, fabric, this::admit, JoinGate.DEFAULT_TIMEOUT);
             worker.setHandler(HubWire.TO_HUB, (from, header, payload) -> {
                 byte[] bytes = payload.toArray(JAVA_BYTE);
                 worker.execute(() -> fromPort(from, bytes));
             });
             this.listener = worker.listen(address);
         } catch (RuntimeException e) {
-            context.close();
+            context.close(); // closes the worker, and the gate's handler with it
             imageArena.close();
             throw e;
         }
@@ -138,13 +141,14 @@ public final class UcxHub implements AutoCloseable {
 
     private void onEvent(UcxEvent event) {
         switch (event) {
-            case UcxEvent.Accepted a -> ports.put(a.endpoint(), new Port(a.endpoint()));
+            case UcxEvent.Accepted a -> gate.accepted(a.endpoint()); // nothing from it counts until it is authenticated
             case UcxEvent.PeerFailed f -> {
+                gate.peerFailed(f.endpoint());
                 Port p = ports.get(f.endpoint());
                 if (p != null) {
                     drop(p);
+                    f.endpoint().close();
                 }
-                f.endpoint().close();
             }
             case UcxEvent.HandlerFailed h -> System.err.println("memchan hub: " + h.error());
         }
@@ -154,8 +158,8 @@ public final class UcxHub implements AutoCloseable {
 
     private void fromPort(UcxEndpoint from, byte[] bytes) {
         Port port = from == null ? null : ports.get(from);
-        if (port == null) {
-            return; // its connection failed meanwhile
+        if (port == null || !gate.isAuthenticated(from)) {
+            return; // not admitted by the join handshake, or its connection failed meanwhile
         }
         long seq;
         try {
@@ -180,12 +184,7 @@ public final class UcxHub implements AutoCloseable {
     }
 
     private void handle(Port port, Envelope e, byte[] bytes) {
-        if (!port.joined && e.type() != Type.HELLO) {
-            refuse(port, Kind.BAD_FORMAT, "hub protocol: " + e.type() + " before HELLO");
-            return;
-        }
         switch (e.message()) {
-            case Message.Hello h -> hello(port, h);
             case Message.HostReady _ -> hostReady(port.host);
             case Message.Write w -> {
                 write(port, w, bytes);
@@ -212,29 +211,20 @@ public final class UcxHub implements AutoCloseable {
 
     // ---- joining and leaving ----------------------------------------------------------------------
 
-    private void hello(Port port, Message.Hello h) {
-        if (port.joined) {
-            refuse(port, Kind.BAD_FORMAT, "hub protocol: a second HELLO");
-            return;
+    /**
+     * The join gate's admission of an authenticated node: a node ID (any free one for -1; the one asked for when
+     * free, or shared when its processes are on this host), a port, the host's stream. A refusal leaves all as
+     * it was; its message starts with the error's kind in brackets, which the node throws.
+     */
+    private JoinFields admit(UcxEndpoint endpoint, JoinFields fields) {
+        HubWire.NodeJoin join = HubWire.NodeJoin.of(fields);
+        if (join.version() != HubWire.VERSION) {
+            throw refusal(Kind.BAD_FORMAT, "hub protocol version " + join.version() + " is not this hub's " + HubWire.VERSION);
         }
-        if (h.version() != HubWire.VERSION) {
-            refuse(port, Kind.BAD_FORMAT, "hub protocol version " + h.version() + " is not this hub's " + HubWire.VERSION);
-            return;
-        }
-        Host host = hosts.computeIfAbsent(h.hostId(), Host::new);
-        if (!host.ports.isEmpty() && !host.ready) {
-            host.waitingHellos.add(new Hello(port, h)); // the host's first process is still making its fabric
-            return;
-        }
-        join(port, host, h);
-    }
-
-    private void join(Port port, Host host, Message.Hello h) {
-        int node = h.node();
-        if (node >= maxNodes || node < -1) {
-            refuse(port, Kind.INVALID_ARGUMENT, "node ID " + node + " out of range 0.." + (maxNodes - 1) + " of this fabric");
-            dropHostIfEmpty(host);
-            return;
+        Host host = hosts.get(join.hostKey());
+        int node = join.node();
+        if (node >= maxNodes) {
+            throw refusal(Kind.INVALID_ARGUMENT, "node ID " + node + " out of range 0.." + (maxNodes - 1) + " of this fabric");
         }
         if (node == -1) {
             for (int n = 0; n < maxNodes && node == -1; n++) {
@@ -243,49 +233,55 @@ public final class UcxHub implements AutoCloseable {
                 }
             }
             if (node == -1) {
-                refuse(port, Kind.IN_USE, "all " + maxNodes + " node IDs are in use");
-                dropHostIfEmpty(host);
-                return;
+                throw refusal(Kind.IN_USE, "all " + maxNodes + " node IDs are in use");
             }
         } else {
             for (Port other : portsOf(node)) {
                 if (other.host != host) {
-                    refuse(port, Kind.IN_USE, "node ID " + node + " is in use on another host; pick another node ID or leave that node first");
-                    dropHostIfEmpty(host);
-                    return;
+                    throw refusal(Kind.IN_USE, "node ID " + node + " is in use on another host; pick another node ID or leave that node first");
                 }
             }
         }
+        if (host == null) {
+            host = new Host(join.hostKey());
+            hosts.put(host.id, host);
+        }
+        Port port = new Port(endpoint, host, node);
+        ports.put(endpoint, port);
         boolean first = host.ports.isEmpty();
-        port.host = host;
-        port.node = node;
-        port.joined = true;
         host.ports.add(port);
         if (first) {
             host.ready = false;
+            host.maker = port;
             snapshotInto(host);
         } else {
             for (byte[] m : host.log) { // what the host has not acknowledged: the new port may be the one to apply it
                 sendBytes(port, m);
             }
         }
-        send(port, new Message.Welcome(node, fabricSize, pageSize, maxNodes, hubId, first));
+        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready).toFields();
     }
 
+    private static MemchanException refusal(Kind kind, String why) {
+        return new MemchanException(kind, "[" + kind + "] " + why);
+    }
+
+    /** The host's fabric is made: the ports that joined meanwhile open it. */
     private void hostReady(Host host) {
+        if (host.ready) {
+            return;
+        }
         host.ready = true;
-        while (!host.waitingHellos.isEmpty()) {
-            Hello w = host.waitingHellos.poll();
-            if (ports.containsKey(w.port().endpoint)) {
-                join(w.port(), host, w.hello());
-            }
+        host.maker = null;
+        for (Port p : host.ports) {
+            send(p, new Message.HostReady(false));
         }
     }
 
     private List<Port> portsOf(int node) {
         List<Port> of = new ArrayList<>();
         for (Port p : ports.values()) {
-            if (p.joined && p.node == node) {
+            if (p.node == node) {
                 of.add(p);
             }
         }
@@ -295,23 +291,17 @@ public final class UcxHub implements AutoCloseable {
     /** A port is gone: its node ID is free once its node has no other port; its host's stream moves on. */
     private void drop(Port port) {
         ports.remove(port.endpoint);
+        gate.forget(port.endpoint);
         sequencedDue.remove(port);
         Host host = port.host;
-        if (host == null) {
-            for (Host h : hosts.values()) {
-                h.waitingHellos.removeIf(w -> w.port() == port);
-            }
-            return;
-        }
         host.ports.remove(port);
         barriers.removeIf(b -> b.port() == port);
+        if (host.maker == port && !host.ports.isEmpty()) { // it died before the host's fabric was made: the next makes it
+            host.maker = host.ports.getFirst();
+            send(host.maker, new Message.HostReady(true));
+        }
         if (host.ports.isEmpty()) {
             hosts.remove(host.id);
-            for (Hello w : host.waitingHellos) { // the first process died before its host was ready: the next is first
-                if (ports.containsKey(w.port().endpoint)) {
-                    hello(w.port(), w.hello());
-                }
-            }
             remotes.values().removeIf(r -> {
                 if (r.home() == host) {
                     send(r.port(), new Message.Result(r.request(), 0, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
@@ -324,12 +314,6 @@ public final class UcxHub implements AutoCloseable {
                 b.targets().remove(host);
             }
             checkBarriers();
-        }
-    }
-
-    private void dropHostIfEmpty(Host host) {
-        if (host.ports.isEmpty() && host.waitingHellos.isEmpty()) {
-            hosts.remove(host.id);
         }
     }
 
@@ -496,6 +480,7 @@ public final class UcxHub implements AutoCloseable {
 
     @Override
     public void close() {
+        gate.close();
         worker.close();
         context.close();
         imageArena.close();

@@ -8,9 +8,11 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric as a process:
- * {@code UcxHubMain HOST:PORT [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]} (the geometry defaults
- * are the soft fabric's; PORT 0 takes a free port). Prints {@code hub listening at HOST:PORT} once it listens,
- * then serves until it is terminated. Exit status 2 for bad arguments, 1 when it cannot listen.
+ * {@code UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]}: the
+ * hub of {@code ucx://HOST:PORT/NAME}, admitting the nodes that hold the secret in FILE (else the file the
+ * environment variable {@code MEMCHAN_UCX_SECRET} names); the geometry defaults are the soft fabric's; PORT 0 takes
+ * a free port. Prints {@code hub listening at HOST:PORT} once it listens, then serves until it is terminated. Exit
+ * status 2 for bad arguments, 1 when it cannot listen or the secret file is refused.
  */
 public final class UcxHubMain {
     private UcxHubMain() {
@@ -32,32 +34,45 @@ public final class UcxHubMain {
         int pageSize = Regs.SF_DEFAULT_PAGE_SIZE;
         int maxNodes = Regs.SF_DEFAULT_MAX_NODES;
         String listen = null;
+        String name = null;
+        String secretFile = System.getenv(UcxBackend.SECRET_ENVIRONMENT);
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--fabric-size" -> fabricSize = Long.parseLong(args[++i]);
                     case "--page-size" -> pageSize = Integer.parseInt(args[++i]);
                     case "--max-nodes" -> maxNodes = Integer.parseInt(args[++i]);
+                    case "--secret" -> secretFile = args[++i];
                     default -> {
-                        if (listen != null || args[i].startsWith("-")) {
+                        if (name != null || args[i].startsWith("-")) {
                             throw new IllegalArgumentException("unexpected argument " + args[i]);
                         }
-                        listen = args[i];
+                        if (listen == null) {
+                            listen = args[i];
+                        } else {
+                            name = args[i];
+                        }
                     }
                 }
             }
-            if (listen == null) {
-                throw new IllegalArgumentException("no HOST:PORT to listen at");
+            if (name == null) {
+                throw new IllegalArgumentException("HOST:PORT and NAME are needed");
+            }
+            if (secretFile == null) {
+                throw new IllegalArgumentException("no secret file: --secret FILE or " + UcxBackend.SECRET_ENVIRONMENT);
             }
         } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("usage: UcxHubMain HOST:PORT [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]: " + e.getMessage());
+            System.err.println("usage: UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]: "
+                    + e.getMessage());
             System.exit(2);
             return;
         }
         UcxHub hub;
         try {
             InetSocketAddress address = listenAddress(listen);
-            hub = new UcxHub(address, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address));
+            UcxLocation.checkName(name);
+            hub = new UcxHub(address, name, JoinSecret.load(java.nio.file.Path.of(secretFile)), fabricSize, pageSize, maxNodes,
+                    UcxBackend.transportSettings(address));
         } catch (MemchanException e) {
             System.err.println("memchan hub: " + e.getMessage());
             System.exit(1);

@@ -45,6 +45,13 @@ public record UcxLocation(String host, int port, String name) {
         return parse(Location.parse(text));
     }
 
+    /** {@code name} as a fabric's NAME; INVALID_ARGUMENT when it is not one. */
+    public static void checkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,31}")) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "bad fabric name '" + name + "': 1-32 characters of [A-Za-z0-9._-]");
+        }
+    }
+
     private static MemchanException bad(String text, String why) {
         return new MemchanException(Kind.INVALID_ARGUMENT, "bad fabric location '" + text + "': " + why);
     }

@@ -25,8 +25,7 @@ class HubWireTest {
     @Test
     void everyMessageRoundTrips() {
         List<Message> all = List.of(
-                new Message.Hello(HubWire.VERSION, -1, 0x1234_5678_9abcL, 4242),
-                new Message.HostReady(),
+                new Message.HostReady(true),
                 new Message.Write(0x0301, List.of(new Run(8, new byte[]{1, 2, 3}), new Run(4096, new byte[0]))),
                 new Message.Notify(17),
                 new Message.Barrier(99),
@@ -35,7 +34,6 @@ class HubWireTest {
                 new Message.Applied(123),
                 new Message.Time(7),
                 new Message.Bye(),
-                new Message.Welcome(2, 1 << 24, 4096, 16, -77, true),
                 new Message.Refused(MemchanException.Kind.IN_USE, "node ID 3 is in use"),
                 new Message.Sequenced(44),
                 new Message.BarrierDone(8, 1000, ""),
@@ -62,6 +60,18 @@ class HubWireTest {
     }
 
     @Test
+    void theJoinsFieldsRoundTripAndOthersAreRefused() {
+        HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242);
+        assertEquals(join, HubWire.NodeJoin.of(join.toFields()));
+        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false);
+        assertEquals(welcome, HubWire.HubWelcome.of(welcome.toFields()));
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
+                () -> HubWire.HubWelcome.of(join.toFields())).kind(), "a node's fields are no welcome");
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
+                () -> HubWire.NodeJoin.of(welcome.toFields())).kind(), "a welcome is no node's fields");
+    }
+
+    @Test
     void aStreamCopyKeepsTheBodyWithItsOwnTypeAndSequence() {
         byte[] write = HubWire.encode(5, new Message.Write(1, List.of(new Run(16, new byte[]{7, 7}))));
         HubWire.Envelope e = HubWire.decode(HubWire.restamp(write, HubWire.Type.STREAM_WRITE, 900));
@@ -73,7 +83,7 @@ class HubWireTest {
 
     @Test
     void garbageTruncationAndUnknownTypesAreRefused() {
-        byte[] hello = HubWire.encode(1, new Message.Hello(HubWire.VERSION, 0, 1, 1));
+        byte[] hello = HubWire.encode(1, new Message.Remote(1, 2, 3, 4, HubWire.RemoteOp.SWAP, 8, 9, 10, 0));
         for (int length = 0; length < hello.length; length++) {
             byte[] cut = Arrays.copyOf(hello, length);
             MemchanException e = assertThrows(MemchanException.class, () -> HubWire.decode(cut));

@@ -4,6 +4,7 @@ import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -58,15 +59,28 @@ class UcxBackendTest {
         return name;
     }
 
+    @TempDir
+    Path secrets;
+
+    /** The fabric's secret, made once per test. */
+    private Path secret() {
+        Path file = secrets.resolve("secret");
+        if (!Files.exists(file)) {
+            JoinSecret.create(file);
+        }
+        return file;
+    }
+
     private UcxPeer node(String name, String host) throws IOException, InterruptedException {
-        UcxPeer p = UcxPeer.start(name, UcxNodeMain.class, List.of("-D" + UcxBackend.HOST_PROPERTY + "=" + host));
+        UcxPeer p = UcxPeer.start(name, UcxNodeMain.class, List.of("-D" + UcxBackend.HOST_PROPERTY + "=" + host,
+                "-D" + UcxBackend.SECRET_PROPERTY + "=" + secret()));
         nodes.add(p);
         return p;
     }
 
-    private static UcxHub hub() {
-        return new UcxHub(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), SF_DEFAULT_FILE_SIZE, SF_DEFAULT_PAGE_SIZE,
-                SF_DEFAULT_MAX_NODES, LOOPBACK_TCP);
+    private UcxHub hub(String fabric) {
+        return new UcxHub(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), fabric, JoinSecret.load(secret()), SF_DEFAULT_FILE_SIZE,
+                SF_DEFAULT_PAGE_SIZE, SF_DEFAULT_MAX_NODES, LOOPBACK_TCP);
     }
 
     private static String location(InetSocketAddress hub, String name) {
@@ -75,8 +89,9 @@ class UcxBackendTest {
 
     @Test
     void storesBarrierRoutesRemoteAtomicsAndNotificationsAcrossTwoHosts() throws Exception {
-        try (UcxHub hub = hub()) {
-            String at = location(hub.address(), fabric("t"));
+        String name = fabric("t");
+        try (UcxHub hub = hub(name)) {
+            String at = location(hub.address(), name);
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             UcxPeer c = node("c", "h2");
@@ -148,8 +163,9 @@ class UcxBackendTest {
     @Test
     void everyHostSeesOneOrderOfTwoSendersStores() throws Exception {
         int n = 3000;
-        try (UcxHub hub = hub()) {
-            String at = location(hub.address(), fabric("o"));
+        String name = fabric("o");
+        try (UcxHub hub = hub(name)) {
+            String at = location(hub.address(), name);
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             UcxPeer c = node("c", "h1");
@@ -203,11 +219,19 @@ class UcxBackendTest {
 
     @Test
     void aDeadNodesIdIsFreeAgainAndAnotherHostMayTakeIt() throws Exception {
-        try (UcxHub hub = hub()) {
-            String at = location(hub.address(), fabric("d"));
+        String name = fabric("d");
+        try (UcxHub hub = hub(name)) {
+            String at = location(hub.address(), name);
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             assertEquals("5", a.request("join " + at + " 5", "node"));
+            Path other = secrets.resolve("other");
+            JoinSecret.create(other);
+            UcxPeer stranger = UcxPeer.start("stranger", UcxNodeMain.class, List.of("-D" + UcxBackend.HOST_PROPERTY + "=h2",
+                    "-D" + UcxBackend.SECRET_PROPERTY + "=" + other));
+            nodes.add(stranger);
+            String refusedStranger = stranger.ask("join " + at + " -1");
+            assertTrue(refusedStranger.startsWith("error PERMISSION"), "another secret: " + refusedStranger);
             String refused = b.ask("join " + at + " 5");
             assertTrue(refused.startsWith("error IN_USE") && refused.contains("another host"), refused);
             a.kill();
@@ -224,13 +248,14 @@ class UcxBackendTest {
     void theHubsDeathGivesErrorsNotHangs() throws Exception {
         Process hub = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                UcxHubMain.class.getName(), "127.0.0.1:0").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                UcxHubMain.class.getName(), "127.0.0.1:0", fabric("h"), "--secret", secret().toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8));
             String listening = out.readLine();
             assertTrue(listening != null && listening.startsWith("hub listening at 127.0.0.1:"), "hub said " + listening);
             int port = Integer.parseInt(listening.substring(listening.lastIndexOf(':') + 1));
-            String at = "ucx://127.0.0.1:" + port + "/" + fabric("h");
+            String at = "ucx://127.0.0.1:" + port + "/" + fabrics.getLast();
             UcxPeer a = node("a", "h1");
             UcxPeer b = node("b", "h2");
             a.request("join " + at + " -1", "node");
