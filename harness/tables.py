@@ -243,8 +243,10 @@ class FwJob:
 
 
 RTL = ["-f", "rtl/files.f"]
+# tb_pair's optional U50 shell link (tb_shell_link) brings the shell's link glue along
 TBC = ["tb/common/tb_score_pkg.sv", "tb/common/tb_host_mem.sv", "tb/common/tb_link_chan.sv",
-       "tb/common/tb_adapter.sv"]
+       "tb/common/tb_adapter.sv", "rtl/memchan_sync.sv", "rtl/memchan_async_fifo.sv",
+       "rtl/memchan_nfc_rx_fifo.sv", "tb/common/tb_shell_link.sv"]
 HUBC = ["-f", "rtl/hub_files.f"] + TBC + ["tb/common/tb_hub_net.sv"]
 CLOCKC = HUBC + ["tb/common/tb_pair.sv", "tb/clock/tb_clock_mon.sv", "tb/clock/tb_clock.sv"]
 CLOCKU = ["rtl/memchan_pkt_pkg.sv", "rtl/memchan_clock_sync_tx.sv", "rtl/memchan_global_clock.sv"]
@@ -257,6 +259,10 @@ GLUE_FLAGS = UNIT_FLAGS + GLUE_CDC
 GLUE_ASYNC = ["rtl/memchan_sync.sv", "rtl/memchan_async_fifo.sv"]
 GLUE_NFC = GLUE_ASYNC + ["rtl/memchan_nfc_rx_fifo.sv"]
 GLUE_IRQ = ["rtl/memchan_sync.sv", "rtl/memchan_irq_bridge.sv"]
+# two adapters on the shell's link: clocks in nanoseconds with picosecond steps, the CDC model's
+# window 0.2 ns
+SHELL_PAIR = (["--timescale", "1ns/1ps", "+define+MEMCHAN_CDC_MODEL", "+define+MEMCHAN_CDC_WINDOW=0.2"] + TBC
+              + ["tb/common/tb_pair.sv", "tb/b2b/tb_b2b.sv"])
 
 
 def pair_bench(name, *plusargs, usual=150):
@@ -411,6 +417,20 @@ FIRMWARE = [
     ], doc="the board shell's glue: async FIFO (GRAY=0 must fail), NFC receive FIFO at the worst round trip "
            "(headroom one short must overflow), interrupt re-arm (REARM=0 must lose a cause), BAR2 read "
            "responder beside the adapter's writes (without it a read must time out)"),
+    # the b2b bench through the U50 shell's link on unrelated clocks (tb_pair SHELL): node 1's core
+    # 137 ppm slow under a spread-spectrum sweep, the link clocks 100 ppm apart and jittered,
+    # the receivers' host memories stalling so that the link must pause
+    FwJob("b2b_shell", 60, [
+        Build("b2b_shell_build", "b2b_shell", "tb_b2b", SHELL_PAIR + ["-GSHELL=1"]),
+        Seeds(Run("b2b_shell_seed{seed}", "b2b_shell", "tb_b2b", ["+seed={seed}", "+rounds=4", "+host_stall=90"]),
+              seeds=[1, 2, 3]),
+        Show(["b2b_shell.run.log"], r"^b2b: shell links"),
+        MustFail("b2b_shell_short", "b2b_shell_short", "tb_b2b", SHELL_PAIR,
+                 ["-GSHELL=1", "-GSHELL_HEADROOM_ADJ=-24"],
+                 [("b2b_shell_short", ["+seed=1", "+rounds=2", "+host_stall=90"], "overflow, a received word was lost")]),
+    ], doc="two adapters through the U50 shell's link (async FIFOs, Aurora channel model with NFC and clock "
+           "compensation, NFC receive FIFOs) on four unrelated clocks, scoreboard and clean-link counters; "
+           "the receive FIFOs' headroom 24 words short must overflow"),
     FwJob("au50", 25, [Cmd("au50_check", ["make", "-C", "boards/au50", "check"])],
           doc="the U50 board without Vivado: lint of au50_top with the IP stubs, yosys elaboration (no latches, "
               "no loops), ports against the XDC, the Vivado scripts under a Tcl mock (IP settings against "

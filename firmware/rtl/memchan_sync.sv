@@ -24,8 +24,12 @@ module memchan_sync #(
   (* ASYNC_REG = "TRUE" *) logic [WIDTH-1:0] sync_q [STAGES];
 
 `ifdef MEMCHAN_CDC_MODEL
-  // the window in time units of the build (the benches build with --timescale 1ps/1ps)
-  localparam realtime CDC_WINDOW = 200.0;
+  // the window in time units of the build: 200 ps with --timescale 1ps/1ps; a bench in
+  // nanoseconds defines MEMCHAN_CDC_WINDOW=0.2
+`ifndef MEMCHAN_CDC_WINDOW
+`define MEMCHAN_CDC_WINDOW 200.0
+`endif
+  localparam realtime CDC_WINDOW = `MEMCHAN_CDC_WINDOW;
   logic [WIDTH-1:0] d_before, d_last;
   realtime          t_change;
   initial begin

@@ -5,16 +5,23 @@
 // order, and nothing for disabled pages; transmit drop counters exact.
 `default_nettype none
 
-module tb_b2b;
+module tb_b2b #(
+  // the U50 shell's link between the adapters, on unrelated clocks (tb_pair SHELL; the harness's
+  // b2b_shell build: --timescale 1ns/1ps)
+  parameter bit SHELL = 1'b0,
+  parameter bit SHELL_GRAY = 1'b1,
+  parameter int SHELL_HEADROOM_ADJ = 0
+);
   import memchan_regs_pkg::*;
 
   logic clk = 0, rst_n = 0;
   always #2 clk = ~clk;
 
-  tb_pair #(.STALL(30)) p (.clk, .rst_n);
+  tb_pair #(.STALL(30), .SHELL(SHELL), .SHELL_GRAY(SHELL_GRAY), .SHELL_HEADROOM_ADJ(SHELL_HEADROOM_ADJ)) p (
+    .clk, .rst_n);
 
   int unsigned seed;
-  int rounds;
+  int rounds, host_stall;
   logic [31:0] r;
 
   function automatic logic [31:0] rand_tx(input int n);
@@ -59,6 +66,12 @@ module tb_b2b;
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
     if (!$value$plusargs("rounds=%d", rounds)) rounds = 3;
+    // +host_stall=P: both host memories stall P % of their handshakes (the receivers fall
+    // behind the link, which must then pause it)
+    if ($value$plusargs("host_stall=%d", host_stall)) begin
+      p.a0.host.stall_pct = host_stall;
+      p.a1.host.stall_pct = host_stall;
+    end
     void'($urandom(seed));
     $display("b2b: seed %0d, %0d rounds", seed, rounds);
     repeat (5) @(posedge clk);
@@ -106,6 +119,9 @@ module tb_b2b;
       p.rd(n, MC_REG_TX_PACKETS, r);
       $display("b2b: node %0d sent %0d packets", n, r);
     end
+    if (SHELL)
+      $display("b2b: shell links: XOFF %0d and %0d times, receive FIFO peaks %0d and %0d of 256 words",
+               p.shell_xoffs[0], p.shell_xoffs[1], p.shell_fill_max[0], p.shell_fill_max[1]);
     $display("b2b: PASS");
     $finish;
   end

@@ -11,7 +11,14 @@ module tb_pair #(
   parameter bit VHUB  = 1'b1,
   parameter bit SERIALIZE = 1'b1,
   parameter bit CLOCK_SYNC = 1'b1,
-  parameter int RST_STAGGER = 0        // cycles node 1 leaves reset after node 0 (clock bench)
+  parameter int RST_STAGGER = 0,       // cycles node 1 leaves reset after node 0 (clock bench)
+  // the U50 shell's link between the adapters (tb_shell_link), node 1 and both links on clocks
+  // of their own (needs --timescale 1ns/1ps): node 0's core at the bench's clk, node 1's core
+  // 137 ppm slower under a spread-spectrum sweep (0 to -5000 ppm), the link clocks at 156.25 MHz
+  // 100 ppm apart, with jitter
+  parameter bit SHELL = 1'b0,
+  parameter bit SHELL_GRAY = 1'b1,     // 0: the shell's FIFOs cross binary pointers
+  parameter int SHELL_HEADROOM_ADJ = 0 // below 0: the receive FIFOs' NFC headroom short (negative control)
 ) (
   input wire logic clk,
   input wire logic rst_n
@@ -36,17 +43,65 @@ module tb_pair #(
     .clk, .rst_n,
     .m_link_tvalid(t0v), .m_link_tdata(t0d), .m_link_tlast(t0l), .m_link_tready(t0r),
     .s_link_tvalid(r0v), .s_link_tdata(r0d), .s_link_tlast(r0l), .s_link_tready(r0r), .irq(irq0));
+  // node 1's core clock and the link clocks (the bench's clk everywhere without the shell)
+  logic clk1, lclk0, lclk1;
+  if (SHELL) begin : g_clocks
+    logic c1 = 1'b0, l0 = 1'b0, l1 = 1'b0;
+    realtime sweep;     // spread spectrum: a triangle of 0 .. -0.5 % over 20,000 cycles
+    int unsigned n1 = 0;
+    always begin
+      n1++;
+      sweep = 0.005 * ((n1 % 20000 < 10000) ? (n1 % 20000) : (20000 - n1 % 20000)) / 10000.0;
+      #(2.0 * 1.000137 * (1.0 + sweep)) c1 = ~c1;
+    end
+    // the link clocks jitter by up to 40 ps an edge, so that their edges meet the cores' edges
+    // at every distance (the synchronizers' metastability model needs edges that come close)
+    always #(3.2 + 0.001 * ($urandom_range(80) - 40.0)) l0 = ~l0;
+    always #(3.2 * 1.0001 + 0.001 * ($urandom_range(80) - 40.0)) l1 = ~l1;
+    assign clk1 = c1;
+    assign lclk0 = l0;
+    assign lclk1 = l1;
+  end else begin : g_one_clock
+    assign clk1 = clk;
+    assign lclk0 = clk;
+    assign lclk1 = clk;
+  end
+
   tb_adapter #(.SERIAL(22), .STALL(STALL), .VHUB(VHUB), .SERIALIZE(SERIALIZE),
                .CLOCK_SYNC(CLOCK_SYNC)) a1 (
-    .clk, .rst_n(rst1_n),
+    .clk(clk1), .rst_n(rst1_n),
     .m_link_tvalid(t1v), .m_link_tdata(t1d), .m_link_tlast(t1l), .m_link_tready(t1r),
     .s_link_tvalid(r1v), .s_link_tdata(r1d), .s_link_tlast(r1l), .s_link_tready(r1r), .irq(irq1));
+  // the cables: a tb_link_chan per direction (stalls, bit flips, cut) in the sender's clock,
+  // then, with the shell, its link from the sender's clock to the receiver's
+  logic        s01v, s01l, s01r, s10v, s10l, s10r;
+  logic [63:0] s01d, s10d;
   tb_link_chan #(.STALL(STALL)) c01 (
     .clk, .rst_n, .i_tvalid(t0v), .i_tdata(t0d), .i_tlast(t0l), .i_tready(t0r),
-    .o_tvalid(r1v), .o_tdata(r1d), .o_tlast(r1l), .o_tready(r1r));
+    .o_tvalid(s01v), .o_tdata(s01d), .o_tlast(s01l), .o_tready(s01r));
   tb_link_chan #(.STALL(STALL)) c10 (
-    .clk, .rst_n, .i_tvalid(t1v), .i_tdata(t1d), .i_tlast(t1l), .i_tready(t1r),
-    .o_tvalid(r0v), .o_tdata(r0d), .o_tlast(r0l), .o_tready(r0r));
+    .clk(clk1), .rst_n(SHELL ? rst1_n : rst_n), .i_tvalid(t1v), .i_tdata(t1d), .i_tlast(t1l), .i_tready(t1r),
+    .o_tvalid(s10v), .o_tdata(s10d), .o_tlast(s10l), .o_tready(s10r));
+  // the shell links' flow control per direction (0: node 0 to 1): XOFFs taken, receive FIFO peak
+  int shell_xoffs [2] = '{0, 0};
+  int shell_fill_max [2] = '{0, 0};
+  if (SHELL) begin : g_shell
+    tb_shell_link #(.GRAY(SHELL_GRAY), .HEADROOM_ADJ(SHELL_HEADROOM_ADJ)) l01 (
+      .src_clk(clk), .src_rst_n(rst_n), .src_lclk(lclk0), .dst_lclk(lclk1), .dst_clk(clk1),
+      .dst_rst_n(rst1_n), .i_tvalid(s01v), .i_tdata(s01d), .i_tlast(s01l), .i_tready(s01r),
+      .o_tvalid(r1v), .o_tdata(r1d), .o_tlast(r1l), .o_tready(r1r));
+    tb_shell_link #(.GRAY(SHELL_GRAY), .HEADROOM_ADJ(SHELL_HEADROOM_ADJ)) l10 (
+      .src_clk(clk1), .src_rst_n(rst1_n), .src_lclk(lclk1), .dst_lclk(lclk0), .dst_clk(clk),
+      .dst_rst_n(rst_n), .i_tvalid(s10v), .i_tdata(s10d), .i_tlast(s10l), .i_tready(s10r),
+      .o_tvalid(r0v), .o_tdata(r0d), .o_tlast(r0l), .o_tready(r0r));
+    always @(posedge clk) begin
+      shell_xoffs[0] = l01.xoffs; shell_xoffs[1] = l10.xoffs;
+      shell_fill_max[0] = l01.fill_max; shell_fill_max[1] = l10.fill_max;
+    end
+  end else begin : g_cable
+    assign {r1v, r1d, r1l, s01r} = {s01v, s01d, s01l, r1r};
+    assign {r0v, r0d, r0l, s10r} = {s10v, s10d, s10l, r0r};
+  end
 
   // ---------------- register access by node ----------------
   task automatic wr(input int n, input int addr, input logic [31:0] v);
