@@ -249,7 +249,8 @@ TBC = ["tb/common/tb_score_pkg.sv", "tb/common/tb_host_mem.sv", "tb/common/tb_li
        "rtl/memchan_nfc_rx_fifo.sv", "tb/common/tb_shell_link.sv"]
 HUBC = ["-f", "rtl/hub_files.f"] + TBC + ["tb/common/tb_hub_net.sv"]
 CLOCKC = HUBC + ["tb/common/tb_pair.sv", "tb/clock/tb_clock_mon.sv", "tb/clock/tb_clock.sv"]
-CLOCKU = ["rtl/memchan_pkt_pkg.sv", "rtl/memchan_clock_sync_tx.sv", "rtl/memchan_global_clock.sv"]
+CLOCKU = ["rtl/memchan_regs_pkg.sv", "rtl/memchan_pkt_pkg.sv", "rtl/memchan_clock_sync_tx.sv",
+          "rtl/memchan_global_clock.sv"]
 UNIT_FLAGS = ["--binary", "--timing", "-O1", "-Wno-fatal"]
 LINT = ["verilator", "--lint-only", "-Wall", "lint/verilator.vlt"] + RTL
 # the board shell's glue (firmware/boards/): benches on unrelated clocks in picoseconds, with the

@@ -66,9 +66,14 @@ def main(argv):
         hits = lint.hand_layout_hits() + lint.hand_geometry_hits(rm)
         for h in hits:
             print(f"hand-computed shared layout (use the generated constants and functions): {h}", file=sys.stderr)
-        if hits:
+        widths = lint.hand_width_hits()
+        for h in widths:
+            print(f"register field width or count typed by hand (use memchan_regs_pkg's MC_*_W, counts and types): {h}",
+                  file=sys.stderr)
+        if hits or widths:
             return 1
-        print("regmap: generated files up to date; no hand-computed shared layout in the code that uses it")
+        print("regmap: generated files up to date; no hand-computed shared layout in the code that uses it, "
+              "no register field width typed by hand between the RTL's modules")
     else:
         for p in stale:
             print(f"wrote {p.relative_to(ROOT)}")

@@ -89,3 +89,99 @@ def hand_geometry_hits(rm, root=ROOT):
             if pattern.search(line):
                 hits.append(f"{f.relative_to(root)}:{n}: {line.strip()}")
     return hits
+
+
+# The register block's fields travel from memchan_axil_regs (instance REG_BLOCK of memchan_top) through
+# memchan_top into the modules that use them, and take their widths and counts from memchan_regs_pkg
+# (MC_*_W, MC_MULTICAST_GROUPS, mc_*_t). --check fails on one typed by hand: a literal packed range
+# [N:M] declaring such a signal in memchan_top, or a port of the register block or of a module
+# memchan_top connects it to; a literal part-select of one; a sized literal of more than one bit
+# compared with or assigned to one; a for loop over a literal count beside one. Such a signal: one
+# memchan_top connects to the register block (the AXI4-Lite bus s_* and the data path's events ev_*,
+# whose widths are the frame format's, memchan_pkt_pkg, aside), and one memchan_top assigns from a
+# part of those.
+REG_TOP = "firmware/rtl/memchan_top.sv"
+REG_BLOCK = "u_regs"
+LITERAL_RANGE = r"\[\s*\d+\s*:\s*\d+\s*\]"
+
+
+def _code(text):
+    """text without // comments, line numbers kept"""
+    return [line.split("//", 1)[0] for line in text.splitlines()]
+
+
+def _instances(code):
+    """(module, instance, {port: expression}) of every instance in code (a list of lines)"""
+    text = "\n".join(code)
+    found = []
+    for m in re.finditer(r"^\s*(memchan_\w+)\s*(?:#\s*\(.*?\)\s*)?(u_\w+)\s*\(", text, re.M | re.S):
+        body, depth, i = [], 1, m.end()
+        while depth and i < len(text):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            body.append(text[i])
+            i += 1
+        ports, body = {}, "".join(body[:-1])
+        for p in re.finditer(r"\.(\w+)\s*\(", body):
+            depth, j = 1, p.end()
+            while depth:
+                depth += {"(": 1, ")": -1}.get(body[j], 0)
+                j += 1
+            ports[p.group(1)] = body[p.end():j - 1]
+        found.append((m.group(1), m.group(2), ports))
+    return found
+
+
+def _declared(line):
+    """the names a declaration line (logic/wire/input/output with a packed range) declares"""
+    m = re.match(r"\s*(?:input|output|inout)?\s*(?:wire\s+)?(?:logic|wire|reg)\s*(?:\[[^\]]*\]\s*)+(.*)", line)
+    return set(re.findall(r"\b([A-Za-z_]\w*)\b", m.group(1).split("=")[0])) if m else set()
+
+
+def _sized_literal_beside(name, code):
+    """a literal sized wider than one bit compared with or assigned to name in code"""
+    n = re.escape(name)
+    sizes = re.findall(rf"\b{n}\s*(?:[!=<>]=|[<>=])\s*(\d+)'[sdhbSDHB]|\b(\d+)'[sdhbSDHB]\w*\s*[!=]=\s*{n}\b", code)
+    return any(int(w) > 1 for pair in sizes for w in pair if w)
+
+
+def register_carriers(root=ROOT):
+    """{file: names}: memchan_top's register signals, and each port they arrive at (the register
+    block's and the other instances')"""
+    code = _code((root / REG_TOP).read_text())
+    instances = _instances(code)
+    regs = [i for i in instances if i[1] == REG_BLOCK]
+    if not regs:
+        raise SystemExit(f"regmap lint: no register block instance {REG_BLOCK} in {REG_TOP}")
+    module, _, ports = regs[0]
+    carried = {p: e for p, e in ports.items() if not p.startswith(("s_", "ev_")) and p not in ("clk_i", "rst_ni")}
+    signals = {w for e in carried.values() for w in re.findall(r"\b[a-z_]\w*\b", e)}
+    for line in code:  # signals memchan_top assigns from a part of one (a field, a group's mask)
+        m = re.match(r"\s*(?:assign\s+)?(?:for\s*\(.*?\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\s*<?=(?!=)(.*)", line)
+        if m and set(re.findall(r"\b(\w+)\s*\[", m.group(2))) & signals:
+            signals.add(m.group(1))
+    files = {REG_TOP: signals, f"firmware/rtl/{module}.sv": set(carried)}
+    for mod, inst, conns in instances:
+        if inst == REG_BLOCK:
+            continue
+        for port, expr in conns.items():
+            if set(re.findall(r"\b\w+\b", expr)) & signals:
+                files.setdefault(f"firmware/rtl/{mod}.sv", set()).add(port)
+    return files
+
+
+def hand_width_hits(root=ROOT):
+    hits = []
+    for rel, names in register_carriers(root).items():
+        path = root / rel
+        if not path.is_file():
+            continue
+        for n, (line, code) in enumerate(zip(path.read_text().splitlines(), _code(path.read_text())), 1):
+            used = set(re.findall(r"\b\w+\b", code)) & names
+            if not used:
+                continue
+            if (re.search(LITERAL_RANGE, code) and _declared(code) & names
+                    or any(re.search(rf"\b{re.escape(u)}\s*{LITERAL_RANGE}", code) for u in used)
+                    or any(_sized_literal_beside(u, code) for u in used)
+                    or re.search(r"\bfor\s*\(.*<\s*\d+\s*;", code)):
+                hits.append(f"{rel}:{n}: {line.strip()}")
+    return hits

@@ -2,7 +2,7 @@
 import ast
 
 from .formulas import TX_RULE_VERDICTS
-from .lint import FIRMWARE_USERS, HAND_LAYOUT, LAYOUT_USERS, hand_geometry_pattern
+from .lint import FIRMWARE_USERS, HAND_LAYOUT, LAYOUT_USERS, REG_BLOCK, REG_TOP, hand_geometry_pattern
 from .model import HEADER_NOTE
 
 
@@ -127,6 +127,16 @@ def register_map(rm, geom, sysp, txr):
             "register-block address, a page count or page size set as a number. The regular expression, from "
             "this map:", "",
             "```", hand_geometry_pattern(rm), "```", "",
+            "The register block's fields travel from `memchan_axil_regs` (instance `" + REG_BLOCK + "` of `"
+            + REG_TOP + "`) through `memchan_top` into the modules that use them with the widths, counts and types "
+            "of `memchan_regs_pkg` (`MC_<REGISTER>_<FIELD>_W`, `MC_MULTICAST_GROUPS`, `MC_NODE_IDX_W`, "
+            "`mc_<register>_t`, `mc_group_table_t`). The check fails on a literal packed range `[N:M]` declaring "
+            "such a signal in `memchan_top` or a port it arrives at (of the register block or of another module "
+            "`memchan_top` connects it to), on a literal part-select of one, on a sized literal of more than one bit "
+            "compared with or assigned to one, and on a `for` loop over a literal count beside one. Such a signal: "
+            "one `memchan_top` connects to the register block (the AXI4-Lite "
+            "bus `s_*` and the data path's events `ev_*`, whose widths are the frame format's, aside), or assigns "
+            "from a part of one.", "",
             "`python3 -m unittest regmap.tests.test_lint` (the harness's regmap step) plants such a line in a copy "
             "of the files and expects each scan to fail.", ""]
     return "\n".join(out)

@@ -59,12 +59,23 @@ def types(rm, names):
     """Widths, counts and one packed struct per register (SV only), in reggen's manner: fields most
     significant first, reserved bits left out; a register without fields is a 32-bit word."""
     meta = rm["meta"]
-    out = ["  // Widths and counts: a register word, the address bits of the register block and of BAR0,",
-           "  // the words of a multi-word register, each field and each register's defined bits",
+    out = ["  // Widths and counts: a register word, the address bits of the register block and of BAR0, a node",
+           "  // ID's bit in a node mask and a group's in the multicast group table, the words of a multi-word",
+           "  // register, each field and each register's defined bits",
            "  localparam int MC_REG_W = 32;",
            f"  localparam int MC_REG_BLOCK_AW = {clog2(meta['reg_block_size'])};",
            f"  localparam int MC_BAR0_AW = {clog2(meta['bar0_size'])};"]
     new = ["REG_W", "REG_BLOCK_AW", "BAR0_AW"]
+    # a node ID's bit in a node mask and a group's in the group table, a group mask and the table
+    out += [f"  localparam int MC_NODE_IDX_W = {clog2(meta['max_nodes'])};",
+            f"  localparam int MC_GROUP_IDX_W = {clog2(meta['multicast_groups'])};",
+            f"  typedef logic [{meta['multicast_groups'] - 1}:0] mc_group_mask_t;    // bit g: multicast group g",
+            f"  typedef logic [{meta['multicast_groups'] * meta['max_nodes'] - 1}:0] mc_group_table_t;   "
+            f"// group g's node mask at bits {meta['max_nodes']}g+{meta['max_nodes'] - 1}:{meta['max_nodes']}g (MCAST_GROUP_BASE)"]
+    groups = [r for r in rm["register"] if r["name"] == "MCAST_GROUP_BASE"]
+    if not groups or groups[0]["count"] != meta["multicast_groups"] or groups[0]["stride"] * 8 != meta["max_nodes"]:
+        raise SystemExit("MCAST_GROUP_BASE must hold one max_nodes-bit mask per multicast group")
+    new += ["NODE_IDX_W", "GROUP_IDX_W"]
     for r in rm["register"]:
         if r.get("count", 1) > 1:
             out.append(f"  localparam int MC_{r['name']}_COUNT = {r['count']};")

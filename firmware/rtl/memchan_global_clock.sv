@@ -31,8 +31,8 @@ module memchan_global_clock
   input  wire logic               rst_ni,
   input  wire logic               master_i,
   input  wire logic               send_i,         // master with a link: send sync frames
-  input  wire logic [31:0]        interval_i,     // CLOCK_SYNC_INTERVAL
-  input  wire logic [31:0]        link_delay_i,   // CLOCK_LINK_DELAY: SPREAD, MIN
+  input  wire memchan_regs_pkg::mc_clock_sync_interval_t interval_i,
+  input  wire logic [memchan_regs_pkg::MC_REG_W-1:0] link_delay_i,   // CLOCK_LINK_DELAY as its word: SPREAD, MIN
   // good sync frames from memchan_link_rx
   input  wire logic               sync_i,
   input  wire logic [63:0]        sync_hdr_i,
@@ -51,11 +51,12 @@ module memchan_global_clock
   // state (registers)
   output logic [memchan_pkt_pkg::GTIME_W-1:0]      time_o,
   output logic                    valid_o,
-  output logic [31:0]             bound_o,
-  output logic [31:0]             offset_o,
-  output logic [15:0]             syncs_o
+  output memchan_regs_pkg::mc_clock_bound_t bound_o,
+  output memchan_regs_pkg::mc_clock_offset_t offset_o,
+  output logic [memchan_regs_pkg::MC_CLOCK_STATUS_SYNCS_W-1:0] syncs_o
 );
   import memchan_pkt_pkg::*;
+  import memchan_regs_pkg::*;
 
   logic [GTIME_W-1:0] lc_q, off_q, off_d, gt_q;
   logic [GTIME_W-1:0] cand_q, arr_q;       // arrivals (local time): taken, confirmed by CRC
@@ -76,7 +77,7 @@ module memchan_global_clock
   // confirmed arrival, recent enough
   assign sample = sync_i && !master_i && sync_hdr_i[C_SYNC_STAMP] && arr_ok_q &&
                   (sync_hdr_i[C_SYNC_IDX +: 3] == arr_idx_q + 3'd1) && (arr_age_q < window);
-  assign samp_off = sync_hdr_i[H_SYNC_TIME_LSB +: GTIME_W] + GTIME_W'(link_delay_i[15:0]) - arr_q;
+  assign samp_off = sync_hdr_i[H_SYNC_TIME_LSB +: GTIME_W] + GTIME_W'(link_delay_i[MC_CLOCK_LINK_DELAY_MIN_SHIFT +: MC_CLOCK_LINK_DELAY_MIN_W]) - arr_q;
   // stage 2
   assign diff     = samp_q - off_q;
   assign higher   = !diff[GTIME_W-1] || !synced_q;
@@ -144,7 +145,7 @@ module memchan_global_clock
       end
       valid_q <= master_i || (synced_q && sync_age_q < window);
       bound_q <= master_i ? 32'd0 :
-                 (synced_q && sync_age_q < window) ? 32'(link_delay_i[31:16]) : 32'hFFFF_FFFF;
+                 (synced_q && sync_age_q < window) ? 32'(link_delay_i[MC_CLOCK_LINK_DELAY_SPREAD_SHIFT +: MC_CLOCK_LINK_DELAY_SPREAD_W]) : 32'hFFFF_FFFF;
     end
   end
 

@@ -21,27 +21,27 @@ module memchan_link_ctrl
 (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
-  input  wire logic [7:0]  node_id_i,
+  input  wire logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] node_id_i,
   input  wire logic        node_valid_i,
   input  wire logic        node_auto_i,
   input  wire logic [31:0] serial_i,
-  input  wire logic [15:0] groups_i,       // bit g: this node is a member of multicast group g
+  input  wire memchan_regs_pkg::mc_group_mask_t groups_i,  // bit g: this node is a member of multicast group g
   input  wire logic        disc_i,         // our link discards (announced in H_HB_DISC)
   input  wire logic        disc_seen_i,    // we heard the peer's H_HB_DISC (H_HB_DISC_SEEN)
-  input  wire logic [31:0] hb_period_i,
+  input  wire memchan_regs_pkg::mc_heartbeat_period_t hb_period_i,
   input  wire logic        ctrl_i,
   input  wire logic [63:0] ctrl_hdr_i,
   output logic             hb_req_o,
   output logic [63:0]      hb_hdr_o,
   output logic             peer_seen_o,
   output logic             link_up_o,
-  output logic [7:0]       peer_node_o,
+  output logic [memchan_regs_pkg::MC_LINK_STATUS_PEER_NODE_W-1:0] peer_node_o,
   output logic             peer_auto_o,    // the peer's last heartbeat announced AUTO
   output logic             peer_hub_o,     // the peer is a hub (memchan_hub)
   output logic             auto_set_o,
-  output logic [7:0]       auto_id_o,
-  output logic [31:0]      hub_nodes_o,    // from a hub while the link is up: nodes up (bit n)
-  output logic [15:0]      peer_groups_o,  // the peer's multicast groups (0 unless announced)
+  output logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] auto_id_o,
+  output memchan_regs_pkg::mc_nodes_up_t hub_nodes_o,  // from a hub while the link is up: nodes up (bit n)
+  output memchan_regs_pkg::mc_group_mask_t peer_groups_o,  // the peer's multicast groups (0 unless announced)
   output logic             peer_disc_o,    // the peer's last heartbeat: its link discards
   output logic             peer_disc_seen_o,  // ... and it hears our announcement of ours
   output logic             peer_disc_gen_o    // ... the generation bit it sent back
@@ -98,7 +98,7 @@ module memchan_link_ctrl
   // autoconfiguration decision
   always_comb begin
     auto_set_o = 1'b0;
-    auto_id_o  = 8'd0;
+    auto_id_o  = '0;
     if (node_auto_i && !node_valid_i && peer_seen_o) begin
       if (peer_hub_q) begin
         auto_set_o = 1'b1;

@@ -19,9 +19,9 @@ module memchan_link_rx #(
 ) (
   input  wire logic          clk_i,
   input  wire logic          rst_ni,
-  input  wire logic [7:0]    node_id_i,
+  input  wire logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] node_id_i,
   input  wire logic          node_valid_i,
-  input  wire logic [511:0]  mcast_i,       // 16 groups x 32-bit node masks
+  input  wire memchan_regs_pkg::mc_group_table_t mcast_i,   // a node mask per multicast group (MCAST_GROUP_BASE)
   input  wire logic          retry_en_i,
   input  wire logic          err_reset_i,
   input  wire logic          hub_i,
@@ -180,7 +180,8 @@ module memchan_link_rx #(
       exp_q <= '0; rx_epoch_q <= 1'b0; disc_q <= 1'b0; nak_sent_q <= 1'b0;
       ack_due_q <= 1'b0; acc_q <= '0; lt_q <= '0; resync_q <= 1'b0; mgrp_q <= '0;
     end else begin
-      for (int g = 0; g < 16; g++) mgrp_q[g] <= mcast_i[{4'(g), node_id_i[4:0]}];
+      for (int g = 0; g < memchan_regs_pkg::MC_MULTICAST_GROUPS; g++)
+        mgrp_q[g] <= mcast_i[{memchan_regs_pkg::MC_GROUP_IDX_W'(g), node_id_i[memchan_regs_pkg::MC_NODE_IDX_W-1:0]}];
       if (fire) begin
         crc_q <= crc_out;
         if (s_tlast_i) idx_q <= '0;

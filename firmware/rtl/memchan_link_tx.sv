@@ -19,10 +19,10 @@ module memchan_link_tx #(
 ) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
-  input  wire logic [7:0]  node_id_i,
+  input  wire logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] node_id_i,
   input  wire logic        retry_en_i,
-  input  wire logic [7:0]  retry_limit_i,
-  input  wire logic [31:0] ack_timeout_i,
+  input  wire logic [memchan_regs_pkg::MC_LINK_RETRY_LIMIT_LIMIT_W-1:0] retry_limit_i,
+  input  wire memchan_regs_pkg::mc_link_ack_timeout_t ack_timeout_i,
   input  wire logic        err_reset_i,
   // frames from the builder
   input  wire logic        f_valid_i,

@@ -6,7 +6,7 @@
 `default_nettype none
 
 module memchan_loopback (
-  input  wire logic [1:0]  mode_i,
+  input  wire logic [memchan_regs_pkg::MC_LOOPBACK_MODE_W-1:0] mode_i,
   // core side
   input  wire logic        c_tx_tvalid_i,
   input  wire logic [63:0] c_tx_tdata_i,
@@ -27,7 +27,7 @@ module memchan_loopback (
   output logic             x_rx_tready_o
 );
   logic internal;
-  assign internal = (mode_i == 2'd1);
+  assign internal = (mode_i == memchan_regs_pkg::MC_LOOPBACK_MODE_W'(memchan_regs_pkg::MC_LOOPBACK_MODE_INTERNAL));
 
   assign x_tx_tvalid_o = internal ? 1'b0 : c_tx_tvalid_i;
   assign x_tx_tdata_o  = c_tx_tdata_i;

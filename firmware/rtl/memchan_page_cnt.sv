@@ -18,14 +18,14 @@ module memchan_page_cnt #(
   input  wire logic            atomic_i,       // an atomic, else a read
   input  wire logic [PG_W-1:0] page_i,
   input  wire logic            cnt_irq_i,      // the page's receive PCT has COUNT_IRQ
-  input  wire logic [31:0]     threshold_i,    // 0: never
+  input  wire memchan_regs_pkg::mc_page_cnt_threshold_t threshold_i,   // 0: never
   // software: the selected page's counts, and writes that set them
   input  wire logic [PG_W-1:0] sel_i,
-  output logic      [31:0]     reads_o,
-  output logic      [31:0]     atomics_o,
+  output memchan_regs_pkg::mc_page_cnt_reads_t reads_o,
+  output memchan_regs_pkg::mc_page_cnt_atomics_t atomics_o,
   input  wire logic            wr_reads_i,
   input  wire logic            wr_atomics_i,
-  input  wire logic [31:0]     wdata_i,
+  input  wire logic [memchan_regs_pkg::MC_REG_W-1:0] wdata_i,
   // a count reached the threshold
   output logic                 hot_o,
   output logic      [PG_W-1:0] hot_page_o
@@ -64,7 +64,7 @@ module memchan_page_cnt #(
     .clk_i, .a_en_i(a_en), .a_we_i(we_atomics), .a_addr_i(a_addr), .a_wdata_i(a_wdata),
     .a_rdata_o(a_rd_atomics), .b_en_i(1'b1), .b_addr_i(sel_i), .b_rdata_o(atomics_o));
 
-  assign hot_o      = inc_q && inc_irq_q && (threshold_i != 32'd0) && (inc == threshold_i);
+  assign hot_o      = inc_q && inc_irq_q && (threshold_i != '0) && (inc == threshold_i);
   assign hot_page_o = inc_page_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -429,11 +429,16 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_TX_RULE_CAS_OPS = 32'h8;  // OPs that may carry the CAS bit (bit n: OP n)
   localparam logic [31:0] MC_TX_RULE_EMULATED_OPS = 32'h1;  // OPs an emulated adapter serves (bit n: OP n)
 
-  // Widths and counts: a register word, the address bits of the register block and of BAR0,
-  // the words of a multi-word register, each field and each register's defined bits
+  // Widths and counts: a register word, the address bits of the register block and of BAR0, a node
+  // ID's bit in a node mask and a group's in the multicast group table, the words of a multi-word
+  // register, each field and each register's defined bits
   localparam int MC_REG_W = 32;
   localparam int MC_REG_BLOCK_AW = 12;
   localparam int MC_BAR0_AW = 18;
+  localparam int MC_NODE_IDX_W = 5;
+  localparam int MC_GROUP_IDX_W = 4;
+  typedef logic [15:0] mc_group_mask_t;    // bit g: multicast group g
+  typedef logic [511:0] mc_group_table_t;   // group g's node mask at bits 32g+31:32g (MCAST_GROUP_BASE)
   localparam int MC_MCAST_GROUP_BASE_COUNT = 16;
   localparam int MC_ID_W = 32;
   localparam int MC_VERSION_MAJOR_W = 16;

@@ -34,8 +34,8 @@ module memchan_rx_deliver #(
   input  wire logic            clk_i,
   input  wire logic            rst_ni,
   input  wire logic            enable_i,
-  input  wire logic [7:0]      node_id_i,
-  input  wire logic [63:0]     rx_base_i,
+  input  wire logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] node_id_i,
+  input  wire logic [2*memchan_regs_pkg::MC_REG_W-1:0] rx_base_i,   // RX_BASE_HI, RX_BASE_LO
   // sources: 0 = link (receive FIFO), 1 = local copy
   input  wire logic [1:0]      src_valid_i,
   input  wire logic [127:0]    src_data_i,

@@ -104,6 +104,7 @@ module memchan_top #(
   output logic                   s_link_tready
 );
   import memchan_pkt_pkg::*;
+  import memchan_regs_pkg::*;
 
   localparam int unsigned RXQ_AW = $clog2(RXQ_DEPTH);
 
@@ -112,41 +113,49 @@ module memchan_top #(
     $error("memchan_top: receive FIFO needs >= 2 frames, transmit FIFO 64..1024 words");
   end
 
-  // configuration and status
-  logic [7:0]   node_id, peer_node, auto_id, retry_limit;
+  // configuration and status; LOOPBACK.MODE's value OFF at its width
+  localparam logic [MC_LOOPBACK_MODE_W-1:0] LB_OFF = MC_LOOPBACK_MODE_W'(MC_LOOPBACK_MODE_OFF);
+  logic [MC_NODE_ID_ID_W-1:0] node_id, auto_id;
+  logic [MC_LINK_STATUS_PEER_NODE_W-1:0] peer_node;
+  logic [MC_LINK_RETRY_LIMIT_LIMIT_W-1:0] retry_limit;
   logic         node_valid, node_auto, enable, retry_en, err_reset, barrier_req, auto_set;
   logic         link_up, peer_seen, peer_auto, peer_hub;
   logic         hub, spoke;       // virtual hub roles (docs/firmware.md "Ordering")
-  logic [1:0]   lb_mode;
-  logic [63:0]  rx_base;
-  logic [31:0]  ack_timeout, hb_period;
-  logic [15:0]  combine_idle;
-  logic [63:0]  cas_cmp;
-  logic [31:0]  cas_page;
-  logic [511:0] mcast;
-  logic [15:0]  mcast_groups;     // the groups this node is a member of (heartbeats to a hub)
-  logic [31:0]  nodes_up;         // the hub's live nodes (NODES_UP)
-  logic [15:0]  peer_groups;      // only a hub reads the adapters' groups
+  logic [MC_LOOPBACK_MODE_W-1:0] lb_mode;
+  logic [2*MC_REG_W-1:0] rx_base;   // RX_BASE_HI, RX_BASE_LO
+  mc_link_ack_timeout_t ack_timeout;
+  mc_heartbeat_period_t hb_period;
+  logic [MC_TX_COMBINE_IDLE_CYCLES_W-1:0] combine_idle;
+  logic [2*MC_REG_W-1:0] cas_cmp;   // REMOTE_CAS_CMP_HI, REMOTE_CAS_CMP_LO
+  logic [MC_REG_W-1:0] cas_page;    // REMOTE_CAS_PAGE as its word (PAGE, ARM)
+  mc_group_table_t mcast;
+  mc_group_mask_t mcast_groups;     // the groups this node is a member of (heartbeats to a hub)
+  mc_nodes_up_t nodes_up;           // the hub's live nodes (NODES_UP)
+  mc_group_mask_t peer_groups;      // only a hub reads the adapters' groups
 
   // PCTs
   logic              txp_a_en, txp_a_we, txp_b_en, rxp_a_en, rxp_b_en;
-  logic [1:0]        rxp_a_we;
+  // a transmit entry is one word, a receive entry two (a RAM each, low word first)
+  localparam int unsigned TXP_W = 8 * MC_TX_PCT_ENTRY_SIZE;
+  localparam int unsigned RXP_W = 8 * MC_RX_PCT_ENTRY_SIZE;
+  logic [RXP_W/MC_REG_W-1:0] rxp_a_we;
   logic [PG_W-1:0]   txp_a_addr, txp_b_addr, rxp_a_addr, rxp_b_addr;
-  logic [31:0]       txp_a_wdata, txp_a_rdata, txp_b_rdata, rxp_a_wdata;
-  logic [63:0]       rxp_a_rdata, rxp_b_rdata;
+  logic [TXP_W-1:0]  txp_a_wdata, txp_a_rdata, txp_b_rdata;
+  logic [MC_REG_W-1:0] rxp_a_wdata;
+  logic [RXP_W-1:0]  rxp_a_rdata, rxp_b_rdata;
 
-  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_tx_pct (
+  memchan_ram_tdp #(.WIDTH(TXP_W), .DEPTH(PAGES)) u_tx_pct (
     .clk_i, .a_en_i(txp_a_en), .a_we_i(txp_a_we), .a_addr_i(txp_a_addr),
     .a_wdata_i(txp_a_wdata), .a_rdata_o(txp_a_rdata),
     .b_en_i(txp_b_en), .b_addr_i(txp_b_addr), .b_rdata_o(txp_b_rdata));
-  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_rx_pct_lo (
+  memchan_ram_tdp #(.WIDTH(MC_REG_W), .DEPTH(PAGES)) u_rx_pct_lo (
     .clk_i, .a_en_i(rxp_a_en), .a_we_i(rxp_a_we[0]), .a_addr_i(rxp_a_addr),
-    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[31:0]),
-    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[31:0]));
-  memchan_ram_tdp #(.WIDTH(32), .DEPTH(PAGES)) u_rx_pct_hi (
+    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[0 +: MC_REG_W]),
+    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[0 +: MC_REG_W]));
+  memchan_ram_tdp #(.WIDTH(MC_REG_W), .DEPTH(PAGES)) u_rx_pct_hi (
     .clk_i, .a_en_i(rxp_a_en), .a_we_i(rxp_a_we[1]), .a_addr_i(rxp_a_addr),
-    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[63:32]),
-    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[63:32]));
+    .a_wdata_i(rxp_a_wdata), .a_rdata_o(rxp_a_rdata[MC_REG_W +: MC_REG_W]),
+    .b_en_i(rxp_b_en), .b_addr_i(rxp_b_addr), .b_rdata_o(rxp_b_rdata[MC_REG_W +: MC_REG_W]));
 
   // events
   logic       ev_tx_pkt, ev_rx_pkt, ev_tx_dd, ev_tx_dp, ev_rx_dd, ev_crc, ev_retry;
@@ -163,7 +172,10 @@ module memchan_top #(
   logic [63:0] ev_resp_val;
   logic        served, served_atomic, served_cnt_irq, cnt_wr_reads, cnt_wr_atomics, ev_hot;
   logic [PG_W-1:0] served_page, cnt_sel, ev_hot_page;
-  logic [31:0] cnt_reads, cnt_atomics, cnt_wdata, cnt_threshold;
+  mc_page_cnt_reads_t cnt_reads;
+  mc_page_cnt_atomics_t cnt_atomics;
+  logic [MC_REG_W-1:0] cnt_wdata;
+  mc_page_cnt_threshold_t cnt_threshold;
   logic        rs_we, rs_commit, rs_drop, rs_room, rs_rv, rs_rr;
   logic [63:0] rs_w, rs_r;
   logic [9:0]  rs_space;
@@ -269,11 +281,11 @@ module memchan_top #(
       hub_q   <= 1'b0;
       spoke_q <= 1'b0;
     end else begin
-      hub_q   <= VHUB && node_auto && node_valid && (node_id == 8'd0) && (lb_mode == 2'd0) &&
+      hub_q   <= VHUB && node_auto && node_valid && (node_id == '0) && (lb_mode == LB_OFF) &&
                  !peer_hub;
       // hub mode (peer_hub, memchan_hub) is a spoke as well: the hub echoes local copies
-      spoke_q <= node_valid && (lb_mode == 2'd0) &&
-                 (peer_hub || (VHUB && node_auto && (node_id == 8'd1) && peer_auto));
+      spoke_q <= node_valid && (lb_mode == LB_OFF) &&
+                 (peer_hub || (VHUB && node_auto && (node_id == MC_NODE_ID_ID_W'(1)) && peer_auto));
     end
   end
   assign hub   = hub_q;
@@ -302,9 +314,9 @@ module memchan_top #(
   end
 
   memchan_tx_builder #(.NODES(32), .ECHO_CREDITS(EQ_DEPTH / MAX_FRAME_WORDS)) u_build (
-    .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != 2'd0),
+    .clk_i, .rst_ni, .node_id_i(node_id), .loopback_i(lb_mode != LB_OFF),
     .hub_i(hub), .spoke_i(spoke), .err_reset_i(err_reset), .discarding_i(tx_disc || rx_disc),
-    .peer_disc_i(peer_disc && lb_mode == 2'd0), .peer_hub_i(peer_hub),  // loopback: ourselves
+    .peer_disc_i(peer_disc && lb_mode == LB_OFF), .peer_hub_i(peer_hub),  // loopback: ourselves
     .lc_lost_o(lc_lost), .echo_wait_o(echo_wait),
     .e_valid_i(eq_rv), .e_data_i(eq_r), .e_ready_o(eq_rr), .e_commit_i(eq_commit),
     .merge_busy_i(merge_busy), .lc_hold_o(lc_hold), .echo_rx_i(echo_rx),
@@ -398,25 +410,29 @@ module memchan_top #(
   assign unused_gen = peer_disc_gen;
   // the hub replicates multicast by the groups announced here (as memchan_link_rx filters)
   always_comb begin
-    for (int g = 0; g < 16; g++) mcast_groups[g] = node_valid && mcast[{4'(g), node_id[4:0]}];
+    for (int g = 0; g < MC_MULTICAST_GROUPS; g++)
+      mcast_groups[g] = node_valid && mcast[{MC_GROUP_IDX_W'(g), node_id[MC_NODE_IDX_W-1:0]}];
   end
 
   // ---------------- global clock ----------------
   // master: not on a hub, and the lower node ID of the two back to back (or alone: no
   // partner, no node ID, a loopback); the moments are taken at the link ports
-  logic [55:0] gtime;
+  logic [MC_REG_W+MC_GLOBAL_TIME_HI_HIGH_W-1:0] gtime;   // GLOBAL_TIME_HI.HIGH, GLOBAL_TIME_LO
   logic        clk_valid, clk_master, clk_master_q;
-  logic [15:0] clk_syncs;
-  logic [31:0] clk_bound, clk_offset, clk_link_delay, clk_interval;
+  logic [MC_CLOCK_STATUS_SYNCS_W-1:0] clk_syncs;
+  mc_clock_bound_t clk_bound;
+  mc_clock_offset_t clk_offset;
+  logic [MC_REG_W-1:0] clk_link_delay;   // CLOCK_LINK_DELAY as its word (SPREAD, MIN)
+  mc_clock_sync_interval_t clk_interval;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) clk_master_q <= 1'b1;
-    else         clk_master_q <= !peer_hub && (!peer_seen || !node_valid || lb_mode != 2'd0 ||
+    else         clk_master_q <= !peer_hub && (!peer_seen || !node_valid || lb_mode != LB_OFF ||
                                                node_id < peer_node);
   end
   assign clk_master = clk_master_q;
 
   memchan_global_clock #(.SYNC(CLOCK_SYNC)) u_clock (
-    .clk_i, .rst_ni, .master_i(clk_master), .send_i(clk_master && link_up && lb_mode == 2'd0),
+    .clk_i, .rst_ni, .master_i(clk_master), .send_i(clk_master && link_up && lb_mode == LB_OFF),
     .interval_i(clk_interval), .link_delay_i(clk_link_delay),
     .sync_i(sync_rx), .sync_hdr_i(ctrl_hdr),
     .rx_tvalid_i(s_link_tvalid), .rx_tready_i(s_link_tready), .rx_tlast_i(s_link_tlast),

@@ -41,7 +41,7 @@ module memchan_tx_builder #(
 ) (
   input  wire logic        clk_i,
   input  wire logic        rst_ni,
-  input  wire logic [7:0]  node_id_i,
+  input  wire logic [memchan_regs_pkg::MC_NODE_ID_ID_W-1:0] node_id_i,
   input  wire logic        loopback_i,     // LOOPBACK.MODE != 0: the link returns our frames
   input  wire logic        hub_i,          // virtual hub: node 0, orders and echoes
   input  wire logic        spoke_i,        // virtual hub: node 1, local copies by echo

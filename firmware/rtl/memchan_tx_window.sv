@@ -47,10 +47,10 @@ module memchan_tx_window #(
   input  wire logic [31:0]       pct_rdata_i,
   // configuration
   input  wire logic              enable_i,
-  input  wire logic [15:0]       combine_idle_i,
+  input  wire logic [memchan_regs_pkg::MC_TX_COMBINE_IDLE_CYCLES_W-1:0] combine_idle_i,
   input  wire logic              barrier_req_i,   // pulse: queue an acknowledge request
-  input  wire logic [63:0]       cas_cmp_i,       // REMOTE_CAS_CMP_HI/LO
-  input  wire logic [31:0]       cas_page_i,      // REMOTE_CAS_PAGE (PAGE, ARM)
+  input  wire logic [2*memchan_regs_pkg::MC_REG_W-1:0] cas_cmp_i,  // REMOTE_CAS_CMP_HI/LO
+  input  wire logic [memchan_regs_pkg::MC_REG_W-1:0] cas_page_i,  // REMOTE_CAS_PAGE (PAGE, ARM)
   // payload and descriptor FIFOs (descriptor = {local_copy, header})
   output logic                   data_we_o,
   output logic [63:0]            data_o,

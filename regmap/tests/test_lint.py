@@ -1,6 +1,6 @@
 """Negative controls of the hand-layout scans (python3 -m unittest regmap.tests.test_lint): a copy
-of the files a scan reads passes it, and the same copy with one offset, width or page geometry
-written by hand fails it, naming the file."""
+of the files a scan reads passes it, and the same copy with one offset, width, page geometry or
+register field width written by hand fails it, naming the file."""
 import shutil
 import tempfile
 import unittest
@@ -38,6 +38,7 @@ class ScanControls(unittest.TestCase):
     def test_copies_pass(self):
         self.assertEqual(lint.hand_geometry_hits(self.rm, self.root), [])
         self.assertEqual(lint.hand_layout_hits(self.root), [])
+        self.assertEqual(lint.hand_width_hits(self.root), [])
 
     # (file, planted line, what the hit must show)
     GEOMETRY_PLANTS = [
@@ -48,12 +49,31 @@ class ScanControls(unittest.TestCase):
         ("firmware/cosim/build.sh", "pages=2048", "pages=2048"),
     ]
 
-    def test_geometry_typed_by_hand(self):
-        for rel, line, shown in self.GEOMETRY_PLANTS:
+    def assertEachCaught(self, plants, scan):
+        """each (file, line, shown) of plants, planted alone, is a hit of scan() naming the file"""
+        for rel, line, shown in plants:
             with self.subTest(file=rel, line=line):
                 self.plant(rel, line)
-                self.assertCaught(lint.hand_geometry_hits(self.rm, self.root), rel, shown)
+                self.assertCaught(scan(), rel, shown)
                 self.doCleanups()
+
+    def test_geometry_typed_by_hand(self):
+        self.assertEachCaught(self.GEOMETRY_PLANTS, lambda: lint.hand_geometry_hits(self.rm, self.root))
+
+    # a register field's width or count typed by hand where the RTL carries it between modules
+    WIDTH_PLANTS = [
+        ("firmware/rtl/memchan_top.sv", "  logic [15:0]  combine_idle;", "[15:0]"),
+        ("firmware/rtl/memchan_top.sv", "    for (int g = 0; g < 16; g++) mcast_groups[g] = mcast[{4'(g), node_id[4:0]}];", "g < 16"),
+        ("firmware/rtl/memchan_top.sv", "  assign planted = cas_page[13:0];", "cas_page[13:0]"),
+        ("firmware/rtl/memchan_top.sv", "  assign planted = node_valid && (node_id == 8'd1);", "8'd1"),
+        ("firmware/rtl/memchan_axil_regs.sv", "  output logic [7:0] node_id_o,", "[7:0] node_id_o"),
+        ("firmware/rtl/memchan_link_ctrl.sv", "  input  wire logic [31:0] hb_period_i,", "hb_period_i"),
+        ("firmware/rtl/memchan_link_rx.sv", "  input  wire logic [511:0]  mcast_i,", "[511:0]"),
+        ("firmware/rtl/memchan_global_clock.sv", "  assign planted = link_delay_i[31:16];", "link_delay_i[31:16]"),
+    ]
+
+    def test_register_width_typed_by_hand(self):
+        self.assertEachCaught(self.WIDTH_PLANTS, lambda: lint.hand_width_hits(self.root))
 
     def test_field_shift_in_driver(self):
         self.plant("native/memchan_main.c", "static unsigned int planted(unsigned int v) { return v >> 16; }")
