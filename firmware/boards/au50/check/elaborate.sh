@@ -20,6 +20,6 @@ yosys -l "$out/yosys.log" -q -p "
   flatten
   check -assert
   select -assert-none t:\$dlatch t:\$adlatch t:\$dlatchsr
-  tee -o $out/blackboxes.txt select -list t:au50_* t:IBUFDS* t:BUFG t:DNA_PORTE2
+  tee -o $out/blackboxes.txt select -list t:au50_* t:IBUFDS* t:BUFG t:DNA_PORTE2 t:MMCME4_BASE
 " > /dev/null 2> "$out/yosys.stderr" || { tail -5 "$out/yosys.stderr" >&2; exit 1; }
 echo "yosys: $top elaborated with $(wc -l < "$out/blackboxes.txt") black boxes; no latches, no combinational loops"

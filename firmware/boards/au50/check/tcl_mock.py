@@ -60,7 +60,14 @@ def expectations():
     }
     bar2_dw = {"CONFIG.SI_DATA_WIDTH": "512", "CONFIG.MI_DATA_WIDTH": "64", "CONFIG.READ_WRITE_MODE": "WRITE_ONLY"}
     dma_dw = {"CONFIG.SI_DATA_WIDTH": "64", "CONFIG.MI_DATA_WIDTH": "512", "CONFIG.READ_WRITE_MODE": "READ_WRITE"}
-    ips = {"au50_xdma": xdma, "au50_aurora": aurora, "au50_bar2_dwidth": bar2_dw, "au50_dma_dwidth": dma_dw}
+    # the clock converters: asynchronous (the core's clock is not the bridge's), widths of the core's ports
+    bar0_cc = {"CONFIG.PROTOCOL": "AXI4LITE", "CONFIG.ACLK_ASYNC": "1", "CONFIG.DATA_WIDTH": "32"}
+    bar2_cc = {"CONFIG.PROTOCOL": "AXI4", "CONFIG.ACLK_ASYNC": "1", "CONFIG.DATA_WIDTH": "64",
+               "CONFIG.READ_WRITE_MODE": "WRITE_ONLY"}
+    dma_cc = {"CONFIG.PROTOCOL": "AXI4", "CONFIG.ACLK_ASYNC": "1", "CONFIG.DATA_WIDTH": "64",
+              "CONFIG.READ_WRITE_MODE": "READ_WRITE"}
+    ips = {"au50_xdma": xdma, "au50_aurora": aurora, "au50_bar2_dwidth": bar2_dw, "au50_dma_dwidth": dma_dw,
+           "au50_bar0_clkconv": bar0_cc, "au50_bar2_clkconv": bar2_cc, "au50_dma_clkconv": dma_cc}
     cfgmem = {"-format": "mcs", "-size": "128", "-interface": "SPIx4", "-loadbit": "up 0x01002000"}
     return ips, cfgmem
 
@@ -92,6 +99,8 @@ CONTROLS = [
      "au50_xdma CONFIG.pf0_bar2_size is 8"),
     ("stale generated IDs", "memchan_ids.tcl", "set memchan_pci_device 4D43", "set memchan_pci_device 4D44",
      "CONFIG.pf0_device_id is 4D44, expected 4D43"),
+    ("clock converters left synchronous", "ip_clkconv.tcl", "CONFIG.ACLK_ASYNC {1}", "CONFIG.ACLK_ASYNC {0}",
+     "clkconv CONFIG.ACLK_ASYNC is 0, expected 1"),
     ("an unknown command", "build.tcl", "synth_design -top", "synth_desing -top", "unknown command: synth_desing"),
     ("a constraint command Vivado lacks", "timing.xdc", "set_false_path -to [get_ports {led[*]}]",
      "set_falsepath -to [get_ports {led[*]}]", "unknown constraint command: set_falsepath"),

@@ -2,20 +2,24 @@
 // lane, with the board shell's glue (docs/board-u50.md).
 //
 //   PCIe Gen3 x16 ── au50_xdma (AXI Bridge mode, axi_aclk 250 MHz)
-//     m_axil (BAR0) ─────────────────────────────────────────► memchan_top s_axil
-//     m_axib writes (BAR2, 512 bit) ─► au50_bar2_dwidth ─────► memchan_top s_axi (64 bit)
-//     m_axib reads (BAR2) ─► memchan_bar2_rd_resp (zeros)
-//     s_axib (host memory, 512 bit) ◄─ au50_dma_dwidth ◄────── memchan_top m_axi (64 bit)
-//     usr_irq_req[0] ◄─ memchan_irq_bridge ◄───────────────── memchan_top irq_o
+//     m_axil (BAR0) ─► au50_bar0_clkconv (axi_aclk to core_clk) ─► memchan_top s_axil
+//     m_axib writes (BAR2, 512 bit) ─► au50_bar2_dwidth ─► au50_bar2_clkconv ─► memchan_top s_axi
+//     m_axib reads (BAR2) ─► memchan_bar2_rd_resp (zeros, on axi_aclk)
+//     s_axib (host memory, 512 bit) ◄─ au50_dma_dwidth ◄─ au50_dma_clkconv ◄─ memchan_top m_axi
+//     usr_irq_req[0] ◄─ memchan_irq_bridge (core_clk to axi_aclk) ◄─ memchan_top irq_o
 //   QSFP28 lane 0 ── au50_aurora (64B/66B, framing, NFC; user_clk 156.25 MHz)
-//     s_axi_tx ◄─ memchan_async_fifo (axi_aclk to user_clk) ◄─ memchan_top m_link
-//     m_axi_rx, s_axi_nfc_tx ─► memchan_nfc_rx_fifo (user_clk to axi_aclk) ─► memchan_top s_link
+//     s_axi_tx ◄─ memchan_async_fifo (core_clk to user_clk) ◄─ memchan_top m_link
+//     m_axi_rx, s_axi_nfc_tx ─► memchan_nfc_rx_fifo (user_clk to core_clk) ─► memchan_top s_link
 //   DNA_PORTE2 ─► au50_dna (100 MHz system clock) ─► memchan_top serial_i
+//   sys_clk 100 MHz ─► MMCME4_BASE ─► core_clk 250 MHz: memchan_top and its side of every crossing
 //
-// Clock domains: axi_aclk (the bridge, derived from the host's PCIe reference clock, which may
-// be spread-spectrum), user_clk (the link, from the QSFP reference clock), init_clk (the 100 MHz
-// system clock: Aurora's init clock, the DNA read, the power-on reset). memchan_top has one clock
-// and runs on axi_aclk; every crossing is a memchan_sync (levels, gray pointers, handshakes).
+// Clock domains: core_clk (the adapter: the card's own 100 MHz oscillator, times 10 over 4 in an
+// MMCM, clean of the host's spread spectrum, so that GLOBAL_TIME counts a steady clock), axi_aclk
+// (the bridge, derived from the host's PCIe reference clock, which may be spread-spectrum),
+// user_clk (the link, from the QSFP reference clock), init_clk (the 100 MHz system clock itself:
+// Aurora's init clock, the DNA read, the power-on reset). Every crossing is a vendor AXI Clock
+// Converter (PG059) or a memchan_sync (levels, gray pointers, handshakes): docs/board-u50.md
+// lists them.
 `default_nettype none
 
 module au50_top (
@@ -46,11 +50,23 @@ module au50_top (
   // ---- clocks and resets -----------------------------------------------------------------
   logic pcie_refclk_gt, pcie_refclk, sys_clk_ibuf, init_clk;
   logic axi_aclk, axi_aresetn, user_clk, aurora_sys_reset;
+  logic core_clk, core_clk_mmcm, core_clk_fb, core_clk_locked;
 
   IBUFDS_GTE4 u_pcie_refclk (.I(pcie_refclk_p), .IB(pcie_refclk_n), .CEB(1'b0), .O(pcie_refclk_gt),
                              .ODIV2(pcie_refclk));
   IBUFDS u_sys_clk (.I(sys_clk_p), .IB(sys_clk_n), .O(sys_clk_ibuf));
   BUFG u_init_clk (.I(sys_clk_ibuf), .O(init_clk));
+
+  // the core's clock: 100 MHz x 10 / 4 = 250 MHz (VCO 1000 MHz). 250 MHz is the bridge's own
+  // AXI rate at Gen3 x16, so the core keeps up with BAR2's writes, and it drains the link
+  // (156.25 MHz) faster than the link fills
+  MMCME4_BASE #(.CLKIN1_PERIOD(10.0), .DIVCLK_DIVIDE(1), .CLKFBOUT_MULT_F(10.0),
+                .CLKOUT0_DIVIDE_F(4.0)) u_core_mmcm (
+    .CLKIN1(sys_clk_ibuf), .CLKFBIN(core_clk_fb), .RST(1'b0), .PWRDWN(1'b0),
+    .CLKFBOUT(core_clk_fb), .CLKFBOUTB(), .CLKOUT0(core_clk_mmcm), .CLKOUT0B(), .CLKOUT1(),
+    .CLKOUT1B(), .CLKOUT2(), .CLKOUT2B(), .CLKOUT3(), .CLKOUT3B(), .CLKOUT4(), .CLKOUT5(),
+    .CLKOUT6(), .LOCKED(core_clk_locked));
+  BUFG u_core_clk (.I(core_clk_mmcm), .O(core_clk));
 
   // power-on reset in init_clk (registers start at 0 after configuration): Aurora's pma_init
   // is released before its reset_pb, as PG074's reset sequence asks
@@ -67,19 +83,26 @@ module au50_top (
 
   au50_dna u_dna (.clk_i(init_clk), .rst_ni(init_rst_n), .serial_o(dna_serial), .done_o(dna_done));
 
-  // the core leaves reset when the bridge is out of reset and the serial is known: the serial
+  // the AXI crossings' two sides reset together (PG059 asks it of the clock converters): held
+  // while the bridge is in reset or the core's clock is not locked, released in each clock
+  logic xing_arst_n, bridge_xing_rst_n, core_xing_rst_n;
+  assign xing_arst_n = axi_aresetn && core_clk_locked;
+  memchan_sync u_bridge_xing_rst (.clk_i(axi_aclk), .rst_ni(xing_arst_n), .d_i(1'b1), .q_o(bridge_xing_rst_n));
+  memchan_sync u_core_xing_rst (.clk_i(core_clk), .rst_ni(xing_arst_n), .d_i(1'b1), .q_o(core_xing_rst_n));
+
+  // the core leaves reset when the crossings are out of reset and the serial is known: the serial
   // is taken until the DNA's done level has crossed, and the core's reset follows two cycles later
   logic dna_seen;
-  memchan_sync u_dna_done (.clk_i(axi_aclk), .rst_ni(axi_aresetn), .d_i(dna_done), .q_o(dna_seen));
-  memchan_sync u_core_rst (.clk_i(axi_aclk), .rst_ni(axi_aresetn), .d_i(dna_seen), .q_o(core_rst_n));
-  always_ff @(posedge axi_aclk) begin
+  memchan_sync u_dna_done (.clk_i(core_clk), .rst_ni(core_xing_rst_n), .d_i(dna_done), .q_o(dna_seen));
+  memchan_sync u_core_rst (.clk_i(core_clk), .rst_ni(core_xing_rst_n), .d_i(dna_seen), .q_o(core_rst_n));
+  always_ff @(posedge core_clk) begin
     if (!dna_seen) serial_q <= dna_serial;
   end
 
   // the link FIFOs: both sides reset together, by the core's reset or the link's
   assign link_arst_n = core_rst_n && !aurora_sys_reset;
   memchan_sync u_link_rst (.clk_i(user_clk), .rst_ni(link_arst_n), .d_i(1'b1), .q_o(link_rst_n));
-  memchan_sync u_core_link_rst (.clk_i(axi_aclk), .rst_ni(link_arst_n), .d_i(1'b1), .q_o(core_link_rst_n));
+  memchan_sync u_core_link_rst (.clk_i(core_clk), .rst_ni(link_arst_n), .d_i(1'b1), .q_o(core_link_rst_n));
 
   // ---- the bridge --------------------------------------------------------------------------
   logic         user_lnk_up, msix_enable;
@@ -147,7 +170,7 @@ module au50_top (
 
   // BAR2 reads: answered here, the window is write-only
   memchan_bar2_rd_resp #(.ID_W(4), .DATA_W(512)) u_bar2_rd (
-    .clk_i(axi_aclk), .rst_ni(core_rst_n), .s_axi_arid(b2_arid), .s_axi_arlen(b2_arlen),
+    .clk_i(axi_aclk), .rst_ni(bridge_xing_rst_n), .s_axi_arid(b2_arid), .s_axi_arlen(b2_arlen),
     .s_axi_arvalid(b2_arvalid), .s_axi_arready(b2_arready), .s_axi_rid(b2_rid),
     .s_axi_rdata(b2_rdata), .s_axi_rresp(b2_rresp), .s_axi_rlast(b2_rlast),
     .s_axi_rvalid(b2_rvalid), .s_axi_rready(b2_rready));
@@ -159,7 +182,7 @@ module au50_top (
   logic [1:0]  w_bresp;
 
   au50_bar2_dwidth u_bar2_dwidth (
-    .s_axi_aclk(axi_aclk), .s_axi_aresetn(core_rst_n),
+    .s_axi_aclk(axi_aclk), .s_axi_aresetn(bridge_xing_rst_n),
     .s_axi_awid(b2_awid), .s_axi_awaddr(b2_awaddr), .s_axi_awlen(b2_awlen), .s_axi_awsize(b2_awsize),
     .s_axi_awburst(b2_awburst), .s_axi_awlock(b2_awlock), .s_axi_awcache(b2_awcache),
     .s_axi_awprot(b2_awprot), .s_axi_awregion(4'd0), .s_axi_awqos(4'd0),
@@ -174,7 +197,28 @@ module au50_top (
     .m_axi_wready(w_wready), .m_axi_bresp(w_bresp), .m_axi_bvalid(w_bvalid),
     .m_axi_bready(w_bready));
 
-  // host memory: 64 to 512 bits
+  // BAR2 writes: axi_aclk to core_clk
+  logic [63:0] cw_awaddr, cw_wdata;
+  logic [7:0]  cw_awlen, cw_wstrb;
+  logic        cw_awvalid, cw_awready, cw_wlast, cw_wvalid, cw_wready, cw_bvalid, cw_bready;
+  logic [1:0]  cw_bresp;
+
+  au50_bar2_clkconv u_bar2_clkconv (
+    .s_axi_aclk(axi_aclk), .s_axi_aresetn(bridge_xing_rst_n),
+    .s_axi_awaddr(w_awaddr), .s_axi_awlen(w_awlen), .s_axi_awsize(3'd3), .s_axi_awburst(2'b01),
+    .s_axi_awlock(1'b0), .s_axi_awcache(4'b0011), .s_axi_awprot(3'b000), .s_axi_awregion(4'd0),
+    .s_axi_awqos(4'd0), .s_axi_awvalid(w_awvalid), .s_axi_awready(w_awready),
+    .s_axi_wdata(w_wdata), .s_axi_wstrb(w_wstrb), .s_axi_wlast(w_wlast), .s_axi_wvalid(w_wvalid),
+    .s_axi_wready(w_wready), .s_axi_bresp(w_bresp), .s_axi_bvalid(w_bvalid), .s_axi_bready(w_bready),
+    .m_axi_aclk(core_clk), .m_axi_aresetn(core_xing_rst_n),
+    .m_axi_awaddr(cw_awaddr), .m_axi_awlen(cw_awlen), .m_axi_awsize(), .m_axi_awburst(),
+    .m_axi_awlock(), .m_axi_awcache(), .m_axi_awprot(), .m_axi_awregion(), .m_axi_awqos(),
+    .m_axi_awvalid(cw_awvalid), .m_axi_awready(cw_awready), .m_axi_wdata(cw_wdata),
+    .m_axi_wstrb(cw_wstrb), .m_axi_wlast(cw_wlast), .m_axi_wvalid(cw_wvalid),
+    .m_axi_wready(cw_wready), .m_axi_bresp(cw_bresp), .m_axi_bvalid(cw_bvalid),
+    .m_axi_bready(cw_bready));
+
+  // host memory: core_clk to axi_aclk, then 64 to 512 bits
   logic [63:0] d_awaddr, d_wdata, d_araddr, d_rdata;
   logic [7:0]  d_awlen, d_wstrb, d_arlen;
   logic [2:0]  d_awsize, d_arsize;
@@ -182,16 +226,53 @@ module au50_top (
   logic        d_awvalid, d_awready, d_wlast, d_wvalid, d_wready, d_bvalid, d_bready;
   logic        d_arvalid, d_arready, d_rlast, d_rvalid, d_rready;
 
+  logic [63:0] cd_awaddr, cd_wdata, cd_araddr, cd_rdata;
+  logic [7:0]  cd_awlen, cd_wstrb, cd_arlen;
+  logic [2:0]  cd_awsize, cd_arsize;
+  logic [1:0]  cd_awburst, cd_arburst, cd_bresp, cd_rresp;
+  logic        cd_awvalid, cd_awready, cd_wlast, cd_wvalid, cd_wready, cd_bvalid, cd_bready;
+  logic        cd_arvalid, cd_arready, cd_rlast, cd_rvalid, cd_rready;
+  logic        d_awlock, d_arlock;
+  logic [3:0]  d_awcache, d_arcache, d_awregion, d_arregion, d_awqos, d_arqos;
+  logic [2:0]  d_awprot, d_arprot;
+
+  au50_dma_clkconv u_dma_clkconv (
+    .s_axi_aclk(core_clk), .s_axi_aresetn(core_xing_rst_n),
+    .s_axi_awaddr(cd_awaddr), .s_axi_awlen(cd_awlen), .s_axi_awsize(cd_awsize),
+    .s_axi_awburst(cd_awburst), .s_axi_awlock(1'b0), .s_axi_awcache(4'b0011), .s_axi_awprot(3'b000),
+    .s_axi_awregion(4'd0), .s_axi_awqos(4'd0), .s_axi_awvalid(cd_awvalid), .s_axi_awready(cd_awready),
+    .s_axi_wdata(cd_wdata), .s_axi_wstrb(cd_wstrb), .s_axi_wlast(cd_wlast), .s_axi_wvalid(cd_wvalid),
+    .s_axi_wready(cd_wready), .s_axi_bresp(cd_bresp), .s_axi_bvalid(cd_bvalid), .s_axi_bready(cd_bready),
+    .s_axi_araddr(cd_araddr), .s_axi_arlen(cd_arlen), .s_axi_arsize(cd_arsize),
+    .s_axi_arburst(cd_arburst), .s_axi_arlock(1'b0), .s_axi_arcache(4'b0011), .s_axi_arprot(3'b000),
+    .s_axi_arregion(4'd0), .s_axi_arqos(4'd0), .s_axi_arvalid(cd_arvalid), .s_axi_arready(cd_arready),
+    .s_axi_rdata(cd_rdata), .s_axi_rresp(cd_rresp), .s_axi_rlast(cd_rlast), .s_axi_rvalid(cd_rvalid),
+    .s_axi_rready(cd_rready),
+    .m_axi_aclk(axi_aclk), .m_axi_aresetn(bridge_xing_rst_n),
+    .m_axi_awaddr(d_awaddr), .m_axi_awlen(d_awlen), .m_axi_awsize(d_awsize),
+    .m_axi_awburst(d_awburst), .m_axi_awlock(d_awlock), .m_axi_awcache(d_awcache),
+    .m_axi_awprot(d_awprot), .m_axi_awregion(d_awregion), .m_axi_awqos(d_awqos),
+    .m_axi_awvalid(d_awvalid), .m_axi_awready(d_awready), .m_axi_wdata(d_wdata),
+    .m_axi_wstrb(d_wstrb), .m_axi_wlast(d_wlast), .m_axi_wvalid(d_wvalid), .m_axi_wready(d_wready),
+    .m_axi_bresp(d_bresp), .m_axi_bvalid(d_bvalid), .m_axi_bready(d_bready),
+    .m_axi_araddr(d_araddr), .m_axi_arlen(d_arlen), .m_axi_arsize(d_arsize),
+    .m_axi_arburst(d_arburst), .m_axi_arlock(d_arlock), .m_axi_arcache(d_arcache),
+    .m_axi_arprot(d_arprot), .m_axi_arregion(d_arregion), .m_axi_arqos(d_arqos),
+    .m_axi_arvalid(d_arvalid), .m_axi_arready(d_arready), .m_axi_rdata(d_rdata),
+    .m_axi_rresp(d_rresp), .m_axi_rlast(d_rlast), .m_axi_rvalid(d_rvalid), .m_axi_rready(d_rready));
+
   au50_dma_dwidth u_dma_dwidth (
-    .s_axi_aclk(axi_aclk), .s_axi_aresetn(core_rst_n),
+    .s_axi_aclk(axi_aclk), .s_axi_aresetn(bridge_xing_rst_n),
     .s_axi_awaddr(d_awaddr), .s_axi_awlen(d_awlen), .s_axi_awsize(d_awsize),
-    .s_axi_awburst(d_awburst), .s_axi_awlock(1'b0), .s_axi_awcache(4'b0011), .s_axi_awprot(3'b000),
-    .s_axi_awregion(4'd0), .s_axi_awqos(4'd0), .s_axi_awvalid(d_awvalid), .s_axi_awready(d_awready),
+    .s_axi_awburst(d_awburst), .s_axi_awlock(d_awlock), .s_axi_awcache(d_awcache),
+    .s_axi_awprot(d_awprot), .s_axi_awregion(d_awregion), .s_axi_awqos(d_awqos),
+    .s_axi_awvalid(d_awvalid), .s_axi_awready(d_awready),
     .s_axi_wdata(d_wdata), .s_axi_wstrb(d_wstrb), .s_axi_wlast(d_wlast), .s_axi_wvalid(d_wvalid),
     .s_axi_wready(d_wready), .s_axi_bresp(d_bresp), .s_axi_bvalid(d_bvalid), .s_axi_bready(d_bready),
     .s_axi_araddr(d_araddr), .s_axi_arlen(d_arlen), .s_axi_arsize(d_arsize),
-    .s_axi_arburst(d_arburst), .s_axi_arlock(1'b0), .s_axi_arcache(4'b0011), .s_axi_arprot(3'b000),
-    .s_axi_arregion(4'd0), .s_axi_arqos(4'd0), .s_axi_arvalid(d_arvalid), .s_axi_arready(d_arready),
+    .s_axi_arburst(d_arburst), .s_axi_arlock(d_arlock), .s_axi_arcache(d_arcache),
+    .s_axi_arprot(d_arprot), .s_axi_arregion(d_arregion), .s_axi_arqos(d_arqos),
+    .s_axi_arvalid(d_arvalid), .s_axi_arready(d_arready),
     .s_axi_rdata(d_rdata), .s_axi_rresp(d_rresp), .s_axi_rlast(d_rlast), .s_axi_rvalid(d_rvalid),
     .s_axi_rready(d_rready),
     .m_axi_awaddr(hm_awaddr), .m_axi_awlen(hm_awlen), .m_axi_awsize(hm_awsize),
@@ -220,7 +301,7 @@ module au50_top (
   end
 
   memchan_async_fifo #(.WIDTH(65), .DEPTH(16)) u_link_tx_fifo (
-    .wr_clk_i(axi_aclk), .wr_rst_ni(core_link_rst_n), .wr_valid_i(core_tx_tvalid),
+    .wr_clk_i(core_clk), .wr_rst_ni(core_link_rst_n), .wr_valid_i(core_tx_tvalid),
     .wr_data_i({core_tx_tlast, core_tx_tdata}), .wr_ready_o(core_tx_tready), .wr_free_o(),
     .rd_clk_i(user_clk), .rd_rst_ni(link_rst_n), .rd_valid_o(tx_tvalid),
     .rd_data_o({tx_tlast, tx_tdata}), .rd_ready_i(tx_tready));
@@ -229,7 +310,7 @@ module au50_top (
     .link_clk_i(user_clk), .link_rst_ni(link_rst_n), .s_tvalid_i(rx_tvalid), .s_tdata_i(rx_tdata),
     .s_tlast_i(rx_tlast), .nfc_tvalid_o(nfc_tvalid), .nfc_tdata_o(nfc_tdata),
     .nfc_tready_i(nfc_tready), .overflow_o(rx_overflow), .paused_o(rx_paused),
-    .core_clk_i(axi_aclk), .core_rst_ni(core_link_rst_n), .m_tvalid_o(core_rx_tvalid),
+    .core_clk_i(core_clk), .core_rst_ni(core_link_rst_n), .m_tvalid_o(core_rx_tvalid),
     .m_tdata_o(core_rx_tdata), .m_tlast_o(core_rx_tlast), .m_tready_i(core_rx_tready));
 
   au50_aurora u_aurora (
@@ -247,40 +328,64 @@ module au50_top (
     .hard_err(), .soft_err(), .gt_powergood(), .link_reset_out());
 
   // ---- the adapter -------------------------------------------------------------------------
+  // BAR0: axi_aclk to core_clk
+  logic [31:0]  c0_awaddr, c0_wdata, c0_araddr, c0_rdata;
+  logic [3:0]   c0_wstrb;
+  logic [1:0]   c0_bresp, c0_rresp;
+  logic         c0_awvalid, c0_awready, c0_wvalid, c0_wready, c0_bvalid, c0_bready;
+  logic         c0_arvalid, c0_arready, c0_rvalid, c0_rready;
+
+  au50_bar0_clkconv u_bar0_clkconv (
+    .s_axi_aclk(axi_aclk), .s_axi_aresetn(bridge_xing_rst_n),
+    .s_axi_awaddr(b0_awaddr), .s_axi_awprot(b0_awprot), .s_axi_awvalid(b0_awvalid),
+    .s_axi_awready(b0_awready), .s_axi_wdata(b0_wdata), .s_axi_wstrb(b0_wstrb),
+    .s_axi_wvalid(b0_wvalid), .s_axi_wready(b0_wready), .s_axi_bresp(b0_bresp),
+    .s_axi_bvalid(b0_bvalid), .s_axi_bready(b0_bready), .s_axi_araddr(b0_araddr),
+    .s_axi_arprot(b0_arprot), .s_axi_arvalid(b0_arvalid), .s_axi_arready(b0_arready),
+    .s_axi_rdata(b0_rdata), .s_axi_rresp(b0_rresp), .s_axi_rvalid(b0_rvalid),
+    .s_axi_rready(b0_rready),
+    .m_axi_aclk(core_clk), .m_axi_aresetn(core_xing_rst_n),
+    .m_axi_awaddr(c0_awaddr), .m_axi_awprot(), .m_axi_awvalid(c0_awvalid),
+    .m_axi_awready(c0_awready), .m_axi_wdata(c0_wdata), .m_axi_wstrb(c0_wstrb),
+    .m_axi_wvalid(c0_wvalid), .m_axi_wready(c0_wready), .m_axi_bresp(c0_bresp),
+    .m_axi_bvalid(c0_bvalid), .m_axi_bready(c0_bready), .m_axi_araddr(c0_araddr),
+    .m_axi_arprot(), .m_axi_arvalid(c0_arvalid), .m_axi_arready(c0_arready),
+    .m_axi_rdata(c0_rdata), .m_axi_rresp(c0_rresp), .m_axi_rvalid(c0_rvalid),
+    .m_axi_rready(c0_rready));
+
   logic [MC_IRQ_STATUS_W-1:0] irq;
 
   memchan_top #(.ID_W(1)) u_core (
-    .clk_i(axi_aclk), .rst_ni(core_rst_n), .serial_i(serial_q),
-    .s_axil_awaddr(b0_awaddr[MC_BAR0_AW-1:0]), .s_axil_awvalid(b0_awvalid),
-    .s_axil_awready(b0_awready), .s_axil_wdata(b0_wdata), .s_axil_wstrb(b0_wstrb),
-    .s_axil_wvalid(b0_wvalid), .s_axil_wready(b0_wready), .s_axil_bresp(b0_bresp),
-    .s_axil_bvalid(b0_bvalid), .s_axil_bready(b0_bready),
-    .s_axil_araddr(b0_araddr[MC_BAR0_AW-1:0]), .s_axil_arvalid(b0_arvalid),
-    .s_axil_arready(b0_arready), .s_axil_rdata(b0_rdata), .s_axil_rresp(b0_rresp),
-    .s_axil_rvalid(b0_rvalid), .s_axil_rready(b0_rready),
-    .s_axi_awid(1'b0), .s_axi_awaddr(w_awaddr[WIN_AW-1:0]), .s_axi_awlen(w_awlen),
-    .s_axi_awvalid(w_awvalid), .s_axi_awready(w_awready), .s_axi_wdata(w_wdata),
-    .s_axi_wstrb(w_wstrb), .s_axi_wlast(w_wlast), .s_axi_wvalid(w_wvalid),
-    .s_axi_wready(w_wready), .s_axi_bid(), .s_axi_bresp(w_bresp), .s_axi_bvalid(w_bvalid),
-    .s_axi_bready(w_bready),
-    .m_axi_awaddr(d_awaddr), .m_axi_awlen(d_awlen), .m_axi_awsize(d_awsize),
-    .m_axi_awburst(d_awburst), .m_axi_awvalid(d_awvalid), .m_axi_awready(d_awready),
-    .m_axi_wdata(d_wdata), .m_axi_wstrb(d_wstrb), .m_axi_wlast(d_wlast), .m_axi_wvalid(d_wvalid),
-    .m_axi_wready(d_wready), .m_axi_bresp(d_bresp), .m_axi_bvalid(d_bvalid),
-    .m_axi_bready(d_bready),
-    .m_axi_araddr(d_araddr), .m_axi_arlen(d_arlen), .m_axi_arsize(d_arsize),
-    .m_axi_arburst(d_arburst), .m_axi_arvalid(d_arvalid), .m_axi_arready(d_arready),
-    .m_axi_rdata(d_rdata), .m_axi_rresp(d_rresp), .m_axi_rlast(d_rlast), .m_axi_rvalid(d_rvalid),
-    .m_axi_rready(d_rready),
+    .clk_i(core_clk), .rst_ni(core_rst_n), .serial_i(serial_q),
+    .s_axil_awaddr(c0_awaddr[MC_BAR0_AW-1:0]), .s_axil_awvalid(c0_awvalid),
+    .s_axil_awready(c0_awready), .s_axil_wdata(c0_wdata), .s_axil_wstrb(c0_wstrb),
+    .s_axil_wvalid(c0_wvalid), .s_axil_wready(c0_wready), .s_axil_bresp(c0_bresp),
+    .s_axil_bvalid(c0_bvalid), .s_axil_bready(c0_bready),
+    .s_axil_araddr(c0_araddr[MC_BAR0_AW-1:0]), .s_axil_arvalid(c0_arvalid),
+    .s_axil_arready(c0_arready), .s_axil_rdata(c0_rdata), .s_axil_rresp(c0_rresp),
+    .s_axil_rvalid(c0_rvalid), .s_axil_rready(c0_rready),
+    .s_axi_awid(1'b0), .s_axi_awaddr(cw_awaddr[WIN_AW-1:0]), .s_axi_awlen(cw_awlen),
+    .s_axi_awvalid(cw_awvalid), .s_axi_awready(cw_awready), .s_axi_wdata(cw_wdata),
+    .s_axi_wstrb(cw_wstrb), .s_axi_wlast(cw_wlast), .s_axi_wvalid(cw_wvalid),
+    .s_axi_wready(cw_wready), .s_axi_bid(), .s_axi_bresp(cw_bresp), .s_axi_bvalid(cw_bvalid),
+    .s_axi_bready(cw_bready),
+    .m_axi_awaddr(cd_awaddr), .m_axi_awlen(cd_awlen), .m_axi_awsize(cd_awsize),
+    .m_axi_awburst(cd_awburst), .m_axi_awvalid(cd_awvalid), .m_axi_awready(cd_awready),
+    .m_axi_wdata(cd_wdata), .m_axi_wstrb(cd_wstrb), .m_axi_wlast(cd_wlast), .m_axi_wvalid(cd_wvalid),
+    .m_axi_wready(cd_wready), .m_axi_bresp(cd_bresp), .m_axi_bvalid(cd_bvalid),
+    .m_axi_bready(cd_bready),
+    .m_axi_araddr(cd_araddr), .m_axi_arlen(cd_arlen), .m_axi_arsize(cd_arsize),
+    .m_axi_arburst(cd_arburst), .m_axi_arvalid(cd_arvalid), .m_axi_arready(cd_arready),
+    .m_axi_rdata(cd_rdata), .m_axi_rresp(cd_rresp), .m_axi_rlast(cd_rlast), .m_axi_rvalid(cd_rvalid),
+    .m_axi_rready(cd_rready),
     .irq_o(irq),
     .m_link_tvalid(core_tx_tvalid), .m_link_tdata(core_tx_tdata), .m_link_tlast(core_tx_tlast),
     .m_link_tready(core_tx_tready),
     .s_link_tvalid(core_rx_tvalid), .s_link_tdata(core_rx_tdata), .s_link_tlast(core_rx_tlast),
     .s_link_tready(core_rx_tready));
 
-  // one clock today (memchan_top runs on axi_aclk): the handshake is ready for the core's own
   memchan_irq_bridge #(.CAUSES(MC_IRQ_STATUS_W)) u_irq (
-    .core_clk_i(axi_aclk), .core_rst_ni(core_rst_n), .irq_i(irq), .axi_clk_i(axi_aclk),
+    .core_clk_i(core_clk), .core_rst_ni(core_rst_n), .irq_i(irq), .axi_clk_i(axi_aclk),
     .axi_rst_ni(axi_aresetn), .usr_irq_req_o(usr_irq_req[0]), .usr_irq_ack_i(usr_irq_ack[0]));
 
   // what the board leaves unused: the bridge's MSI-X enable (the driver asks the PCI core), the
@@ -288,8 +393,7 @@ module au50_top (
   // register map and protection bits, BAR2 write address bits above the window
   logic unused;
   assign unused = ^{msix_enable, b2_araddr, b2_arsize, b2_arprot, b2_arburst, b2_arcache, b2_arlock,
-                    b0_awaddr[31:MC_BAR0_AW], b0_araddr[31:MC_BAR0_AW], b0_awprot, b0_arprot,
-                    w_awaddr[63:WIN_AW]};
+                    c0_awaddr[31:MC_BAR0_AW], c0_araddr[31:MC_BAR0_AW], cw_awaddr[63:WIN_AW]};
 
   // LEDs: PCIe link up, Aurora channel up, the far transmitter paused or a word lost
   assign led = {rx_paused || rx_overflow, channel_up, user_lnk_up};

@@ -50,5 +50,5 @@ proc memchan_open_u50 {} {
   return $device
 }
 
-set ip_scripts  {ip_xdma.tcl ip_aurora.tcl ip_dwidth.tcl}
+set ip_scripts  {ip_xdma.tcl ip_aurora.tcl ip_dwidth.tcl ip_clkconv.tcl}
 set xdc_files   {pins.xdc timing.xdc config.xdc}
