@@ -29,17 +29,18 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric: listens at exactly HOST:PORT, holds the fabric's geometry
  * and node table, and sequences. Every write, notification and remote request of every node gets the next
  * number of each destination host's stream, in the order the hub takes it (a port's messages in that port's
- * order), and goes to every port of that host, where the first port to hold the host's stream up to it applies
- * it; so every host applies one order of everything (rule 2) and a sender's stores in its order (rule 1), and a
- * stopped or dead process stops no host. The hub keeps each host's stream until the host acknowledges it (for
- * a port that joins the host meanwhile), and an image of every page as written, that a new host's stream starts
- * with.
+ * order), and goes to two ports of that host, where the first to hold the host's stream up to it applies it; so
+ * every host applies one order of everything (rule 2) and a sender's stores in its order (rule 1), and one stopped
+ * or dead process stops no host. The hub keeps each host's stream until the host acknowledges it (for a port that
+ * becomes a receiver meanwhile), and an image of every page as written, that a new host's stream starts with.
  *
  * <p>Everything runs on the worker's progress thread: handlers copy a message and hand it to {@link
  * UcxWorker#execute}, where the hub's state is touched and replies are sent. The process is
  * {@link UcxHubMain}; a JVM may run a hub itself (tests, benchmarks).
  */
 public final class UcxHub implements AutoCloseable {
+    /** How many ports of a host get its stream. */
+    static final int RECEIVERS = 2;
     private final long fabricSize;
     private final int pageSize;
     private final int maxNodes;
@@ -74,7 +75,11 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
-    /** One host: its ports, its stream. */
+    /**
+     * One host: its ports in the order they joined, its stream. The stream goes to the first {@link #RECEIVERS}
+     * ports (its receivers): either applies it, so one stopped process stops no host, at twice the traffic, not
+     * once per process of the host.
+     */
     private static final class Host {
         final long id;
         final List<Port> ports = new ArrayList<>();
@@ -254,8 +259,8 @@ public final class UcxHub implements AutoCloseable {
             host.ready = false;
             host.maker = port;
             snapshotInto(host);
-        } else {
-            for (byte[] m : host.log) { // what the host has not acknowledged: the new port may be the one to apply it
+        } else if (host.ports.size() <= RECEIVERS) {
+            for (byte[] m : host.log) { // a new receiver: what the host has not acknowledged, it may be the one to apply
                 sendBytes(port, m);
             }
         }
@@ -294,7 +299,13 @@ public final class UcxHub implements AutoCloseable {
         gate.forget(port.endpoint);
         sequencedDue.remove(port);
         Host host = port.host;
+        boolean receiver = host.ports.indexOf(port) < RECEIVERS;
         host.ports.remove(port);
+        if (receiver && host.ports.size() >= RECEIVERS) { // the next port becomes a receiver
+            for (byte[] m : host.log) {
+                sendBytes(host.ports.get(RECEIVERS - 1), m);
+            }
+        }
         barriers.removeIf(b -> b.port() == port);
         if (host.maker == port && !host.ports.isEmpty()) { // it died before the host's fabric was made: the next makes it
             host.maker = host.ports.getFirst();
@@ -361,13 +372,13 @@ public final class UcxHub implements AutoCloseable {
 
     /**
      * Appends {@code fromNode}'s body to {@code host}'s stream as a message of {@code type}: the next host sequence,
-     * logged, sent to every port of the host (the first of them to have the host's stream up to the one before
+     * logged, sent to the host's receivers (the first of them to have the host's stream up to the one before
      * applies it).
      */
     private void stream(Host host, Type type, byte[] fromNode) {
         byte[] message = HubWire.restamp(fromNode, type, ++host.lastSeq);
         host.log.add(message);
-        for (Port p : host.ports) {
+        for (Port p : host.ports.subList(0, Math.min(RECEIVERS, host.ports.size()))) {
             sendBytes(p, message);
         }
     }
