@@ -58,6 +58,8 @@ public final class UcxBackend implements Backend, NodeShared {
     /** Time round trips to the hub for the clock's offset; the fastest one counts. */
     private static final int TIME_PROBES = 5;
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
+    /** Writes of this port the hub may not have sequenced yet before the next one waits. */
+    static final int MAX_UNSEQUENCED = 256;
     /**
      * System property: the name of the host this process belongs to, when one machine is to be several hosts of
      * the fabric (a test): each name is a host of its own at the hub, with its own fabric file and stream.
@@ -277,6 +279,7 @@ public final class UcxBackend implements Backend, NodeShared {
             case Message.Sequenced s -> {
                 synchronized (sendLock) {
                     unsequenced.headSet(s.portSeq(), true).clear();
+                    sendLock.notifyAll();
                 }
             }
             case Message.BarrierDone b -> complete(b.request(), b);
@@ -429,6 +432,7 @@ public final class UcxBackend implements Backend, NodeShared {
             hubFailure = failure;
             errors.addAndGet(unsequenced.size());
             unsequenced.clear();
+            sendLock.notifyAll();
         }
         if (hostState != null) { // stream messages behind a gap: never applied out of order
             long applied = hostState.applied();
@@ -444,10 +448,17 @@ public final class UcxBackend implements Backend, NodeShared {
 
     // ---- messages to the hub ----------------------------------------------------------------------
 
-    /** Sends {@code m} as this port's next message; DEVICE_ERROR once the hub is gone. */
+    /**
+     * Sends {@code m} as this port's next message; DEVICE_ERROR once the hub is gone. A WRITE waits while
+     * {@link #MAX_UNSEQUENCED} of this port's writes are not sequenced yet: a sender goes at the hub's pace, and a
+     * barrier after many stores waits for a bounded tail, not for all of them.
+     */
     private void send(Message m) {
         synchronized (sendLock) {
             requireHub();
+            if (m instanceof Message.Write) {
+                awaitWindow();
+            }
             long seq = ++portSeq;
             byte[] bytes = HubWire.encode(seq, m);
             if (m instanceof Message.Write) {
@@ -461,6 +472,25 @@ public final class UcxBackend implements Backend, NodeShared {
                 throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + e.getMessage(), e);
             }
         }
+    }
+
+    /** Under the send lock: waits while the hub has not sequenced {@link #MAX_UNSEQUENCED} writes of this port. */
+    private void awaitWindow() {
+        long deadline = System.nanoTime() + REPLY_TIMEOUT.toNanos();
+        while (unsequenced.size() >= MAX_UNSEQUENCED && hubFailure == null) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + at.host() + ":" + at.port() + " has not sequenced "
+                        + unsequenced.size() + " writes of this node in " + REPLY_TIMEOUT.toSeconds() + " s");
+            }
+            try {
+                sendLock.wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MemchanException(Kind.TIMEOUT, location + ": interrupted while the hub sequences this node's writes");
+            }
+        }
+        requireHub();
     }
 
     /** {@link #send} from the progress thread, where a failed hub is reported by its event rather than thrown. */

@@ -485,7 +485,16 @@ public final class UcxHub implements AutoCloseable {
             MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
             port.endpoint.send(HubWire.TO_NODE, arena.allocate(0), payload);
         } catch (MemchanException e) {
-            // its connection failed: the PeerFailed event drops the port
+            // a message lost on a connection that lives would be a gap its host never fills: end the connection
+            if (ports.containsKey(port.endpoint) && !port.endpoint.failed()) {
+                System.err.println("memchan hub: a send to node " + port.node + " failed (" + e.getMessage() + "): its connection ends");
+                worker.execute(() -> {
+                    if (ports.containsKey(port.endpoint)) {
+                        drop(port);
+                        port.endpoint.close();
+                    }
+                });
+            }
         }
     }
 
