@@ -409,6 +409,12 @@ FIRMWARE = [
         MustFail("irq_bridge_norearm", "irq_bridge_norearm", "tb_irq_bridge",
                  GLUE_CDC + GLUE_IRQ + ["tb/irq_bridge/tb_irq_bridge.sv"], ["-GREARM=0"],
                  [("irq_bridge_norearm", [], "not followed by a message")]),
+        Build("irq_enable_build", "irq_enable", "tb_irq_enable",
+              ["rtl/memchan_irq_enable.sv", "tb/irq_enable/tb_irq_enable.sv"]),
+        Seeds(Run("irq_enable_seed{seed}", "irq_enable", "tb_irq_enable", ["+seed={seed}"]), seeds=[1, 2, 3]),
+        MustFail("irq_enable_noretry", "irq_enable_noretry", "tb_irq_enable",
+                 ["rtl/memchan_irq_enable.sv", "tb/irq_enable/tb_irq_enable.sv"], ["-GRETRY=0"],
+                 [("irq_enable_noretry", [], "mask not set within")]),
         Build("bar2_rd_resp_build", "bar2_rd_resp", "tb_bar2_rd_resp",
               ["rtl/memchan_bar2_rd_resp.sv", "tb/bar2_rd_resp/tb_bar2_rd_resp.sv"]),
         Seeds(Run("bar2_rd_resp_seed{seed}", "bar2_rd_resp", "tb_bar2_rd_resp", ["+seed={seed}"]), seeds=[1, 2]),
@@ -417,7 +423,8 @@ FIRMWARE = [
                  [("bar2_rd_resp_none", [], "completion timeout")]),
     ], doc="the board shell's glue: async FIFO (GRAY=0 must fail), NFC receive FIFO at the worst round trip "
            "(headroom one short must overflow), interrupt re-arm (REARM=0 must lose a cause), BAR2 read "
-           "responder beside the adapter's writes (without it a read must time out)"),
+           "responder beside the adapter's writes (without it a read must time out), the bridge's interrupt "
+           "enable mask set after every bridge reset (RETRY=0 must leave it clear after a refused write)"),
     # the b2b bench through the U50 shell's link on unrelated clocks (tb_pair SHELL): node 1's core
     # 137 ppm slow under a spread-spectrum sweep, the link clocks 100 ppm apart and jittered,
     # the receivers' host memories stalling so that the link must pause

@@ -49,6 +49,7 @@ def expectations():
         "CONFIG.pciebar2axibar_2": "0x0",    # the window at AXI address 0: au50_top slices it
         "CONFIG.axi_data_width": "512_bit",
         "CONFIG.xdma_num_usr_irq": "1",
+        "CONFIG.xdma_axilite_slave": "true",   # memchan_irq_enable's way to the interrupt mask
         "CONFIG.pf0_msix_enabled": "true",
     }
     aurora = {

@@ -7,6 +7,7 @@
 //     m_axib reads (BAR2) ─► memchan_bar2_rd_resp (zeros, on axi_aclk)
 //     s_axib (host memory, 512 bit) ◄─ au50_dma_dwidth ◄─ au50_dma_clkconv ◄─ memchan_top m_axi
 //     usr_irq_req[0] ◄─ memchan_irq_bridge (core_clk to axi_aclk) ◄─ memchan_top irq_o
+//     s_axil (the IP's registers) ◄─ memchan_irq_enable: the user-interrupt enable mask
 //   QSFP28 lane 0 ── au50_aurora (64B/66B, framing, NFC; user_clk 156.25 MHz)
 //     s_axi_tx ◄─ memchan_async_fifo (core_clk to user_clk) ◄─ memchan_top m_link
 //     m_axi_rx, s_axi_nfc_tx ─► memchan_nfc_rx_fifo (user_clk to core_clk) ─► memchan_top s_link
@@ -125,6 +126,11 @@ module au50_top (
   logic [1:0]   b0_bresp, b0_rresp;
   logic         b0_awvalid, b0_awready, b0_wvalid, b0_wready, b0_bvalid, b0_bready;
   logic         b0_arvalid, b0_arready, b0_rvalid, b0_rready;
+  // the bridge's register slave (the interrupt enable mask)
+  logic [31:0]  ie_awaddr, ie_wdata;
+  logic [3:0]   ie_wstrb;
+  logic [1:0]   ie_bresp;
+  logic         ie_awvalid, ie_awready, ie_wvalid, ie_wready, ie_bvalid, ie_bready, irq_enabled;
   // host memory slave (512 bit side)
   logic [63:0]  hm_awaddr, hm_araddr;
   logic [7:0]   hm_awlen, hm_arlen;
@@ -158,6 +164,12 @@ module au50_top (
     .m_axil_arprot(b0_arprot), .m_axil_arvalid(b0_arvalid), .m_axil_arready(b0_arready),
     .m_axil_rdata(b0_rdata), .m_axil_rresp(b0_rresp), .m_axil_rvalid(b0_rvalid),
     .m_axil_rready(b0_rready),
+    .s_axil_awaddr(ie_awaddr), .s_axil_awprot(3'b000), .s_axil_awvalid(ie_awvalid),
+    .s_axil_awready(ie_awready), .s_axil_wdata(ie_wdata), .s_axil_wstrb(ie_wstrb),
+    .s_axil_wvalid(ie_wvalid), .s_axil_wready(ie_wready), .s_axil_bvalid(ie_bvalid),
+    .s_axil_bresp(ie_bresp), .s_axil_bready(ie_bready), .s_axil_araddr(32'd0), .s_axil_arprot(3'b000),
+    .s_axil_arvalid(1'b0), .s_axil_arready(), .s_axil_rdata(), .s_axil_rresp(), .s_axil_rvalid(),
+    .s_axil_rready(1'b1),
     .s_axib_awid(4'd0), .s_axib_awaddr(hm_awaddr), .s_axib_awregion(4'd0), .s_axib_awlen(hm_awlen),
     .s_axib_awsize(hm_awsize), .s_axib_awburst(hm_awburst), .s_axib_awvalid(hm_awvalid),
     .s_axib_awready(hm_awready), .s_axib_wdata(hm_wdata), .s_axib_wstrb(hm_wstrb),
@@ -167,6 +179,13 @@ module au50_top (
     .s_axib_arsize(hm_arsize), .s_axib_arburst(hm_arburst), .s_axib_arvalid(hm_arvalid),
     .s_axib_arready(hm_arready), .s_axib_rid(), .s_axib_rdata(hm_rdata), .s_axib_rresp(hm_rresp),
     .s_axib_rlast(hm_rlast), .s_axib_rvalid(hm_rvalid), .s_axib_rready(hm_rready));
+
+  // the bridge's user-interrupt enable mask: set after every reset of the bridge, which clears it
+  memchan_irq_enable u_irq_enable (
+    .clk_i(axi_aclk), .rst_ni(axi_aresetn), .m_axil_awaddr(ie_awaddr), .m_axil_awvalid(ie_awvalid),
+    .m_axil_awready(ie_awready), .m_axil_wdata(ie_wdata), .m_axil_wstrb(ie_wstrb),
+    .m_axil_wvalid(ie_wvalid), .m_axil_wready(ie_wready), .m_axil_bresp(ie_bresp),
+    .m_axil_bvalid(ie_bvalid), .m_axil_bready(ie_bready), .done_o(irq_enabled));
 
   // BAR2 reads: answered here, the window is write-only
   memchan_bar2_rd_resp #(.ID_W(4), .DATA_W(512)) u_bar2_rd (
@@ -395,8 +414,9 @@ module au50_top (
   assign unused = ^{msix_enable, b2_araddr, b2_arsize, b2_arprot, b2_arburst, b2_arcache, b2_arlock,
                     c0_awaddr[31:MC_BAR0_AW], c0_araddr[31:MC_BAR0_AW], cw_awaddr[63:WIN_AW]};
 
-  // LEDs: PCIe link up, Aurora channel up, the far transmitter paused or a word lost
-  assign led = {rx_paused || rx_overflow, channel_up, user_lnk_up};
+  // LEDs: PCIe link up with the interrupt mask set, Aurora channel up, the far transmitter
+  // paused or a word lost
+  assign led = {rx_paused || rx_overflow, channel_up, user_lnk_up && irq_enabled};
 endmodule : au50_top
 
 `default_nettype wire

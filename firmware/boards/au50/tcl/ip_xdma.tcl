@@ -1,7 +1,9 @@
 # au50_xdma: DMA/Bridge Subsystem for PCI Express (PG195) in AXI Bridge mode. Gen3 x16, 512-bit
 # AXI at 250 MHz; BAR0 through the AXI-Lite master (the registers and PCTs), BAR2 through the
 # AXI4 master (the transmit window at AXI address 0, 64-bit and prefetchable for write
-# combining); the AXI4 slave toward host memory; one user interrupt as MSI-X, its table in BAR4.
+# combining); the AXI4 slave toward host memory; one user interrupt as MSI-X, its table in BAR4;
+# the AXI4-Lite slave to the IP's own registers, through which memchan_irq_enable sets the user
+# interrupt enable mask.
 # The IDs and BAR sizes come from memchan_ids.tcl (generated from regmap/memchan.toml).
 
 # a BAR size in bytes as the IP takes it: a number and a scale
@@ -44,6 +46,7 @@ set_property -dict [list \
   CONFIG.axibar_num {1} \
   CONFIG.axibar2pciebar_0 {0x0000000000000000} \
   CONFIG.xdma_num_usr_irq {1} \
+  CONFIG.xdma_axilite_slave {true} \
   CONFIG.pf0_msi_enabled {false} \
   CONFIG.pf0_msix_enabled {true} \
   CONFIG.pf0_msix_impl_locn {Internal} \

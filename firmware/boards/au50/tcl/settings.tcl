@@ -22,7 +22,7 @@ proc memchan_sources {} {
     if {[string trim $line] ne ""} { lappend files [file join $fw_dir [string trim $line]] }
   }
   close $f
-  foreach glue {memchan_sync memchan_async_fifo memchan_nfc_rx_fifo memchan_irq_bridge memchan_bar2_rd_resp} {
+  foreach glue {memchan_sync memchan_async_fifo memchan_nfc_rx_fifo memchan_irq_bridge memchan_irq_enable memchan_bar2_rd_resp} {
     lappend files [file join $fw_dir rtl $glue.sv]
   }
   foreach m {au50_dna au50_top} {
