@@ -19,7 +19,8 @@ import java.nio.file.StandardOpenOption;
  * The reference a Java user would pick instead of the channel: Agrona's {@link OneToOneRingBuffer} on a
  * MAP_SHARED file in /dev/shm (the soft fabric's kind of memory), between two processes. Same work as
  * {@link ChannelThroughput}: the sender claims ({@code tryClaim}), writes the {@link MessagePattern} in
- * place and commits; the receiver reads in batches ({@code read(handler, limit)}) and checks every byte.
+ * place and commits ({@link #send}), or writes it into a buffer of its own and copies it in with
+ * {@code write} ({@link #sendCopies}); the receiver reads in batches ({@code read(handler, limit)}) and checks every byte.
  * Agrona's bounds checks are on, as a user gets them by default.
  */
 public final class AgronaThroughput {
@@ -39,7 +40,7 @@ public final class AgronaThroughput {
         }
     }
 
-    /** Bytes of payload per second. */
+    /** Bytes of payload per second, each message claimed, written in place and committed. */
     public static double send(Path file, int size, long count) {
         try (Arena arena = Arena.ofShared()) {
             OneToOneRingBuffer ring = map(file, arena);
@@ -51,25 +52,60 @@ public final class AgronaThroughput {
                 if (at < 0) {
                     long deadline = System.nanoTime() + TIMEOUT_NANOS;
                     while ((at = ring.tryClaim(MSG_TYPE, size)) < 0) {
-                        if (System.nanoTime() - deadline > 0) {
-                            throw new IllegalStateException("Agrona receiver made no room within 30 s");
-                        }
-                        idle.idle();
+                        awaitRoom(deadline, idle);
                     }
                     idle.reset();
                 }
                 fill(buffer, at, size, i);
                 ring.commit(at);
             }
-            long deadline = System.nanoTime() + TIMEOUT_NANOS;
-            while (ring.consumerPosition() != ring.producerPosition()) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("Agrona receiver did not consume everything within 30 s");
-                }
-                idle.idle();
-            }
+            awaitConsumed(ring, idle);
             long t1 = System.nanoTime();
             return (double) size * count * 1e9 / (t1 - t0);
+        }
+    }
+
+    /**
+     * Bytes of payload per second, each message written into a private off-heap buffer and sent with
+     * {@link OneToOneRingBuffer#write} (a copy into the ring).
+     */
+    public static double sendCopies(Path file, int size, long count) {
+        try (Arena arena = Arena.ofShared()) {
+            OneToOneRingBuffer ring = map(file, arena);
+            MemorySegment segment = arena.allocate(Math.max(size, 1), Long.BYTES);
+            UnsafeBuffer message = new UnsafeBuffer(segment.address(), Math.toIntExact(segment.byteSize()));
+            Idle idle = new Idle();
+            long t0 = System.nanoTime();
+            for (long i = 0; i < count; i++) {
+                fill(message, 0, size, i);
+                if (!ring.write(MSG_TYPE, message, 0, size)) {
+                    long deadline = System.nanoTime() + TIMEOUT_NANOS;
+                    while (!ring.write(MSG_TYPE, message, 0, size)) {
+                        awaitRoom(deadline, idle);
+                    }
+                    idle.reset();
+                }
+            }
+            awaitConsumed(ring, idle);
+            long t1 = System.nanoTime();
+            return (double) size * count * 1e9 / (t1 - t0);
+        }
+    }
+
+    private static void awaitRoom(long deadline, Idle idle) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("Agrona receiver made no room within 30 s");
+        }
+        idle.idle();
+    }
+
+    private static void awaitConsumed(OneToOneRingBuffer ring, Idle idle) {
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (ring.consumerPosition() != ring.producerPosition()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("Agrona receiver did not consume everything within 30 s");
+            }
+            idle.idle();
         }
     }
 

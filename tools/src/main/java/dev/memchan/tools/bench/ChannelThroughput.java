@@ -4,12 +4,14 @@ import dev.memchan.Fabric;
 import dev.memchan.MemchanException;
 import dev.memchan.MessageChannel;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 /**
  * Message-channel throughput: the sender claims room for each of {@code count} messages of
- * {@code size} bytes, writes message i's {@link MessagePattern} in place and commits; the receiver
+ * {@code size} bytes, writes message i's {@link MessagePattern} in place and commits ({@link #send}), or
+ * writes the pattern into a buffer of its own and offers a copy of it ({@link #sendCopies}); the receiver
  * takes messages in batches ({@link MessageChannel.Receiver#poll}) and checks every byte of every
  * message in place. Time runs from the first claim until the receiver's credit shows every byte consumed.
  */
@@ -35,6 +37,35 @@ public final class ChannelThroughput {
                 }
                 MessagePattern.fill(ring, at, size, i);
                 tx.commit();
+            }
+            tx.awaitConsumed(TIMEOUT);
+            long t1 = System.nanoTime();
+            return (double) size * count * 1e9 / (t1 - t0);
+        }
+    }
+
+    /**
+     * Bytes of payload per second, each message written into a private off-heap buffer and sent with
+     * {@link MessageChannel.Sender#offer} (a copy into the ring).
+     */
+    public static double sendCopies(Fabric f, long key, int receiverNode, int capacity, int size, long count) {
+        try (MessageChannel.Sender tx = MessageChannel.sender(f, key, receiverNode, capacity); Arena arena = Arena.ofConfined()) {
+            MemorySegment message = arena.allocate(Math.max(size, 1), Long.BYTES);
+            Idle idle = new Idle();
+            long t0 = System.nanoTime();
+            for (long i = 0; i < count; i++) {
+                MessagePattern.fill(message, 0, size, i);
+                if (!tx.offer(message, 0, size)) {
+                    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                    while (!tx.offer(message, 0, size)) {
+                        if (System.nanoTime() - deadline > 0) {
+                            throw new MemchanException(MemchanException.Kind.TIMEOUT, "receiver made no room within "
+                                    + TIMEOUT.toSeconds() + " s");
+                        }
+                        idle.idle();
+                    }
+                    idle.reset();
+                }
             }
             tx.awaitConsumed(TIMEOUT);
             long t1 = System.nanoTime();
