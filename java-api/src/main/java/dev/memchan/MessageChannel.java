@@ -123,6 +123,8 @@ public final class MessageChannel {
 
         private final OutgoingMapping ring;
         private final MemorySegment ringSegment;
+        /** The ring's grant is write-combining (a board): {@link #offer} stores whole words only. */
+        private final boolean wordStores;
         private final IncomingMapping credit;
         private long limit;
         /** Ring offset of the open claim's frame, or NO_CLAIM. */
@@ -135,6 +137,7 @@ public final class MessageChannel {
             super(fabric, ringRegion, creditRegion, capacity);
             this.ring = ring;
             this.ringSegment = ring.segment();
+            this.wordStores = ring.writeCombining();
             this.credit = credit;
             this.limit = capacity;
         }
@@ -213,6 +216,8 @@ public final class MessageChannel {
         /**
          * Sends {@code length} bytes of {@code src} from {@code offset} if the ring has room; false otherwise.
          * A claim, a copy into it and its commit; if the copy fails (a bad {@code src} range), nothing is sent.
+         * The copy is a bulk {@link MemorySegment#copy} where the ring's grant is write-back memory (soft fabric,
+         * ivshmem), and {@link #copyWords} where it is write-combining (a board).
          */
         public boolean offer(MemorySegment src, long offset, int length) {
             long at = tryClaim(length);
@@ -220,7 +225,11 @@ public final class MessageChannel {
                 return false;
             }
             try {
-                copyWords(src, offset, ringSegment, at, length);
+                if (wordStores) {
+                    copyWords(src, offset, ringSegment, at, length);
+                } else {
+                    MemorySegment.copy(src, offset, ringSegment, at, length); // checks src's range before it stores
+                }
             } catch (RuntimeException e) {
                 abort();
                 throw e;

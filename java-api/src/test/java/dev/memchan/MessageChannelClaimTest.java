@@ -216,6 +216,34 @@ class MessageChannelClaimTest {
         assertArrayEquals(message(1, 16), rest.get(0));
     }
 
+    /** On write-back pages (the soft fabric) offer copies in bulk: every length and source alignment lands exactly. */
+    @Test
+    void offerFromUnalignedSourcesDeliversEveryLengthExactly() {
+        for (int length = 0; length <= 41; length++) {
+            for (int srcOffset = 0; srcOffset < 8; srcOffset++) {
+                byte[] m = message(length * 8 + srcOffset, length);
+                byte[] src = new byte[srcOffset + length];
+                System.arraycopy(m, 0, src, srcOffset, length);
+                assertTrue(tx.offer(MemorySegment.ofArray(src), srcOffset, length), "room for " + length + " bytes");
+                List<byte[]> got = drain(ALL);
+                assertEquals(1, got.size());
+                assertArrayEquals(m, got.get(0), "length " + length + " from source offset " + srcOffset);
+            }
+        }
+    }
+
+    @Test
+    void offerOfABadSourceRangeSendsNothing() {
+        MemorySegment src = MemorySegment.ofArray(new byte[20]);
+        assertThrows(IndexOutOfBoundsException.class, () -> tx.offer(src, 8, 16));
+        assertEquals(0, rx.poll((buf, off, len) -> { }, ALL), "nothing sent");
+        byte[] m = message(3, 24);
+        assertEquals(8, claimWriteCommit(m), "the refused offer claimed nothing");
+        List<byte[]> got = drain(ALL);
+        assertEquals(1, got.size());
+        assertArrayEquals(m, got.get(0));
+    }
+
     @Test
     void badInputIsRefusedWithNothingChanged() {
         assertInvalid(() -> tx.tryClaim(-1));
