@@ -21,7 +21,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *   BenchMain run --reference PATH [--quick] [--rounds N] [--only SECTION,...] [--sizes BYTES,...] [--markdown FILE]
  * </pre>
  * SECTION: latency, throughput, store, lock, remote (default all); N counted rounds per measurement (default 5, 2 with --quick);
- * BYTES: the throughput section's message sizes (default 32, 64, 256, 4096, 65536).
+ * BYTES: the throughput section's message sizes (default 32, 64, 256, 1024, 4096, 65536).
  * runs, interleaved so that machine noise hits both sides alike: Java ping-pong vs C ping-pong on the
  * same kind of shared memory (batch means and per-round percentiles); message throughput of the channel
  * beside Agrona's OneToOneRingBuffer and the channel protocol in C, 32 B to 64 KiB; the JMH store-overhead
