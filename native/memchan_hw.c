@@ -683,6 +683,27 @@ static int mc_hw_setup_irq(struct mc_hw_dev *hw)
 	return 0;
 }
 
+/*
+ * Which bitstream the board runs: BUILD_GIT and BUILD_TIME, which the board's build stamps
+ * (both 0 on the co-simulated board and on a bitstream built without a stamp).
+ */
+static void mc_hw_log_build(struct memchan_dev *md)
+{
+	u32 git = mc_hw_reg_read(md, MC_REG_BUILD_GIT);
+	time64_t built = mc_hw_reg_read(md, MC_REG_BUILD_TIME);
+
+	if (!git && !built) {
+		dev_info(&md->pdev->dev, "register map %u.%u, no build stamp\n",
+			 (md->regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT,
+			 (md->regmap_version & MC_VERSION_MINOR_MASK) >> MC_VERSION_MINOR_SHIFT);
+		return;
+	}
+	dev_info(&md->pdev->dev, "register map %u.%u, bitstream of commit %08x built %ptT UTC\n",
+		 (md->regmap_version & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT,
+		 (md->regmap_version & MC_VERSION_MINOR_MASK) >> MC_VERSION_MINOR_SHIFT,
+		 git, &built);
+}
+
 static int mc_hw_probe(struct memchan_dev *md)
 {
 	struct mc_hw_dev *hw = to_hw(md);
@@ -726,6 +747,7 @@ static int mc_hw_probe(struct memchan_dev *md)
 			md->page_count, md->page_size, md->max_nodes);
 		return -ENODEV;
 	}
+	mc_hw_log_build(md);
 	win_len = (resource_size_t)md->page_count * md->page_size;
 	if (pci_resource_len(pdev, MEMCHAN_BAR_WINDOW) < win_len) {
 		dev_err(dev, "BAR2 smaller than the %llu-byte window\n", (u64)win_len);

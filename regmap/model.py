@@ -208,7 +208,7 @@ def build(rm):
 
 # How the RTL register block implements a register (memchan.toml's header comment)
 DEFAULT_RTL = {"ro": "hw", "rw": "storage", "w1c": "w1c"}
-RTL_PARAMS = ("PAGES", "PAGE_SIZE")
+RTL_PARAMS = ("PAGES", "PAGE_SIZE", "BUILD_GIT", "BUILD_TIME")
 FIELD_RTL = ("pulse", "hw", "write_alone", "rtl_limit")
 SV_KEYWORDS = set("""alias always and assert assign assume automatic before begin bind bins binsof bit break buf
 byte case cell chandle checker class clocking cmos config const constraint context continue cover covergroup

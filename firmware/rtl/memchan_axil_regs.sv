@@ -8,6 +8,8 @@
 module memchan_axil_regs #(
   parameter int unsigned PAGES     = memchan_regs_pkg::MC_BOARD_PAGES,
   parameter int unsigned PAGE_SIZE = memchan_regs_pkg::MC_BOARD_PAGE_SIZE,
+  parameter int unsigned BUILD_GIT  = 0,   // the build's stamp: BUILD_GIT, BUILD_TIME read it
+  parameter int unsigned BUILD_TIME = 0,
   localparam int unsigned PG_W = $clog2(PAGES)
 ) (
   input  wire logic          clk_i,
@@ -202,7 +204,7 @@ module memchan_axil_regs #(
   logic [2*MC_REG_W-1:0]  rlast_q;         // REMOTE_LAST_HI, REMOTE_LAST_LO
   logic [MC_REG_W-1:0]    rdata;
 
-  memchan_reg_top #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_top (
+  memchan_reg_top #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE), .BUILD_GIT(BUILD_GIT), .BUILD_TIME(BUILD_TIME)) u_top (
     .clk_i, .rst_ni,
     .wr_i(wr), .waddr_i(s_awaddr_i), .wdata_i(s_wdata_i),
     .rd_i(rd), .raddr_i(s_araddr_i), .rdata_o(rdata),

@@ -7,7 +7,10 @@
 
 module memchan_reg_top #(
   parameter int unsigned PAGES     = memchan_regs_pkg::MC_BOARD_PAGES,
-  parameter int unsigned PAGE_SIZE = memchan_regs_pkg::MC_BOARD_PAGE_SIZE
+  parameter int unsigned PAGE_SIZE = memchan_regs_pkg::MC_BOARD_PAGE_SIZE,
+  // the build's stamp (BUILD_GIT, BUILD_TIME): 0 unless a bitstream build sets it
+  parameter int unsigned BUILD_GIT  = 0,
+  parameter int unsigned BUILD_TIME = 0
 ) (
   input  wire logic clk_i,
   input  wire logic rst_ni,
@@ -441,6 +444,8 @@ module memchan_reg_top #(
         MC_RI_PAGE_SIZE: rdata_o = 32'(PAGE_SIZE);
         MC_RI_MAX_NODES: rdata_o = MC_REG_MAX_NODES_RESET;
         MC_RI_CAPS: rdata_o = MC_BOARD_CAPS;
+        MC_RI_BUILD_GIT: rdata_o = 32'(BUILD_GIT);
+        MC_RI_BUILD_TIME: rdata_o = 32'(BUILD_TIME);
         MC_RI_NODE_ID: begin
           rdata_o[7:0] = node_id_id_q;
           rdata_o[30] = node_id_auto_q;

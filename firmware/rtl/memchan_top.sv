@@ -25,6 +25,10 @@ module memchan_top #(
   // global clock: as the clock master, send sync frames; 0 only to show what they do (the
   // clock bench's negative control), never on a board
   parameter bit          CLOCK_SYNC  = 1'b1,
+  // which bitstream this is (the BUILD_GIT and BUILD_TIME registers): the board's build sets
+  // them, everything else (the co-simulated board, the benches) reads 0
+  parameter int unsigned BUILD_GIT   = 0,
+  parameter int unsigned BUILD_TIME  = 0,
   localparam int unsigned PG_W   = $clog2(PAGES),
   localparam int unsigned WIN_AW = PG_W + $clog2(PAGE_SIZE)
 ) (
@@ -180,7 +184,7 @@ module memchan_top #(
   logic [63:0] rs_w, rs_r;
   logic [9:0]  rs_space;
 
-  memchan_axil_regs #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE)) u_regs (
+  memchan_axil_regs #(.PAGES(PAGES), .PAGE_SIZE(PAGE_SIZE), .BUILD_GIT(BUILD_GIT), .BUILD_TIME(BUILD_TIME)) u_regs (
     .clk_i, .rst_ni,
     .s_awaddr_i(s_axil_awaddr), .s_awvalid_i(s_axil_awvalid), .s_awready_o(s_axil_awready),
     .s_wdata_i(s_axil_wdata), .s_wstrb_i(s_axil_wstrb), .s_wvalid_i(s_axil_wvalid),

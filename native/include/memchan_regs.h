@@ -63,6 +63,8 @@
 #define MC_CAPS_GLOBAL_CLOCK_MASK 0x200U /* global time register kept by the hub's synchronization packets */
 #define MC_CAPS_SOFT_SHIFT 0x1FU
 #define MC_CAPS_SOFT_MASK 0x80000000U /* emulated adapter (soft fabric or ivshmem), not a board */
+#define MC_REG_BUILD_GIT 0x18U /* Build identity: the first 8 hex digits of the git commit the bitstream was built from, as a number (0x1a2b3c4d for 1a2b3c4d) */
+#define MC_REG_BUILD_TIME 0x1CU /* Build identity: when the bitstream was synthesized, in seconds since 1970-01-01 UTC */
 #define MC_REG_NODE_ID 0x20U /* This adapter's node ID */
 #define MC_NODE_ID_ID_SHIFT 0x0U
 #define MC_NODE_ID_ID_MASK 0xFFU /* node ID, below MAX_NODES */
@@ -198,6 +200,8 @@
 #define MC_REG_PAGE_SIZE_RESET 0x1000U
 #define MC_REG_MAX_NODES_RESET 0x20U
 #define MC_REG_CAPS_RESET 0x0U
+#define MC_REG_BUILD_GIT_RESET 0x0U
+#define MC_REG_BUILD_TIME_RESET 0x0U
 #define MC_REG_NODE_ID_RESET 0x0U
 #define MC_REG_CTRL_RESET 0x2U
 #define MC_REG_LOOPBACK_RESET 0x0U

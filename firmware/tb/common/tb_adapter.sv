@@ -10,7 +10,9 @@ module tb_adapter #(
   parameter int PAGES  = memchan_regs_pkg::MC_BOARD_PAGES,
   parameter bit VHUB   = 1'b1,
   parameter bit SERIALIZE = 1'b1,
-  parameter bit CLOCK_SYNC = 1'b1
+  parameter bit CLOCK_SYNC = 1'b1,
+  parameter int unsigned BUILD_GIT = 0,    // the build stamp the adapter reports (0: none)
+  parameter int unsigned BUILD_TIME = 0
 ) (
   input  wire logic        clk,
   input  wire logic        rst_n,
@@ -51,7 +53,8 @@ module tb_adapter #(
   logic [1:0]  h_arburst, h_rresp;
   logic        h_arvalid, h_arready, h_rlast, h_rvalid, h_rready;
 
-  memchan_top #(.PAGES(PAGES), .VHUB(VHUB), .SERIALIZE(SERIALIZE), .CLOCK_SYNC(CLOCK_SYNC)) dut (
+  memchan_top #(.PAGES(PAGES), .VHUB(VHUB), .SERIALIZE(SERIALIZE), .CLOCK_SYNC(CLOCK_SYNC), .BUILD_GIT(BUILD_GIT),
+                .BUILD_TIME(BUILD_TIME)) dut (
     .clk_i(clk), .rst_ni(rst_n), .serial_i(32'(SERIAL)),
     .s_axil_awaddr(l_awaddr), .s_axil_awvalid(l_awvalid), .s_axil_awready(l_awready),
     .s_axil_wdata(l_wdata), .s_axil_wstrb(4'hF), .s_axil_wvalid(l_wvalid),

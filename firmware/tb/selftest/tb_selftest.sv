@@ -19,7 +19,8 @@ module tb_selftest;
   assign tready = 1'b1;
   assign rvalid_x = 1'b0; assign rdata_x = '0; assign rlast_x = 1'b0;
 
-  tb_adapter #(.SERIAL(7), .STALL(25)) a (
+  // a build stamp as the board's build would set it: BUILD_GIT and BUILD_TIME must read it
+  tb_adapter #(.SERIAL(7), .STALL(25), .BUILD_GIT(32'h0a2b3c4d), .BUILD_TIME(1795842367)) a (
     .clk, .rst_n,
     .m_link_tvalid(tvalid), .m_link_tdata(tdata), .m_link_tlast(tlast), .m_link_tready(tready),
     .s_link_tvalid(rvalid_x), .s_link_tdata(rdata_x), .s_link_tlast(rlast_x), .s_link_tready(rready_x),
@@ -166,6 +167,10 @@ module tb_selftest;
     if (r != 32'h4D454D43) $fatal(1, "stage 1: ID %h", r);
     a.reg_read(MC_REG_VERSION, r);
     if ((r & MC_VERSION_MAJOR_MASK) >> MC_VERSION_MAJOR_SHIFT != 1) $fatal(1, "stage 1: VERSION %h", r);
+    a.reg_read(MC_REG_BUILD_GIT, r);
+    if (r != 32'h0a2b3c4d) $fatal(1, "stage 1: BUILD_GIT %h, the bench's stamp is 0a2b3c4d", r);
+    a.reg_read(MC_REG_BUILD_TIME, r);
+    if (r != 32'd1795842367) $fatal(1, "stage 1: BUILD_TIME %0d, the bench's stamp is 1795842367", r);
     a.reg_read(MC_REG_PAGE_COUNT, page_count);
     a.reg_read(MC_REG_PAGE_SIZE, page_size);
     if (page_size != 4096 && page_size != 8192) $fatal(1, "stage 1: PAGE_SIZE %0d", page_size);

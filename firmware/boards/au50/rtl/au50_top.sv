@@ -23,7 +23,12 @@
 // lists them.
 `default_nettype none
 
-module au50_top (
+module au50_top #(
+  // which bitstream this is, read by software in BUILD_GIT and BUILD_TIME: tcl/build.tcl sets
+  // them at synthesis (the commit's first 8 hex digits, the time in seconds since 1970 UTC)
+  parameter int unsigned BUILD_GIT  = 0,
+  parameter int unsigned BUILD_TIME = 0
+) (
   input  wire logic        pcie_refclk_p,
   input  wire logic        pcie_refclk_n,
   input  wire logic        pcie_perst_n,
@@ -374,7 +379,7 @@ module au50_top (
 
   logic [MC_IRQ_STATUS_W-1:0] irq;
 
-  memchan_top #(.ID_W(1)) u_core (
+  memchan_top #(.ID_W(1), .BUILD_GIT(BUILD_GIT), .BUILD_TIME(BUILD_TIME)) u_core (
     .clk_i(core_clk), .rst_ni(core_rst_n), .serial_i(serial_q),
     .s_axil_awaddr(c0_awaddr[MC_BAR0_AW-1:0]), .s_axil_awvalid(c0_awvalid),
     .s_axil_awready(c0_awready), .s_axil_wdata(c0_wdata), .s_axil_wstrb(c0_wstrb),

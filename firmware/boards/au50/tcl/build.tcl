@@ -19,7 +19,10 @@ foreach ip [get_ips] {
 read_verilog -sv [memchan_sources]
 foreach xdc $xdc_files { read_xdc [file join $board_dir xdc $xdc] }
 
-synth_design -top $top -part $part
+# the build's stamp (registers BUILD_GIT, BUILD_TIME): the commit's first 8 hex digits and now
+set build_git [string range [exec git -C $fw_dir rev-parse HEAD] 0 7]
+set build_time [clock seconds]
+synth_design -top $top -part $part -generic "BUILD_GIT=32'h$build_git" -generic "BUILD_TIME=$build_time"
 write_checkpoint -force [file join $build_dir post_synth.dcp]
 report_utilization -file [file join $build_dir utilization_synth.rpt]
 
@@ -43,4 +46,5 @@ set bit [file join $build_dir $top.bit]
 write_bitstream -force $bit
 write_cfgmem -force -format mcs -size 128 -interface SPIx4 \
   -loadbit "up $flash_user_offset $bit" -file [file join $build_dir $top.mcs]
-puts "memchan: $bit and [file join $build_dir $top.mcs] written (register map $memchan_version)"
+puts "memchan: $bit and [file join $build_dir $top.mcs] written (register map $memchan_version,\
+  BUILD_GIT $build_git, BUILD_TIME $build_time)"

@@ -85,6 +85,10 @@ public final class Regs {
     public static final int CAPS_SOFT_SHIFT = 0x1F;
     /** emulated adapter (soft fabric or ivshmem), not a board */
     public static final long CAPS_SOFT_MASK = 0x80000000L;
+    /** Build identity: the first 8 hex digits of the git commit the bitstream was built from, as a number (0x1a2b3c4d for 1a2b3c4d) */
+    public static final int REG_BUILD_GIT = 0x18;
+    /** Build identity: when the bitstream was synthesized, in seconds since 1970-01-01 UTC */
+    public static final int REG_BUILD_TIME = 0x1C;
     /** This adapter's node ID */
     public static final int REG_NODE_ID = 0x20;
     public static final int NODE_ID_ID_SHIFT = 0x0;
@@ -308,6 +312,8 @@ public final class Regs {
     public static final int REG_PAGE_SIZE_RESET = 0x1000;
     public static final int REG_MAX_NODES_RESET = 0x20;
     public static final int REG_CAPS_RESET = 0x0;
+    public static final int REG_BUILD_GIT_RESET = 0x0;
+    public static final int REG_BUILD_TIME_RESET = 0x0;
     public static final int REG_NODE_ID_RESET = 0x0;
     public static final int REG_CTRL_RESET = 0x2;
     public static final int REG_LOOPBACK_RESET = 0x0;

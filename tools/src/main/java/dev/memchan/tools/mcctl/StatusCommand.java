@@ -42,6 +42,18 @@ final class StatusCommand extends Base {
         return Exit.OK;
     }
 
+    /**
+     * Which bitstream the adapter runs: BUILD_GIT (the commit's first 8 hex digits) and BUILD_TIME
+     * (seconds since 1970 UTC), both 0 where nothing stamped them.
+     */
+    static Map<String, Object> build(int git, int time) {
+        if (git == 0 && time == 0) {
+            return Json.obj("stamped", false);
+        }
+        return Json.obj("stamped", true, "git", String.format("%08x", git),
+                "time", Instant.ofEpochSecond(Integer.toUnsignedLong(time)).toString());
+    }
+
     static Map<String, Object> snapshot(AdapterView t, boolean all, boolean withPct) {
         int first = t.adapters()[0];
         int version = t.readRegister(first, REG_VERSION);
@@ -50,6 +62,7 @@ final class StatusCommand extends Base {
                 "id", String.format("0x%08X", t.readRegister(first, REG_ID)),
                 "register_map", ((version & VERSION_MAJOR_MASK) >>> VERSION_MAJOR_SHIFT) + "." + (version & VERSION_MINOR_MASK),
                 "caps", Counters.caps(caps),
+                "build", build(t.readRegister(first, REG_BUILD_GIT), t.readRegister(first, REG_BUILD_TIME)),
                 "page_size", t.pageSize(), "page_count", t.pageCount(), "system_pages", SYS_PAGES, "max_nodes", t.maxNodes());
         boolean adapterClock = (caps & CAPS_GLOBAL_CLOCK_MASK) != 0;
         boolean hubMode = (caps & CAPS_HUB_MODE_MASK) != 0;
@@ -185,6 +198,9 @@ final class StatusCommand extends Base {
             }
         }
         out.printf("adapter    ID %s, register map %s, caps %s%n", a.get("id"), a.get("register_map"), a.get("caps"));
+        Map<String, Object> build = (Map<String, Object>) a.get("build");
+        out.printf("build      %s%n", build.containsKey("git") ? "commit " + build.get("git") + ", built " + build.get("time")
+                : "no stamp (an emulated adapter, the co-simulated board, or a bitstream built without one)");
         out.printf("window     %s pages of %s bytes (%s system pages), %s node IDs%n", a.get("page_count"), a.get("page_size"),
                 a.get("system_pages"), a.get("max_nodes"));
         Map<String, Object> clock = (Map<String, Object>) doc.get("clock");

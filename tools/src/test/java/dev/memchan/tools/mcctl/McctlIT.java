@@ -189,6 +189,7 @@ class McctlIT {
         JsonNode s = ok("status", "--fabric", FABRIC, "--json").json();
         assertEquals("soft", s.get("kind").asText());
         assertEquals("0x4D454D43", s.get("adapter").get("id").asText());
+        assertFalse(s.get("adapter").get("build").get("stamped").asBoolean(), "a soft fabric has no build stamp: " + s);
         assertEquals(2, s.get("nodes").size(), s.toString());
         for (JsonNode n : s.get("nodes")) {
             assertEquals("joined", n.get("state").asText());
@@ -206,6 +207,7 @@ class McctlIT {
                 "the soft fabric's cluster time is this host's monotonic clock: " + clock);
         Run text = ok("status", "--fabric", FABRIC);
         assertTrue(text.out().contains("NODE STATE"), text.out());
+        assertTrue(text.out().contains("build      no stamp ("), text.out());
         assertTrue(text.out().contains("clock      time ") && text.out().contains(" ns, bound 0 (host monotonic clock"), text.out());
         JsonNode nodes = ok("node", "show", "--fabric", FABRIC, "--json").json();
         assertEquals("joined", nodes.get("nodes").get(1).get("state").asText());

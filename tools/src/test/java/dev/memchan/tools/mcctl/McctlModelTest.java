@@ -216,6 +216,17 @@ class McctlModelTest {
     }
 
     @Test
+    void buildIdentityFromItsRegisters() {
+        assertEquals(Map.of("stamped", false), StatusCommand.build(0, 0));
+        Map<String, Object> b = StatusCommand.build(0x0a2b3c4d, 1795842367);
+        assertEquals(true, b.get("stamped"));
+        assertEquals("0a2b3c4d", b.get("git"), "eight hex digits, leading zeros kept");
+        assertEquals("2026-11-28T05:06:07Z", b.get("time"));
+        // BUILD_TIME is unsigned: past 2038 it stays a time after 1970
+        assertEquals("2106-02-07T06:28:15Z", StatusCommand.build(1, -1).get("time"));
+    }
+
+    @Test
     void jsonWriterIsStrictJson() throws Exception {
         String text = Json.write(Json.obj("s", "quote \" backslash \\ newline \n tab \t ctl \u0001", "n", 42, "d", 1.5,
                 "nan", Double.NaN, "b", true, "null", null, "list", List.of(1, "two"), "arr", new int[]{1, 2}, "m", Map.of("k", "v")));
