@@ -106,7 +106,7 @@ public final class BenchMain {
     }
 
     /** The machine's load average: other work on the same cores is the main source of noise here. */
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
             return f[0] + ", " + f[1] + ", " + f[2];

@@ -177,7 +177,7 @@ final class ThroughputSection {
         return String.format(Locale.ROOT, "%,.0f..%,.0f", s.min() / 1e6, s.max() / 1e6);
     }
 
-    private static String sizeName(int size) {
+    static String sizeName(int size) {
         return size >= 1024 ? size / 1024 + " KiB" : size + " B";
     }
 }

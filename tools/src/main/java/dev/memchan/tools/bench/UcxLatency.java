@@ -150,7 +150,7 @@ public final class UcxLatency {
                 + "(whole JVMs)", IDLE_SECONDS, selfShare, peerShare);
     }
 
-    private static long cpuTicks(long pid) throws IOException {
+    static long cpuTicks(long pid) throws IOException {
         String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // f[0] is the state, field 3
         return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime: fields 14 and 15
@@ -231,7 +231,7 @@ public final class UcxLatency {
      * ucx_perftest's typical latency (us) of {@code test} between a server and a client process on
      * loopback: the median of its final report.
      */
-    private static double perftest(String program, String test, int rounds, int warmup) throws IOException, InterruptedException {
+    static double perftest(String program, String test, int rounds, int warmup) throws IOException, InterruptedException {
         int port;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
             port = s.getLocalPort();
