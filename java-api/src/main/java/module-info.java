@@ -21,5 +21,5 @@ module dev.memchan {
     provides dev.memchan.spi.BackendProvider with dev.memchan.internal.soft.SoftBackendProvider,
             dev.memchan.internal.dev.DevBackendProvider, dev.memchan.internal.ucx.UcxBackendProvider;
     provides dev.memchan.admin.AdminProvider with dev.memchan.internal.soft.SoftBackendProvider,
-            dev.memchan.internal.dev.DevBackendProvider;
+            dev.memchan.internal.dev.DevBackendProvider, dev.memchan.internal.ucx.UcxBackendProvider;
 }

@@ -202,7 +202,7 @@ public final class UcxBackend implements Backend, NodeShared {
     }
 
     /** This process's host as the hub knows it: the kernel's identity, and the {@link #HOST_PROPERTY} when set. */
-    private static long hostKey() {
+    static long hostKey() {
         String name = hostName();
         return name == null ? HostIdentity.hostId() : HostIdentity.hostId() * 31 + name.hashCode();
     }

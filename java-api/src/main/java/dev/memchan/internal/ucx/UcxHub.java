@@ -12,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static dev.memchan.layout.Regs.DEST_KIND_NODE;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -496,6 +501,35 @@ public final class UcxHub implements AutoCloseable {
                 });
             }
         }
+    }
+
+    /** What the hub serves now: hosts, live processes (ports), distinct node IDs among them. */
+    public record Census(int hosts, int processes, int nodes) {
+    }
+
+    /**
+     * The hub's census, taken on its progress thread (the only one that changes its tables); CLOSED once the hub
+     * is closed, TIMEOUT when that thread does not run it within {@code timeout}.
+     */
+    public Census census(Duration timeout) {
+        CompletableFuture<Census> taken = new CompletableFuture<>();
+        worker.execute(() -> taken.complete(new Census(hosts.size(), ports.size(),
+                (int) ports.values().stream().mapToInt(p -> p.node).distinct().count())));
+        try {
+            return taken.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new MemchanException(Kind.TIMEOUT, "the hub's thread did not answer within " + timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemchanException(Kind.TIMEOUT, "interrupted while waiting for the hub's census");
+        } catch (ExecutionException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, "the hub's census failed: " + e.getCause());
+        }
+    }
+
+    /** The join gate's counts: handshakes, admissions, refusals by reason. */
+    public JoinCounters joins() {
+        return gate.counters();
     }
 
     @Override

@@ -87,7 +87,7 @@ public final class Mcctl implements Callable<Integer> {
      * command's start-up under an emulator (tens of ms on a host, seconds in a TCG guest).
      */
     private static final List<String> SUBCOMMANDS =
-            List.of("status", "node", "pct", "apply", "selftest", "bench", "monitor", "help");
+            List.of("status", "node", "pct", "apply", "selftest", "bench", "monitor", "hub", "secret", "help");
 
     private static Object subcommand(String name) {
         return switch (name) {
@@ -98,6 +98,8 @@ public final class Mcctl implements Callable<Integer> {
             case "selftest" -> new SelftestCommand();
             case "bench" -> new BenchCommand();
             case "monitor" -> new MonitorCommand();
+            case "hub" -> new HubCommand();
+            case "secret" -> new SecretCommand();
             case "help" -> new CommandLine.HelpCommand();
             default -> throw new IllegalArgumentException(name);
         };

@@ -61,7 +61,7 @@ final class NodeCommand extends Base {
                     return Exit.OK;
                 }
                 out().printf("%s: %d node IDs (%s)%n", t.location(), t.maxNodes(),
-                        t.kind().equals("soft") ? "soft fabric: a node is a process" : "adapter node " + t.adapters()[0]);
+                        !t.kind().equals("dev") ? t.kind() + " fabric: a node is a process" : "adapter node " + t.adapters()[0]);
                 out().printf("%-4s %-8s %-8s %-5s %s%n", "NODE", "STATE", "PID", "INC", "NODE_ID");
                 for (Object o : nodes) {
                     @SuppressWarnings("unchecked") Map<String, Object> m = (Map<String, Object>) o;

@@ -131,6 +131,8 @@ final class StatusCommand extends Base {
                 "unit", masterNanos ? "ns" : "link_cycles", "time", own.get("time"), "bound", own.get("bound"))
                 : t.kind().equals("soft") ? Json.obj("source", "host monotonic clock: every node of a soft fabric reads it",
                         "unit", "ns", "time", System.nanoTime(), "bound", 0)
+                : t.kind().equals("ucx") ? Json.obj("source", "none", "reason",
+                        "cluster time on ucx:// is the hub's clock, each process's offset taken at its join; this view does not contact the hub")
                 : Json.obj("source", "none", "reason", "CAPS.GLOBAL_CLOCK is clear"));
         doc.put("directory_generation", t.cluster().generation());
         doc.put("nodes", nodes);
@@ -145,6 +147,10 @@ final class StatusCommand extends Base {
             return Json.obj("fabric_id", String.format("%016x", soft.fabricId()), "file", soft.file().toString(),
                     "file_size", soft.layout().fileSize(),
                     "created", Instant.ofEpochMilli(soft.createdNanos() / 1_000_000).toString());
+        }
+        if (t.kind().equals("ucx")) {
+            return Json.obj("hub", Location.parse(t.location()).path().replaceFirst("^//", "").replaceFirst("/.*", ""),
+                    "seen_from", "this host's copy: the adapters of the nodes running here, the system pages as applied here");
         }
         return Json.obj("device", Location.parse(t.location()).path(), "node", t.adapters()[0]);
     }
@@ -191,8 +197,12 @@ final class StatusCommand extends Base {
     private void print(Map<String, Object> doc) {
         var out = out();
         Map<String, Object> a = (Map<String, Object>) doc.get("adapter");
-        out.printf("fabric     %s (%s)%n", doc.get("fabric"), doc.get("kind").equals("soft") ? "soft fabric" : "adapter");
-        for (String k : List.of("fabric_id", "file", "file_size", "created", "device")) {
+        out.printf("fabric     %s (%s)%n", doc.get("fabric"), switch ((String) doc.get("kind")) {
+            case "soft" -> "soft fabric";
+            case "ucx" -> "network fabric through its hub";
+            default -> "adapter";
+        });
+        for (String k : List.of("fabric_id", "file", "file_size", "created", "device", "hub", "seen_from")) {
             if (doc.containsKey(k)) {
                 out.printf("%-10s %s%n", k.replace('_', ' '), doc.get(k));
             }
