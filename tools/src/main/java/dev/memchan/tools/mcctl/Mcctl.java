@@ -39,7 +39,7 @@ import java.util.stream.Stream;
 public final class Mcctl implements Callable<Integer> {
 
     @Option(names = "--fabric", scope = ScopeType.INHERIT, paramLabel = "LOCATION",
-            description = "shm:NAME or dev:/dev/memchanN (default: $MEMCHAN_FABRIC, /dev/memchan0 when present, else shm:default)")
+            description = "shm:NAME, dev:/dev/memchanN or ucx://HOST:PORT/NAME (default: $MEMCHAN_FABRIC, /dev/memchan0 when present, else shm:default)")
     String fabric;
 
     @Option(names = "--json", scope = ScopeType.INHERIT, description = "Print data as JSON (one document, or one line per sample).")

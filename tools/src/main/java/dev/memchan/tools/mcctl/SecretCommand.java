@@ -9,6 +9,7 @@ import java.nio.file.Path;
 /** {@code mcctl secret create FILE}: a ucx:// fabric's join secret. */
 @Command(name = "secret", mixinStandardHelpOptions = true,
         description = "The secret a ucx:// fabric's nodes prove they hold to join its hub (never sent on the wire).",
+        footerHeading = "%nExamples:%n", footer = {"  mcctl secret create ~/.memchan/lab.secret"},
         subcommands = SecretCommand.Create.class)
 final class SecretCommand {
     @Command(name = "create", mixinStandardHelpOptions = true,
