@@ -54,6 +54,10 @@ HOST = [
     Host("netns", "java", 20, "network namespaces joined by veth on a hub's bridge (harness/netns.py): pings, "
          "ucx_perftest and the UCX test peers across them, 5 % loss, a cut link, NodeProcess's netns launchers, "
          "teardown leaving nothing; needs root, netns, veth, bridge, nf_tables"),
+    Host("ucx-netns-tools", "java", 40, "mcctl and the demo on ucx:// across network namespaces "
+         "(harness/ucx_netns_tools.py): mcctl hub in the hub's, bench serve and status in node 1, bench pingpong "
+         "from node 2, the demo's responder and initiator in nodes 1 and 2, the hub's counts; needs root",
+         lane="side", argv=["python3", "harness/ucx_netns_tools.py"], beside="board-java"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean"),
     Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean"),
