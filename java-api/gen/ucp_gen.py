@@ -55,7 +55,8 @@ EXPRESSIONS = [("UCP_API_MAJOR", "UCP_API_MAJOR"), ("UCP_API_MINOR", "UCP_API_MI
 # The downcalls (ucp_init is a static inline wrapper of ucp_init_version).
 FUNCTIONS = ["ucs_debug_disable_signal", "ucs_status_string", "ucp_config_read", "ucp_config_modify",
              "ucp_config_release", "ucp_init_version", "ucp_cleanup", "ucp_worker_create",
-             "ucp_worker_destroy", "ucp_worker_query", "ucp_worker_get_efd", "ucp_worker_arm",
+             "ucp_worker_destroy", "ucp_worker_query", "ucp_worker_get_address", "ucp_worker_release_address",
+             "ucp_worker_get_efd", "ucp_worker_arm",
              "ucp_worker_signal", "ucp_worker_progress", "ucp_worker_fence", "ucp_worker_flush_nbx",
              "ucp_listener_create", "ucp_listener_destroy", "ucp_listener_query", "ucp_ep_create",
              "ucp_ep_close_nbx", "ucp_ep_flush_nbx", "ucp_mem_map", "ucp_mem_unmap", "ucp_rkey_pack",

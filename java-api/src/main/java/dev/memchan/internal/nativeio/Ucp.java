@@ -58,6 +58,8 @@ public final class Ucp {
     private static final MethodHandle WORKER_CREATE;
     private static final MethodHandle WORKER_DESTROY;
     private static final MethodHandle WORKER_QUERY;
+    private static final MethodHandle WORKER_GET_ADDRESS;
+    private static final MethodHandle WORKER_RELEASE_ADDRESS;
     private static final MethodHandle WORKER_GET_EFD;
     private static final MethodHandle WORKER_ARM;
     private static final MethodHandle WORKER_SIGNAL;
@@ -119,6 +121,8 @@ public final class Ucp {
         WORKER_CREATE = bind(ucp, "ucp_worker_create", UcpDefs.Downcalls.ucp_worker_create);
         WORKER_DESTROY = bind(ucp, "ucp_worker_destroy", UcpDefs.Downcalls.ucp_worker_destroy);
         WORKER_QUERY = bind(ucp, "ucp_worker_query", UcpDefs.Downcalls.ucp_worker_query);
+        WORKER_GET_ADDRESS = bind(ucp, "ucp_worker_get_address", UcpDefs.Downcalls.ucp_worker_get_address);
+        WORKER_RELEASE_ADDRESS = bind(ucp, "ucp_worker_release_address", UcpDefs.Downcalls.ucp_worker_release_address);
         WORKER_GET_EFD = bind(ucp, "ucp_worker_get_efd", UcpDefs.Downcalls.ucp_worker_get_efd);
         WORKER_ARM = bind(ucp, "ucp_worker_arm", UcpDefs.Downcalls.ucp_worker_arm);
         WORKER_SIGNAL = bind(ucp, "ucp_worker_signal", UcpDefs.Downcalls.ucp_worker_signal);
@@ -297,6 +301,23 @@ public final class Ucp {
     public static int workerQuery(MemorySegment worker, MemorySegment attr) {
         try {
             return (byte) WORKER_QUERY.invokeExact(worker, attr);
+        } catch (Throwable t) {
+            throw Posix.rethrow(t);
+        }
+    }
+
+    /** ucp_worker_get_address: the worker's address blob into {@code addressOut} and its length into {@code lengthOut}. */
+    public static int workerGetAddress(MemorySegment worker, MemorySegment addressOut, MemorySegment lengthOut) {
+        try {
+            return (byte) WORKER_GET_ADDRESS.invokeExact(worker, addressOut, lengthOut);
+        } catch (Throwable t) {
+            throw Posix.rethrow(t);
+        }
+    }
+
+    public static void workerReleaseAddress(MemorySegment worker, MemorySegment address) {
+        try {
+            WORKER_RELEASE_ADDRESS.invokeExact(worker, address);
         } catch (Throwable t) {
             throw Posix.rethrow(t);
         }

@@ -1639,6 +1639,10 @@ public final class UcpDefs {
 
         public static final FunctionDescriptor ucp_worker_query = FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS);
 
+        public static final FunctionDescriptor ucp_worker_get_address = FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS);
+
+        public static final FunctionDescriptor ucp_worker_release_address = FunctionDescriptor.ofVoid(ADDRESS, ADDRESS);
+
         public static final FunctionDescriptor ucp_worker_get_efd = FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS);
 
         public static final FunctionDescriptor ucp_worker_arm = FunctionDescriptor.of(JAVA_BYTE, ADDRESS);

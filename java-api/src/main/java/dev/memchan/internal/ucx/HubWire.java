@@ -8,7 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The messages between the nodes of a {@code ucx://} fabric and its hub, and their byte form: one active
@@ -23,7 +25,7 @@ public final class HubWire {
     /** The active-message id of messages to a node. */
     public static final int TO_NODE = 41;
     /** The protocol version a node's join fields carry; the hub refuses any other. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** The bytes of the envelope before a body. */
     static final int ENVELOPE = 1 + Long.BYTES;
     /** The largest body of a WRITE's runs a sender puts in one message; a larger push is several. */
@@ -103,46 +105,94 @@ public final class HubWire {
         }
     }
 
+    /** The head of a node's join fields' data before its worker address. */
+    private static final int NODE_JOIN_HEAD = 16;
+    /** The head of a hub's welcome fields' data before its worker address. */
+    private static final int HUB_WELCOME_HEAD = 34;
+
     /**
      * What a node tells the hub in the join handshake's fields ({@link JoinHandshake}): the node ID it asks for
-     * (-1: any) as the fields' id, and this protocol's version, its host and its pid as their data.
+     * (-1: any) as the fields' id; this protocol's version, its host, its pid and its UCX worker's address
+     * ({@link UcxWorker#address()}, which the hub connects its endpoint to) as their data. The handshake's MACs
+     * cover the address: only a holder of the secret names the worker the hub talks to.
      */
-    public record NodeJoin(int node, int version, long hostKey, int pid) {
+    public record NodeJoin(int node, int version, long hostKey, int pid, byte[] worker) {
         public JoinFields toFields() {
-            return new JoinFields(node, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putInt(version).putLong(hostKey)
-                    .putInt(pid).array());
+            return new JoinFields(node, ByteBuffer.allocate(NODE_JOIN_HEAD + worker.length).order(ByteOrder.LITTLE_ENDIAN).putInt(version)
+                    .putLong(hostKey).putInt(pid).put(worker).array());
         }
 
         /** The node's fields; BAD_FORMAT when they are not a node's join of this protocol. */
         public static NodeJoin of(JoinFields fields) {
             byte[] d = fields.data();
-            if (d.length != 16 || fields.id() < -1 || fields.id() > Integer.MAX_VALUE) {
+            if (d.length <= NODE_JOIN_HEAD || fields.id() < -1 || fields.id() > Integer.MAX_VALUE) {
                 throw bad("a node's join fields of " + d.length + " bytes with node " + fields.id());
             }
             ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
-            return new NodeJoin((int) fields.id(), b.getInt(), b.getLong(), b.getInt());
+            if (b.getInt(0) != VERSION) {
+                throw bad("a node of hub protocol version " + b.getInt(0) + ", not this hub's " + VERSION);
+            }
+            return new NodeJoin((int) fields.id(), b.getInt(), b.getLong(), b.getInt(), Arrays.copyOfRange(d, NODE_JOIN_HEAD, d.length));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof NodeJoin j && j.node == node && j.version == version && j.hostKey == hostKey && j.pid == pid
+                    && Arrays.equals(j.worker, worker);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(node, version, hostKey, pid, Arrays.hashCode(worker));
+        }
+
+        @Override
+        public String toString() {
+            return "NodeJoin[node=" + node + ", version=" + version + ", host=" + Long.toHexString(hostKey) + ", pid=" + pid
+                    + ", worker address of " + worker.length + " bytes]";
         }
     }
 
     /**
      * What the hub answers in the handshake's WELCOME: the node ID as the fields' id; the fabric's geometry, the hub's
-     * instance, whether this process is the first of its host (it makes the host's fabric) and whether the host's
-     * fabric is ready (else a {@link Message.HostReady} follows) as their data.
+     * instance, whether this process is the first of its host (it makes the host's fabric), whether the host's
+     * fabric is ready (else a {@link Message.HostReady} follows) and the hub's UCX worker address (which the node
+     * connects its endpoint to) as their data.
      */
-    public record HubWelcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean first, boolean ready) {
+    public record HubWelcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean first, boolean ready,
+                             byte[] worker) {
         public JoinFields toFields() {
-            return new JoinFields(node, ByteBuffer.allocate(34).order(ByteOrder.LITTLE_ENDIAN).putLong(fabricSize).putInt(pageSize)
-                    .putInt(maxNodes).putLong(hubId).putInt(first ? 1 : 0).putInt(ready ? 1 : 0).putShort((short) VERSION).array());
+            return new JoinFields(node, ByteBuffer.allocate(HUB_WELCOME_HEAD + worker.length).order(ByteOrder.LITTLE_ENDIAN)
+                    .putLong(fabricSize).putInt(pageSize).putInt(maxNodes).putLong(hubId).putInt(first ? 1 : 0).putInt(ready ? 1 : 0)
+                    .putShort((short) VERSION).put(worker).array());
         }
 
         /** The hub's fields; BAD_FORMAT when they are not a hub's welcome of this protocol. */
         public static HubWelcome of(JoinFields fields) {
             byte[] d = fields.data();
             ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
-            if (d.length != 34 || fields.id() < 0 || fields.id() > Integer.MAX_VALUE || b.getShort(32) != VERSION) {
+            if (d.length <= HUB_WELCOME_HEAD || fields.id() < 0 || fields.id() > Integer.MAX_VALUE || b.getShort(32) != VERSION) {
                 throw bad("a hub's welcome fields of " + d.length + " bytes with node " + fields.id() + " (another protocol version?)");
             }
-            return new HubWelcome((int) fields.id(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0, b.getInt() != 0);
+            return new HubWelcome((int) fields.id(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0, b.getInt() != 0,
+                    Arrays.copyOfRange(d, HUB_WELCOME_HEAD, d.length));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof HubWelcome w && w.node == node && w.fabricSize == fabricSize && w.pageSize == pageSize
+                    && w.maxNodes == maxNodes && w.hubId == hubId && w.first == first && w.ready == ready && Arrays.equals(w.worker, worker);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(node, fabricSize, pageSize, maxNodes, hubId, first, ready, Arrays.hashCode(worker));
+        }
+
+        @Override
+        public String toString() {
+            return "HubWelcome[node=" + node + ", fabric " + fabricSize + " bytes, page " + pageSize + ", " + maxNodes + " nodes, hub "
+                    + Long.toHexString(hubId) + ", first=" + first + ", ready=" + ready + ", worker address of " + worker.length + " bytes]";
         }
     }
 

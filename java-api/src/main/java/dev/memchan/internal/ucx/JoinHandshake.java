@@ -8,7 +8,7 @@ import dev.memchan.internal.ucx.JoinMessages.Refused;
 import dev.memchan.internal.ucx.JoinMessages.Welcome;
 import dev.memchan.internal.ucx.JoinRefusal.Reason;
 
-import java.lang.foreign.Arena;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,15 +16,11 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * Who may join a {@code ucx://} fabric: a mutual challenge-response on the fabric's {@link JoinSecret}
- * (HMAC-SHA256), run over a fresh UCX connection before the hub acts on anything else from it. The
+ * (HMAC-SHA256), run over a plain TCP connection to the hub's front door ({@link JoinLink}, {@link JoinGate})
+ * before the node's UCX endpoint exists. The
  * secret never travels; each side proves it holds it by a MAC over the whole exchange so far.
  * <pre>
  *   hub                                              node
@@ -43,10 +39,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  *   MAC_join = HMAC(secret, "memchan-join\0" | ASK | HELLO | JOIN up to its MAC)
  *   MAC_hub  = HMAC(secret, "memchan-hub\0"  | ASK | HELLO | JOIN | WELCOME up to its MAC)
  * </pre>
- * The node speaks first: the hub sends nothing on a connection until an active message arrived on it.
- * A UCX connection request replayed by a plain TCP client makes the hub's UCX accept an endpoint whose
- * wire-up never completes; a send on it would block until that client leaves, so the hub only answers
- * connections that have carried a message (a real UCX peer's).
  * The MACs cover the messages' exact bytes (a transcript, as TLS's Finished does), not fields picked
  * out of them: every byte either side sent is bound, the versions and names included, and no two
  * different exchanges share a MAC input. A JOIN binds the hub's fresh nonce, so a recorded JOIN does not
@@ -55,16 +47,10 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * as a WELCOME's. Either side that refuses sends REFUSED {reason, text} (never a MAC or the secret) and
  * closes the connection.
  *
- * <p>Messages travel as active messages: {@link #TO_HUB} from node to hub (ASK, JOIN), {@link #TO_NODE} from hub to
- * node, each message the payload, the header empty. The backend must not use these two ids.
- * {@link JoinGate} runs the hub's side on accepted connections; {@link #join} runs the node's side.
+ * <p>Each message is one frame of the connection ({@link JoinLink}). {@link JoinGate} runs the hub's side on
+ * the connections it accepts; {@link #join} runs the node's side.
  */
 public final class JoinHandshake {
-    /** The active-message id of handshake messages to the hub (JOIN, or a node's REFUSED). */
-    public static final int TO_HUB = 254;
-    /** The active-message id of handshake messages to a node (HELLO, WELCOME, REFUSED). */
-    public static final int TO_NODE = 255;
-
     private static final byte[] JOIN_LABEL = "memchan-join\0".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HUB_LABEL = "memchan-hub\0".getBytes(StandardCharsets.US_ASCII);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -239,107 +225,48 @@ public final class JoinHandshake {
         }
     }
 
-    /** A node that joined: its authenticated connection to the hub, and the hub's fields from the WELCOME. */
-    public record Joined(UcxEndpoint endpoint, JoinFields hub) {
-    }
-
-    /** One handshake message as a node's handler received it. */
-    private record Received(UcxEndpoint from, byte[] message, boolean headerSet) {
+    /** A node that joined: its control connection to the hub, and the hub's fields from the WELCOME. */
+    record Joined(JoinLink link, JoinFields hub) {
     }
 
     /**
-     * Connects to the hub at {@code hub} and joins fabric {@code fabric} with {@code fields}; returns the
-     * authenticated endpoint once the hub's WELCOME proved the hub holds {@code secret} too. A refusal
-     * (by the hub, or by this side: another version or fabric, a hub without the secret, a garbled
-     * message) throws {@link JoinRefusal} with its reason, after sending REFUSED when this side refused,
-     * and closes the connection; no answer within {@code timeout} throws {@code TIMEOUT}. Uses the
-     * handler of {@link #TO_NODE} on {@code worker} for the duration: one join at a time per worker.
-     * Not from the worker's progress thread.
+     * Connects to the hub's front door at {@code hub} (a plain TCP connection, {@link JoinLink}) and joins fabric
+     * {@code fabric} with {@code fields}; returns the connection, open, once the hub's WELCOME proved the hub holds
+     * {@code secret} too: it stays open as the node's control connection. A refusal (by the hub, or by this side:
+     * another version or fabric, a hub without the secret, a garbled message, no answer within {@code timeout})
+     * throws {@link JoinRefusal} with its reason, after sending REFUSED when this side refused, and closes the
+     * connection; no hub listening there throws {@code DEVICE_ERROR}.
      */
-    public static Joined join(UcxWorker worker, InetSocketAddress hub, JoinSecret secret, String fabric, JoinFields fields, Duration timeout) {
-        return join(worker, hub, secret, fabric, fields, timeout, JoinMessages.VERSION);
+    static Joined join(InetSocketAddress hub, JoinSecret secret, String fabric, JoinFields fields, Duration timeout) {
+        return join(hub, secret, fabric, fields, timeout, JoinMessages.VERSION);
     }
 
     /** {@link #join} speaking protocol {@code version}: the tests' node of another version. */
-    static Joined join(UcxWorker worker, InetSocketAddress hub, JoinSecret secret, String fabric, JoinFields fields, Duration timeout,
-                       int version) {
-        if (Thread.currentThread() == worker.progressThread()) {
-            throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "join on the progress thread of " + worker
-                    + ", which must deliver the hub's answers: join from another thread");
-        }
+    static Joined join(InetSocketAddress hub, JoinSecret secret, String fabric, JoinFields fields, Duration timeout, int version) {
+        SocketAddresses.require(hub, "join");
         NodeSide node = new NodeSide(secret, fabric, fields, version);
         long deadline = System.nanoTime() + timeout.toNanos();
-        BlockingQueue<Received> inbox = new LinkedBlockingQueue<>();
-        worker.setHandler(TO_NODE, (from, header, payload) -> inbox.add(new Received(from, payload.toArray(JAVA_BYTE), header.byteSize() != 0)));
-        UcxEndpoint endpoint = null;
+        JoinLink link;
         try {
-            endpoint = worker.connect(hub);
-            JoinFields hubFields;
-            try {
-                send(endpoint, node.ask());
-                send(endpoint, node.onHello(next(inbox, endpoint, deadline, hub, "HELLO")));
-                hubFields = node.onWelcome(next(inbox, endpoint, deadline, hub, "WELCOME"));
-            } catch (JoinRefusal r) {
-                if (!r.byPeer()) {
-                    sendQuietly(endpoint, node.refused(r.reason(), r.getMessage()));
-                }
-                throw new JoinRefusal(r.reason(), "joining fabric '" + fabric + "' at " + hub + ": " + r.getMessage(), r.byPeer());
-            }
-            Joined joined = new Joined(endpoint, hubFields);
-            endpoint = null;
+            link = JoinLink.connect(hub, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+        } catch (IOException e) {
+            throw new MemchanException(MemchanException.Kind.DEVICE_ERROR, "no hub answers at " + hub + ": " + e.getMessage(), e);
+        }
+        try {
+            link.write(node.ask());
+            link.write(node.onHello(link.read(deadline)));
+            Joined joined = new Joined(link, node.onWelcome(link.read(deadline)));
+            link = null;
             return joined;
+        } catch (JoinRefusal r) {
+            if (!r.byPeer()) {
+                link.writeQuietly(node.refused(r.reason(), r.getMessage()));
+            }
+            throw new JoinRefusal(r.reason(), "joining fabric '" + fabric + "' at " + hub + ": " + r.getMessage(), r.byPeer());
         } finally {
-            worker.removeHandler(TO_NODE);
-            if (endpoint != null) {
-                endpoint.close();
+            if (link != null) {
+                link.close();
             }
-        }
-    }
-
-    /** The next handshake message from {@code endpoint}; others (from connections this join did not make) are dropped. */
-    private static byte[] next(BlockingQueue<Received> inbox, UcxEndpoint endpoint, long deadline, InetSocketAddress hub, String what) {
-        try {
-            while (true) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new MemchanException(MemchanException.Kind.TIMEOUT, "joining at " + hub + ": no " + what + " from the hub in time");
-                }
-                // a failed connection sends nothing more: check it at least every 100 ms while waiting
-                Received r = inbox.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
-                if (r == null) {
-                    if (endpoint.failed()) {
-                        throw new JoinRefusal(Reason.DISCONNECTED, "the connection to the hub closed before its " + what, true);
-                    }
-                } else if (r.from() == endpoint) {
-                    if (r.headerSet()) {
-                        throw new JoinRefusal(Reason.MALFORMED, "a handshake message with an active-message header");
-                    }
-                    return r.message();
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MemchanException(MemchanException.Kind.TIMEOUT, "joining at " + hub + ": interrupted while waiting for the " + what, e);
-        }
-    }
-
-    /** Sends one handshake message on {@code endpoint}, {@code id} {@link #TO_HUB} or {@link #TO_NODE}. */
-    static void send(UcxEndpoint endpoint, int id, byte[] message) {
-        try (Arena arena = Arena.ofConfined()) {
-            endpoint.send(id, arena.allocate(0), arena.allocateFrom(JAVA_BYTE, message));
-        }
-    }
-
-    private static void send(UcxEndpoint endpoint, byte[] message) {
-        send(endpoint, TO_HUB, message);
-    }
-
-    /** Sends a REFUSED to the hub; a connection that already failed takes none, which changes nothing for the refusal. */
-    private static void sendQuietly(UcxEndpoint endpoint, byte[] refused) {
-        try {
-            send(endpoint, refused);
-        } catch (MemchanException e) {
-            // the hub is gone or closed the connection: the refusal stands on this side
         }
     }
 }

@@ -76,6 +76,8 @@ public final class UcxBackend implements Backend, NodeShared {
     private final UcxContext context;
     private final UcxWorker worker;
     private final UcxEndpoint hub;
+    /** The join's connection, open for the node's life: its end is the hub's death (or its letting this node go). */
+    private JoinLink control;
     private final int node;
     private final long hubId;
     private SoftFabricBackend soft;
@@ -108,19 +110,37 @@ public final class UcxBackend implements Backend, NodeShared {
     private long clockBound;
 
     /**
-     * UCX's settings for a connection to or a listener at {@code address}: TCP unless the environment names
-     * transports ({@code UCX_TLS}), on the loopback device when the address is a loopback address and the
-     * environment names no devices ({@code UCX_NET_DEVICES}).
+     * UCX's settings for a node of, or the hub at, {@code address}: TCP unless the environment names transports
+     * ({@code UCX_TLS}); unless the environment names devices ({@code UCX_NET_DEVICES}), only the device this host
+     * reaches {@code address} through (the hub's own device at the hub), so that UCX's data port listens on that
+     * interface alone and the worker address names no other.
      */
     public static Map<String, String> transportSettings(InetSocketAddress address) {
         Map<String, String> settings = new HashMap<>();
         if (System.getenv("UCX_TLS") == null) {
             settings.put("TLS", "tcp");
         }
-        if (System.getenv("UCX_NET_DEVICES") == null && address.getAddress().isLoopbackAddress()) {
-            settings.put("NET_DEVICES", "lo");
+        if (System.getenv("UCX_NET_DEVICES") == null) {
+            String device = deviceTowards(address);
+            if (device != null) {
+                settings.put("NET_DEVICES", device);
+            }
         }
         return settings;
+    }
+
+    /** The network device the route to {@code address} leaves by (a connected UDP socket's source; nothing is sent), or null. */
+    static String deviceTowards(InetSocketAddress address) {
+        if (address.getAddress().isLoopbackAddress()) {
+            return "lo";
+        }
+        try (java.net.DatagramSocket probe = new java.net.DatagramSocket()) {
+            probe.connect(address);
+            java.net.NetworkInterface device = java.net.NetworkInterface.getByInetAddress(probe.getLocalAddress());
+            return device == null ? null : device.getName();
+        } catch (java.io.IOException | RuntimeException e) {
+            return null; // no route known here: UCX picks its devices itself
+        }
     }
 
     private UcxBackend(UcxLocation at, FabricOptions options) {
@@ -139,20 +159,25 @@ public final class UcxBackend implements Backend, NodeShared {
             });
             JoinHandshake.Joined joined;
             try {
-                joined = JoinHandshake.join(w, address, secret, at.name(),
-                        new HubWire.NodeJoin(options.nodeId(), HubWire.VERSION, hostKey(), Posix.getpid()).toFields(), REPLY_TIMEOUT);
+                joined = JoinHandshake.join(address, secret, at.name(), new HubWire.NodeJoin(options.nodeId(), HubWire.VERSION, hostKey(),
+                        Posix.getpid(), w.address()).toFields(), REPLY_TIMEOUT);
             } catch (JoinRefusal refused) {
                 throw refusal(refused);
             } catch (MemchanException failed) {
                 throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + failed.getMessage(), failed);
             }
-            this.worker = w;
-            this.hub = joined.endpoint();
+            control = joined.link();
             HubWire.HubWelcome welcome = HubWire.HubWelcome.of(joined.hub());
+            this.worker = w;
+            this.hub = w.connect(welcome.worker(), "the hub at " + at.host() + ":" + at.port());
             this.node = welcome.node();
             this.hubId = welcome.hubId();
+            Thread.ofVirtual().name("memchan-hub-control-" + at.name()).start(this::watchControl);
             openHost(welcome, options);
         } catch (RuntimeException failed) {
+            if (control != null) {
+                control.close();
+            }
             if (w != null) {
                 w.close();
             }
@@ -419,6 +444,23 @@ public final class UcxBackend implements Backend, NodeShared {
             };
         } catch (MemchanException e) {
             return new Message.Answer(r.request(), e.kind().ordinal() + 1, 0, new byte[0], e.getMessage());
+        }
+    }
+
+    /** Waits for the end of the control connection (the hub sends nothing more on it) and reports it as the hub's failure. */
+    private void watchControl() {
+        String why;
+        try {
+            control.read(Long.MAX_VALUE);
+            why = "it sent a message on the control connection after its WELCOME";
+        } catch (JoinRefusal r) {
+            why = "its control connection ended: " + r.getMessage();
+        }
+        String reason = why;
+        try {
+            worker.execute(() -> hubFailed(reason));
+        } catch (MemchanException closing) {
+            // this node is closed: its own close ended the connection
         }
     }
 
@@ -848,6 +890,7 @@ public final class UcxBackend implements Backend, NodeShared {
         closed = true;
         trySend(new Message.Bye());
         worker.close(); // first: the progress thread applies and serves into the host's fabric
+        control.close();
         closeQuietly();
         context.close();
     }

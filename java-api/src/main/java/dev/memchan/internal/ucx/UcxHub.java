@@ -53,8 +53,9 @@ public final class UcxHub implements AutoCloseable {
     private final long hubId = new SecureRandom().nextLong() | 1;
     private final UcxContext context;
     private final UcxWorker worker;
-    private final UcxListener listener;
     private final JoinGate gate;
+    /** The hub worker's address, which every admitted node connects its endpoint to. */
+    private final byte[] workerAddress;
     private final Arena imageArena = Arena.ofShared();
     /** Every page as the writes the hub sequenced left it. */
     private final MemorySegment image;
@@ -68,13 +69,16 @@ public final class UcxHub implements AutoCloseable {
     /** One authenticated connection: a process of node {@code node} on {@code host}. */
     private static final class Port {
         final UcxEndpoint endpoint;
+        /** The join's connection, open while the port lives: its end is the process's. */
+        final JoinGate.Member member;
         final Host host;
         final int node;
         long expected = 1;
         final TreeMap<Long, byte[]> early = new TreeMap<>();
 
-        Port(UcxEndpoint endpoint, Host host, int node) {
+        Port(UcxEndpoint endpoint, JoinGate.Member member, Host host, int node) {
             this.endpoint = endpoint;
+            this.member = member;
             this.host = host;
             this.node = node;
         }
@@ -126,22 +130,32 @@ public final class UcxHub implements AutoCloseable {
         this.context = UcxContext.open(settings);
         try {
             this.worker = context.newWorker("hub", this::onEvent);
-            this.gate = new JoinGate(worker, secret, fabric, this::admit, JoinGate.DEFAULT_TIMEOUT);
+            this.workerAddress = worker.address();
             worker.setHandler(HubWire.TO_HUB, (from, header, payload) -> {
                 byte[] bytes = payload.toArray(JAVA_BYTE);
                 worker.execute(() -> fromPort(from, bytes));
             });
-            this.listener = worker.listen(address);
+            this.gate = new JoinGate(address, secret, fabric, new JoinGate.Admission() {
+                @Override
+                public JoinFields admit(JoinGate.Member member, JoinFields node) {
+                    return admitOnProgressThread(member, node);
+                }
+
+                @Override
+                public void gone(JoinGate.Member member) {
+                    memberGone(member);
+                }
+            }, JoinGate.DEFAULT_TIMEOUT);
         } catch (RuntimeException e) {
-            context.close(); // closes the worker, and the gate's handler with it
+            context.close(); // closes the worker
             imageArena.close();
             throw e;
         }
     }
 
-    /** The address the hub listens on. */
+    /** The address the hub listens on: its front door, where nodes join ({@link JoinGate}). */
     public InetSocketAddress address() {
-        return listener.address();
+        return gate.address();
     }
 
     /** The hub instance's random identity (a host's fabric belongs to one). */
@@ -151,9 +165,8 @@ public final class UcxHub implements AutoCloseable {
 
     private void onEvent(UcxEvent event) {
         switch (event) {
-            case UcxEvent.Accepted a -> gate.accepted(a.endpoint()); // nothing from it counts until it is authenticated
+            case UcxEvent.Accepted a -> a.endpoint().close(); // the hub's worker listens for nothing: nodes join at the front door
             case UcxEvent.PeerFailed f -> {
-                gate.peerFailed(f.endpoint());
                 Port p = ports.get(f.endpoint());
                 if (p != null) {
                     drop(p);
@@ -168,8 +181,8 @@ public final class UcxHub implements AutoCloseable {
 
     private void fromPort(UcxEndpoint from, byte[] bytes) {
         Port port = from == null ? null : ports.get(from);
-        if (port == null || !gate.isAuthenticated(from)) {
-            return; // not admitted by the join handshake, or its connection failed meanwhile
+        if (port == null) {
+            return; // not a port the join handshake admitted, or one that is gone
         }
         long seq;
         try {
@@ -226,10 +239,12 @@ public final class UcxHub implements AutoCloseable {
      * free, or shared when its processes are on this host), a port, the host's stream. A refusal leaves all as
      * it was; its message starts with the error's kind in brackets, which the node throws.
      */
-    private JoinFields admit(UcxEndpoint endpoint, JoinFields fields) {
-        HubWire.NodeJoin join = HubWire.NodeJoin.of(fields);
-        if (join.version() != HubWire.VERSION) {
-            throw refusal(Kind.BAD_FORMAT, "hub protocol version " + join.version() + " is not this hub's " + HubWire.VERSION);
+    private JoinFields admit(JoinGate.Member member, JoinFields fields) {
+        HubWire.NodeJoin join;
+        try {
+            join = HubWire.NodeJoin.of(fields);
+        } catch (MemchanException e) {
+            throw refusal(e.kind(), e.getMessage());
         }
         Host host = hosts.get(join.hostKey());
         int node = join.node();
@@ -252,11 +267,17 @@ public final class UcxHub implements AutoCloseable {
                 }
             }
         }
+        UcxEndpoint endpoint;
+        try {
+            endpoint = worker.connect(join.worker(), "node " + node + " at " + member.peer());
+        } catch (MemchanException e) {
+            throw refusal(Kind.INVALID_ARGUMENT, "the node's worker address: " + e.getMessage());
+        }
         if (host == null) {
             host = new Host(join.hostKey());
             hosts.put(host.id, host);
         }
-        Port port = new Port(endpoint, host, node);
+        Port port = new Port(endpoint, member, host, node);
         ports.put(endpoint, port);
         boolean first = host.ports.isEmpty();
         host.ports.add(port);
@@ -269,7 +290,46 @@ public final class UcxHub implements AutoCloseable {
                 sendBytes(port, m);
             }
         }
-        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready).toFields();
+        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready, workerAddress).toFields();
+    }
+
+    /** {@link #admit} on the progress thread, where the hub's state lives; called on the gate's connection thread. */
+    private JoinFields admitOnProgressThread(JoinGate.Member member, JoinFields fields) {
+        CompletableFuture<JoinFields> admitted = new CompletableFuture<>();
+        worker.execute(() -> {
+            try {
+                admitted.complete(admit(member, fields));
+            } catch (RuntimeException e) {
+                admitted.completeExceptionally(e);
+            }
+        });
+        try {
+            return admitted.get(JoinGate.DEFAULT_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new MemchanException(Kind.DEVICE_ERROR, "admission: " + e.getCause());
+        } catch (TimeoutException e) {
+            throw new MemchanException(Kind.TIMEOUT, "the hub's progress thread did not take the admission in time");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemchanException(Kind.CLOSED, "the hub is closing");
+        }
+    }
+
+    /** A member's control connection ended: its process is gone (or left); its port goes, if it is still there. */
+    private void memberGone(JoinGate.Member member) {
+        try {
+            worker.execute(() -> {
+                for (Port p : ports.values()) {
+                    if (p.member == member) {
+                        drop(p);
+                        p.endpoint.close();
+                        return;
+                    }
+                }
+            });
+        } catch (MemchanException closed) {
+            // the hub is closing: every port goes with it
+        }
     }
 
     private static MemchanException refusal(Kind kind, String why) {
@@ -301,7 +361,7 @@ public final class UcxHub implements AutoCloseable {
     /** A port is gone: its node ID is free once its node has no other port; its host's stream moves on. */
     private void drop(Port port) {
         ports.remove(port.endpoint);
-        gate.forget(port.endpoint);
+        port.member.close(); // the node learns at once that it is no longer a port of the hub
         sequencedDue.remove(port);
         Host host = port.host;
         boolean receiver = host.ports.indexOf(port) < RECEIVERS;

@@ -29,6 +29,7 @@ import java.util.function.Consumer;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A UCP worker and its progress thread: the node's communication engine. Makes listeners and endpoints,
@@ -358,6 +359,47 @@ public final class UcxWorker implements AutoCloseable {
         }
         endpoint.connected = true;
         return endpoint;
+    }
+
+    /**
+     * This worker's address ({@code ucp_worker_get_address}): what a peer passes to {@link #connect(byte[], String)}
+     * to reach it. It names every interface the context's transports use ({@code UCX_NET_DEVICES}) and their ports.
+     */
+    public byte[] address() {
+        requireBlockingAllowed("address");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment addressOut = arena.allocate(ADDRESS);
+            MemorySegment lengthOut = arena.allocate(JAVA_LONG);
+            Ucp.check(Ucp.workerGetAddress(handle, addressOut, lengthOut), "getting the address of UCX worker " + name);
+            MemorySegment address = addressOut.get(ADDRESS, 0);
+            try {
+                return Ucp.view(address, lengthOut.get(JAVA_LONG, 0)).toArray(JAVA_BYTE);
+            } finally {
+                Ucp.workerReleaseAddress(handle, address);
+            }
+        }
+    }
+
+    /**
+     * An endpoint to the worker whose {@link #address()} is {@code workerAddress} ({@code peer} names it in
+     * messages). Does not wait: UCX wires the connection up with the first message either side sends; an
+     * address that is no worker's fails that message or the endpoint ({@link UcxEvent.PeerFailed}). When both
+     * workers make one endpoint to each other, UCX pairs them into one connection, so a message's reply
+     * endpoint is the receiver's own endpoint to its sender.
+     */
+    public UcxEndpoint connect(byte[] workerAddress, String peer) {
+        requireBlockingAllowed("connect");
+        if (workerAddress.length == 0) {
+            throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "connecting to " + peer + ": an empty worker address");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment params = arena.allocate(ucp_ep_params_t.LAYOUT);
+            ucp_ep_params_t.field_mask(params, UcpDefs.UCP_EP_PARAM_FIELD_REMOTE_ADDRESS);
+            ucp_ep_params_t.address(params, arena.allocateFrom(JAVA_BYTE, workerAddress));
+            UcxEndpoint endpoint = createEndpoint(params, peer, false, arena, "connecting to " + peer + " by its worker address");
+            endpoint.connected = true;
+            return endpoint;
+        }
     }
 
     /** ucp_ep_create with {@code params} plus peer error handling, registered with this worker. */

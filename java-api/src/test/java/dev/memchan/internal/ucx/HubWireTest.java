@@ -61,9 +61,9 @@ class HubWireTest {
 
     @Test
     void theJoinsFieldsRoundTripAndOthersAreRefused() {
-        HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242);
+        HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242, new byte[]{1, 2, 3});
         assertEquals(join, HubWire.NodeJoin.of(join.toFields()));
-        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false);
+        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false, new byte[]{4, 5});
         assertEquals(welcome, HubWire.HubWelcome.of(welcome.toFields()));
         assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
                 () -> HubWire.HubWelcome.of(join.toFields())).kind(), "a node's fields are no welcome");
