@@ -28,7 +28,7 @@ public final class JoinCounters {
         refused.incrementAndGet(reason.ordinal());
     }
 
-    /** Handshakes begun: connections the listener accepted and handed to the gate. */
+    /** Handshakes begun: connections the front door accepted. */
     public long started() {
         return started.get();
     }

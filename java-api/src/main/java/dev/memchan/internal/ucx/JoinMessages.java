@@ -11,8 +11,8 @@ import java.util.Arrays;
 
 /**
  * The join handshake's five messages on the wire ({@link JoinHandshake}), in the manner of a record
- * descriptor: every offset a constant, every field little-endian, every message one active-message
- * payload (the header of the active message is empty). Decoding checks each length before it reads and
+ * descriptor: every offset a constant, every field little-endian, every message one frame of the join's
+ * connection ({@link JoinLink}). Decoding checks each length before it reads and
  * throws nothing but {@link JoinRefusal}, whose reason says what was wrong.
  *
  * <p>Every message starts with the same header, and a REFUSED keeps its layout in every version, so

@@ -22,7 +22,7 @@ public final class JoinRefusal extends MemchanException {
         BAD_MAGIC(3, Kind.BAD_FORMAT),
         /** A peer of another protocol version. */
         VERSION(4, Kind.BAD_FORMAT),
-        /** The layout is broken: reserved bytes set, lengths that disagree, a name that is not UTF-8, an active-message header. */
+        /** The layout is broken: reserved bytes set, lengths that disagree, a name that is not UTF-8, an empty frame. */
         MALFORMED(5, Kind.BAD_FORMAT),
         /** A message the handshake does not expect at this step. */
         UNEXPECTED(6, Kind.BAD_FORMAT),

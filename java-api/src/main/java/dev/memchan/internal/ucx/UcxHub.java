@@ -31,7 +31,8 @@ import static dev.memchan.layout.Regs.DEST_KIND_NODE;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
- * The hub of a {@code ucx://HOST:PORT/NAME} fabric: listens at exactly HOST:PORT, holds the fabric's geometry
+ * The hub of a {@code ucx://HOST:PORT/NAME} fabric: its front door ({@link JoinGate}, a plain TCP listener) at exactly
+ * HOST:PORT admits nodes, which it then talks to by UCX worker address; it holds the fabric's geometry
  * and node table, and sequences. Every write, notification and remote request of every node gets the next
  * number of each destination host's stream, in the order the hub takes it (a port's messages in that port's
  * order), and goes to two ports of that host, where the first to hold the host's stream up to it applies it; so

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,11 +20,13 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static dev.memchan.layout.Regs.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -235,12 +238,103 @@ class UcxBackendTest {
             String refused = b.ask("join " + at + " 5");
             assertTrue(refused.startsWith("error IN_USE") && refused.contains("another host"), refused);
             a.kill();
-            // the hub frees the ID when UCX reports a's connection failed: the join succeeds once it has
+            // the hub frees the ID when a's control connection ends (the kernel closes it with the process): the join
+            // succeeds once the hub has taken that end
             String answer = refused;
             for (int attempt = 0; attempt < 600 && answer.startsWith("error IN_USE"); attempt++) {
                 answer = b.ask("join " + at + " 5");
             }
             assertEquals("node 5", answer);
+        }
+    }
+
+    /** The TCP ports this process listens on, as {@code ss} shows them. */
+    private static Set<Integer> listeningPorts() throws IOException, InterruptedException {
+        Process ss = new ProcessBuilder("ss", "-ltnpH").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String table = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, ss.waitFor(), "ss -ltnpH");
+        Set<Integer> ports = new HashSet<>();
+        for (String line : table.split("\n")) {
+            if (line.contains("pid=" + ProcessHandle.current().pid() + ",")) {
+                String local = line.trim().split("\\s+")[3];
+                ports.add(Integer.parseInt(local.substring(local.lastIndexOf(':') + 1)));
+            }
+        }
+        return ports;
+    }
+
+    /** Writes {@code bytes} to {@code port} on loopback from a plain TCP client and leaves. */
+    private static void writeAndLeave(int port, byte[] bytes) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.getOutputStream().write(bytes);
+            s.getOutputStream().flush();
+        } catch (java.net.SocketException reset) {
+            // the port closed the connection while the bytes went: what it did with them is the point, not this
+        }
+    }
+
+    /**
+     * Plain TCP clients at the hub's front door and at UCX's own data port of the hub's worker (the ports this
+     * process listens on beyond those it had before the hub, less the front door): 64 zero bytes (what aborts a
+     * UCX 1.13 listener), random bytes, a truncated ASK, an oversized length, a hundred connections at once. The
+     * hub stays up (it is this process), counts each refusal at the front door, and nodes join and store after.
+     */
+    @Test
+    void garbageAtTheFrontDoorAndAtUcxsDataPortStopsNothing() throws Exception {
+        String name = fabric("g");
+        Set<Integer> before = listeningPorts();
+        try (UcxHub hub = hub(name)) {
+            int door = hub.address().getPort();
+            Set<Integer> dataPorts = new HashSet<>(listeningPorts());
+            dataPorts.removeAll(before);
+            assertTrue(dataPorts.remove(door), "the front door listens: " + dataPorts);
+            assertFalse(dataPorts.isEmpty(), "UCX's data port of the hub's worker listens");
+            byte[] noise = new byte[4096];
+            new Random(26).nextBytes(noise);
+            noise[0] |= (byte) 0x80;
+            byte[] ask = JoinMessages.ask(JoinMessages.VERSION, name);
+            byte[] askFrame = java.nio.ByteBuffer.allocate(JoinLink.PREFIX + ask.length).putInt(ask.length).put(ask).array();
+            for (int port : dataPorts) {
+                writeAndLeave(port, new byte[64]);
+                writeAndLeave(port, noise);
+                writeAndLeave(port, Arrays.copyOf(askFrame, askFrame.length - 3));
+            }
+            writeAndLeave(door, new byte[64]);
+            writeAndLeave(door, noise);
+            writeAndLeave(door, Arrays.copyOf(askFrame, askFrame.length - 3));
+            writeAndLeave(door, java.nio.ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).array());
+            List<Socket> crowd = new ArrayList<>();
+            try {
+                for (int i = 0; i < 100; i++) {
+                    crowd.add(new Socket(InetAddress.getLoopbackAddress(), i % 2 == 0 ? door : dataPorts.iterator().next()));
+                }
+            } finally {
+                for (Socket s : crowd) {
+                    s.close();
+                }
+            }
+            JoinCounters joins = hub.joins();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (joins.refusedTotal() < 4 + 50 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertEquals(1, joins.refused(JoinRefusal.Reason.MALFORMED), joins.toString());
+            assertEquals(2, joins.refused(JoinRefusal.Reason.OVERSIZED), joins.toString());
+            assertEquals(1, joins.refused(JoinRefusal.Reason.TRUNCATED), joins.toString());
+            assertEquals(50, joins.refused(JoinRefusal.Reason.DISCONNECTED), joins.toString());
+            assertEquals(0, joins.admitted());
+
+            String at = location(hub.address(), name);
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h2");
+            a.request("join " + at + " -1", "node");
+            b.request("join " + at + " -1", "node");
+            a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+            b.request("rx 20 1 " + RxPct.encode(true, false), "ok");
+            a.request("store 0 7 7", "ok");
+            a.request("barrier", "ok");
+            assertEquals("7", b.request("load 0", "value"), "a store crosses hosts after the garbage");
+            assertEquals(2, joins.admitted());
         }
     }
 
