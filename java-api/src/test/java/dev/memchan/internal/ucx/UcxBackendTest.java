@@ -248,6 +248,23 @@ class UcxBackendTest {
         }
     }
 
+    /**
+     * Nodes a (host h1) and b (host h2) join {@code at}; a broadcasts {@code value} at offset 0 and b loads it after
+     * a's barrier. Returns a and b.
+     */
+    private List<UcxPeer> twoHostsStoreAcross(String at, long value) throws IOException, InterruptedException {
+        UcxPeer a = node("a", "h1");
+        UcxPeer b = node("b", "h2");
+        a.request("join " + at + " -1", "node");
+        b.request("join " + at + " -1", "node");
+        a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+        b.request("rx 20 1 " + RxPct.encode(true, false), "ok");
+        a.request("store 0 " + value + " " + value, "ok");
+        a.request("barrier", "ok");
+        assertEquals(Long.toString(value), b.request("load 0", "value"), "a's store at b's host");
+        return List.of(a, b);
+    }
+
     /** The TCP ports this process listens on, as {@code ss} shows them. */
     private static Set<Integer> listeningPorts() throws IOException, InterruptedException {
         Process ss = new ProcessBuilder("ss", "-ltnpH").redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -325,15 +342,7 @@ class UcxBackendTest {
             assertEquals(0, joins.admitted());
 
             String at = location(hub.address(), name);
-            UcxPeer a = node("a", "h1");
-            UcxPeer b = node("b", "h2");
-            a.request("join " + at + " -1", "node");
-            b.request("join " + at + " -1", "node");
-            a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
-            b.request("rx 20 1 " + RxPct.encode(true, false), "ok");
-            a.request("store 0 7 7", "ok");
-            a.request("barrier", "ok");
-            assertEquals("7", b.request("load 0", "value"), "a store crosses hosts after the garbage");
+            twoHostsStoreAcross(at, 7);
             assertEquals(2, joins.admitted());
         }
     }
@@ -350,15 +359,9 @@ class UcxBackendTest {
             assertTrue(listening != null && listening.startsWith("hub listening at 127.0.0.1:"), "hub said " + listening);
             int port = Integer.parseInt(listening.substring(listening.lastIndexOf(':') + 1));
             String at = "ucx://127.0.0.1:" + port + "/" + fabrics.getLast();
-            UcxPeer a = node("a", "h1");
-            UcxPeer b = node("b", "h2");
-            a.request("join " + at + " -1", "node");
-            b.request("join " + at + " -1", "node");
-            a.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
-            b.request("rx 20 1 " + RxPct.encode(true, false), "ok");
-            a.request("store 0 1 1", "ok");
-            a.request("barrier", "ok");
-            assertEquals("1", b.request("load 0", "value"));
+            List<UcxPeer> ab = twoHostsStoreAcross(at, 1);
+            UcxPeer a = ab.get(0);
+            UcxPeer b = ab.get(1);
             hub.destroyForcibly();
             hub.waitFor();
             String stored = "ok";
