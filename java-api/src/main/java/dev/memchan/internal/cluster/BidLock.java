@@ -26,9 +26,19 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * back through the local copy (it has passed the point of global order, so every bid stored before
  * it is visible too), then read the row. Only our bid: the lock is ours. Otherwise withdraw and back
  * off for a random, growing time. The ordering rules make at most one node see itself alone.
+ *
+ * The bid has the same value on every attempt, so "our bid came back" means this attempt's bid only
+ * when our slot read 0 before we stored it: a withdrawal (ours or that of another process of this
+ * node, which shares the slot) may still be on its way while the local copy shows the earlier bid. A
+ * bid is therefore made only on a slot whose local copy reads 0; a slot that shows a bid of ours is
+ * withdrawn first. Where each process sends on its own (shadow grants: ucx://, one sender per
+ * process, not one adapter per node), a release also waits for its withdrawal to come back before the
+ * node's next process may bid, so that withdrawal cannot land after that process's bid.
  */
 public final class BidLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
+    /** Back-off steps a release waits for its withdrawal's copy: about 5 s once each step parks up to 1 ms. */
+    private static final int WITHDRAWAL_WAITS = 10_000;
 
     private final TransmitStores tx;
     private final MemorySegment rx;
@@ -37,6 +47,8 @@ public final class BidLock {
     private final int me;
     private final long bid;
     private final boolean writeCombining;
+    /** A withdrawal of ours is on its way: our slot's non-zero local copy is an earlier bid. */
+    private boolean withdrawing;
 
     /**
      * @param tx             the bid row's transmit grant: each bid and withdrawal is pushed where it is a shadow
@@ -70,18 +82,34 @@ public final class BidLock {
         return false;
     }
 
+    private long mine() {
+        return (long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(me));
+    }
+
+    private void withdraw() {
+        tx.setLongVolatile(row + SystemPagesDescriptor.bidInRow(me), 0L);
+        withdrawing = true;
+    }
+
     /** One bid; true when the lock is now held. Never blocks for long. */
     public boolean tryAcquire() {
+        if (mine() != 0) { // an earlier bid's copy: this attempt's would be indistinguishable from it
+            if (!withdrawing) {
+                withdraw(); // a bid this object did not withdraw: a dead process's of this node, or a cleared one's
+            }
+            return false;
+        }
+        withdrawing = false;
         if (othersBidding()) {
             return false;
         }
         tx.setLongRelease(row + SystemPagesDescriptor.bidInRow(me), bid);
         VarHandle.fullFence(); // the bid must leave before we read the others (x86 may pass loads over stores)
         long spins = 0;
-        while ((long) LONG.getVolatile(rx, row + SystemPagesDescriptor.bidInRow(me)) != bid) { // local copy: our bid has been ordered
+        while (mine() != bid) { // local copy: this attempt's bid has been ordered
             Thread.onSpinWait();
             if (++spins > 100_000_000L) {
-                tx.setLongVolatile(row + SystemPagesDescriptor.bidInRow(me), 0L);
+                withdraw();
                 throw new MemchanException(Kind.DEVICE_ERROR, "lock bid never came back through the local copy: "
                         + "check the page's PCT (broadcast + local copy) and the link, and whether the cluster judged "
                         + "this node dead (survivors clear a dead node's bids; this process's cluster agent reports "
@@ -91,7 +119,7 @@ public final class BidLock {
         if (!othersBidding()) {
             return true;
         }
-        tx.setLongVolatile(row + SystemPagesDescriptor.bidInRow(me), 0L);
+        withdraw();
         return false;
     }
 
@@ -123,7 +151,8 @@ public final class BidLock {
     /**
      * Releases: the protected stores must reach everyone before the bid's withdrawal. On write-back memory
      * x86-TSO keeps that order for a release store; write-combining memory needs a real fence first; where
-     * grants are shadows, every grant of the process is pushed first (the protected stores may be in any).
+     * grants are shadows, every grant of the process is pushed first (the protected stores may be in any),
+     * and the withdrawal's copy is awaited (see the class comment).
      */
     public void release() {
         if (tx.shadowed()) {
@@ -132,6 +161,21 @@ public final class BidLock {
             VarHandle.fullFence();
         }
         tx.setLongRelease(row + SystemPagesDescriptor.bidInRow(me), 0L);
+        withdrawing = true;
+        if (tx.shadowed()) {
+            awaitWithdrawal();
+        }
+    }
+
+    /**
+     * Waits until our slot's local copy reads 0. A hub that stops answering makes the push fail, so the wait
+     * is bounded by that; the bound here only keeps a lost copy from hanging the releaser (the node's next
+     * bidder then withdraws again before it bids).
+     */
+    private void awaitWithdrawal() {
+        for (int attempt = 0; mine() != 0 && attempt < WITHDRAWAL_WAITS; attempt++) {
+            backOff(Math.min(attempt, 16));
+        }
     }
 
     /** True when this node's bid is the only one (the lock is held by us). */

@@ -29,6 +29,7 @@ public final class DirectoryLock {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final long ATTEMPT_NANOS = 2_000_000_000L;
     private static final int ATTEMPTS = 15;
+    private static final Duration SWEEP_TIMEOUT = Duration.ofSeconds(1);
 
     private final Backend backend;
     private final TransmitStores tx;
@@ -77,7 +78,13 @@ public final class DirectoryLock {
         fence = why;
     }
 
-    /** Runs {@code body} holding the cluster lock; its writes are swept out before the lock is released. */
+    /**
+     * Runs {@code body} holding the cluster lock; its writes are swept out before the lock is released. The
+     * lock is released whatever the sweep's acknowledge barrier does. A barrier that times out (a node that
+     * cannot acknowledge now: a stopped or cut one) does not fail the call: the body's stores were sent before
+     * the release and in its order, so whoever takes the lock next sees them. Any other failure of the barrier
+     * is thrown after the release (added to the body's own exception when the body threw).
+     */
     public <T> T with(Supplier<T> body) {
         MemchanException f = fence;
         if (f != null) {
@@ -89,17 +96,42 @@ public final class DirectoryLock {
             NodeMutex.acquire(local.segment(), local.clusterMutex(), local.pid(), () -> { });
             try {
                 acquire();
+                T result;
                 try {
-                    return body.get();
-                } finally {
-                    backend.ackBarrier(Duration.ofSeconds(1));
-                    bids.release();
+                    result = body.get();
+                } catch (RuntimeException | Error e) {
+                    sweepAndRelease(e);
+                    throw e;
                 }
+                sweepAndRelease(null);
+                return result;
             } finally {
                 NodeMutex.release(local.segment(), local.clusterMutex(), local.pid());
             }
         } finally {
             localMutex.unlock();
+        }
+    }
+
+    /** The barrier that sweeps the holder's writes out, then the release, which happens even when the barrier throws. */
+    private void sweepAndRelease(Throwable bodyFailure) {
+        RuntimeException failure = null;
+        try {
+            backend.ackBarrier(SWEEP_TIMEOUT);
+        } catch (MemchanException e) {
+            if (e.kind() != Kind.TIMEOUT) {
+                failure = e;
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        } finally {
+            bids.release();
+        }
+        if (failure != null) {
+            if (bodyFailure == null) {
+                throw failure;
+            }
+            bodyFailure.addSuppressed(failure);
         }
     }
 
