@@ -99,13 +99,26 @@ public final class TestBackend {
     }
 
     /**
-     * Whether {@code f} is a hardware adapter (CAPS without SOFT), whose remote operations are counted at the
+     * Whether {@code f} is a hardware adapter (CAPS without SOFT, not ucx://), whose remote operations are counted at the
      * home as docs/driver.md says for it: a remote mapping of a region homed at another node is checked by
      * requests the home serves (a read per page) or refuses (a read and a fetch-and-add of 0, two refusals, for
      * a page with neither grant), and a misaligned word is refused before it is sent (not counted there).
      */
     public static boolean isHardware(Fabric f) {
+        return localCopyLags(f) && !isUcx();
+    }
+
+    /**
+     * Whether {@code f}'s local copy comes back after the store (CAPS without SOFT: a board's loopback through the
+     * link or hub, the ucx:// backend's through the hub) rather than being the receiver's memory at once.
+     */
+    public static boolean localCopyLags(Fabric f) {
         return (f.admin().adapter().readRegister(Regs.REG_CAPS) & Regs.CAPS_SOFT_MASK) == 0;
+    }
+
+    /** Whether the suite runs on ucx://, whose remote operations the home host's soft fabric serves and counts. */
+    public static boolean isUcx() {
+        return property().startsWith("ucx:");
     }
 
     /**

@@ -38,6 +38,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static dev.memchan.layout.Regs.CAPS_ATOMICS_MASK;
+import static dev.memchan.layout.Regs.CAPS_MULTICAST_MASK;
+import static dev.memchan.layout.Regs.CAPS_PAGE_COUNTERS_MASK;
+import static dev.memchan.layout.Regs.CAPS_REMOTE_READ_MASK;
+import static dev.memchan.layout.Regs.REG_CAPS;
 import static dev.memchan.layout.Regs.REG_ERROR_COUNT;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -58,6 +63,13 @@ public final class UcxBackend implements Backend, NodeShared {
     /** Time round trips to the hub for the clock's offset; the fastest one counts. */
     private static final int TIME_PROBES = 5;
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * CAPS of a node here: a network adapter, not a soft fabric (no SOFT: a local copy comes back through the
+     * hub, after the store), with multicast groups, remote read, atomics and page counters served at the home's
+     * host. No GLOBAL_CLOCK (the cluster time is the hub's clock, {@link #clusterTime()}, not adapter registers),
+     * no HUB_MODE (no NODES_UP register: the hub's admission gives node IDs), no link bits (UCX retransmits).
+     */
+    static final int CAPS = CAPS_MULTICAST_MASK | CAPS_REMOTE_READ_MASK | CAPS_ATOMICS_MASK | CAPS_PAGE_COUNTERS_MASK;
     /** Writes of this port the hub may not have sequenced yet before the next one waits. */
     static final int MAX_UNSEQUENCED = 256;
     /**
@@ -348,6 +360,7 @@ public final class UcxBackend implements Backend, NodeShared {
             while ((next = streamAhead.firstEntry()) != null && next.getKey() <= applied + 1) {
                 streamAhead.pollFirstEntry();
                 if (next.getKey() <= applied) {
+                    any = true; // applied by another process of the host, which may be stopped before acknowledging it
                     continue;
                 }
                 Message.Answer answer = apply(next.getValue().message());
@@ -662,8 +675,11 @@ public final class UcxBackend implements Backend, NodeShared {
 
     @Override
     public int readRegister(int offset) {
-        int value = soft.readRegister(offset);
-        return offset == REG_ERROR_COUNT ? (int) errors.get() : value;
+        return switch (offset) {
+            case REG_ERROR_COUNT -> (int) errors.get();
+            case REG_CAPS -> CAPS;
+            default -> soft.readRegister(offset);
+        };
     }
 
     @Override

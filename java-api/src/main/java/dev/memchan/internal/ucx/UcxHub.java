@@ -24,6 +24,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -47,6 +49,16 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 public final class UcxHub implements AutoCloseable {
     /** How many ports of a host get its stream. */
     static final int RECEIVERS = 2;
+    /**
+     * How long a host may hold unacknowledged stream messages without acknowledging any before its first receiver
+     * gives its place to the host's next port (a liveness measure: any process of the host may apply the stream).
+     */
+    static final long RECEIVER_STALL_NANOS = 1_000_000_000L;
+    private final ScheduledExecutorService stallCheck = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "memchan-hub-stall-check");
+        t.setDaemon(true);
+        return t;
+    });
     private final long fabricSize;
     private final int pageSize;
     private final int maxNodes;
@@ -99,6 +111,8 @@ public final class UcxHub implements AutoCloseable {
         long lastSeq;
         long acked;
         final ArrayDeque<byte[]> log = new ArrayDeque<>();
+        /** When the host last acknowledged, or its log last went from empty to not (System.nanoTime). */
+        long progressNanos;
 
         Host(long id) {
             this.id = id;
@@ -148,10 +162,19 @@ public final class UcxHub implements AutoCloseable {
                 }
             }, JoinGate.DEFAULT_TIMEOUT);
         } catch (RuntimeException e) {
+            stallCheck.shutdownNow();
             context.close(); // closes the worker
             imageArena.close();
             throw e;
         }
+        long period = RECEIVER_STALL_NANOS / 4;
+        stallCheck.scheduleWithFixedDelay(() -> {
+            try {
+                worker.execute(this::rotateStalledReceivers);
+            } catch (MemchanException closed) {
+                // the worker is closing: so is the hub
+            }
+        }, period, period, TimeUnit.NANOSECONDS);
     }
 
     /** The address the hub listens on: its front door, where nodes join ({@link JoinGate}). */
@@ -443,6 +466,9 @@ public final class UcxHub implements AutoCloseable {
      */
     private void stream(Host host, Type type, byte[] fromNode) {
         byte[] message = HubWire.restamp(fromNode, type, ++host.lastSeq);
+        if (host.log.isEmpty()) {
+            host.progressNanos = System.nanoTime();
+        }
         host.log.add(message);
         for (Port p : host.ports.subList(0, Math.min(RECEIVERS, host.ports.size()))) {
             sendBytes(p, message);
@@ -509,11 +535,35 @@ public final class UcxHub implements AutoCloseable {
     }
 
     private void applied(Host host, long hostSeq) {
+        if (host.acked < hostSeq) {
+            host.progressNanos = System.nanoTime();
+        }
         while (host.acked < hostSeq && !host.log.isEmpty()) {
             host.log.poll();
             host.acked++;
         }
         checkBarriers();
+    }
+
+    /**
+     * A host whose receivers have not acknowledged for {@link #RECEIVER_STALL_NANOS} while it has stream messages
+     * unacknowledged (its receivers stopped, or busy) and that has another port: its first receiver moves behind
+     * the host's other ports and the port that becomes a receiver gets what is unacknowledged. Each stall moves
+     * one, so a live process of the host becomes a receiver after as many stalls as the host has stopped ones.
+     */
+    private void rotateStalledReceivers() {
+        long now = System.nanoTime();
+        for (Host host : hosts.values()) {
+            if (host.log.isEmpty() || host.ports.size() <= RECEIVERS || now - host.progressNanos < RECEIVER_STALL_NANOS) {
+                continue;
+            }
+            host.ports.add(host.ports.removeFirst());
+            host.progressNanos = now;
+            Port next = host.ports.get(RECEIVERS - 1);
+            for (byte[] m : host.log) {
+                sendBytes(next, m);
+            }
+        }
     }
 
     private void remote(Port port, Message.Remote r) {
@@ -595,6 +645,7 @@ public final class UcxHub implements AutoCloseable {
 
     @Override
     public void close() {
+        stallCheck.shutdownNow();
         gate.close();
         worker.close();
         context.close();
