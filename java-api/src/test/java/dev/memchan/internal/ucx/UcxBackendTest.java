@@ -159,6 +159,48 @@ class UcxBackendTest {
     }
 
     /**
+     * A host whose two receivers are stopped while it has a third process: the hub moves the stalled receivers
+     * behind it, so the host applies and acknowledges, a barrier from another host completes and the third process
+     * reads the store. Without the move the barrier waits for the stopped ones (its 60 s bound, then TIMEOUT).
+     */
+    @Test
+    void aHostWhoseReceiversAreStoppedAppliesThroughItsOtherProcess() throws Exception {
+        String name = fabric("s");
+        try (UcxHub hub = hub(name)) {
+            String at = location(hub.address(), name);
+            UcxPeer a = node("a", "h1");
+            UcxPeer b = node("b", "h1");
+            UcxPeer c = node("c", "h1");
+            UcxPeer d = node("d", "h2");
+            for (UcxPeer p : List.of(a, b, c, d)) { // in this order: a and b are h1's receivers
+                p.request("join " + at + " -1", "node");
+            }
+            c.request("rx 20 1 " + RxPct.encode(true, false), "ok");
+            d.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+            signal("STOP", a, b);
+            try {
+                d.request("store 8 42 42", "ok");
+                d.request("barrier", "ok");
+                assertEquals("42", c.request("load 8", "value"), "h1 applied the store through c");
+            } finally {
+                signal("CONT", a, b);
+            }
+            d.request("store 8 43 43", "ok");
+            d.request("barrier", "ok");
+            assertEquals("43", c.request("load 8", "value"));
+            for (UcxPeer p : List.of(a, b, c, d)) {
+                assertEquals("0", p.request("errors", "errors"));
+            }
+        }
+    }
+
+    private static void signal(String sig, UcxPeer... peers) throws IOException, InterruptedException {
+        for (UcxPeer p : peers) {
+            assertEquals(0, new ProcessBuilder("kill", "-" + sig, "" + p.pid()).inheritIO().start().waitFor(), "kill -" + sig);
+        }
+    }
+
+    /**
      * Two senders on two hosts store 1..N into their own word; a reader on each host reads the words in opposite
      * orders. With one order of all stores at every host, no reader sees the first sender's store before the
      * second's while the other sees the second's before the first's (independent reads of independent writes).
