@@ -227,6 +227,49 @@ public final class SoftFabricFile {
         return new MemchanException(Kind.BAD_FORMAT, where + " " + what + "; it was left untouched");
     }
 
+    /**
+     * Each node block's INCARNATION in the fabric file at {@code path}, for a file made again in its place to go
+     * on from ({@link #continueIncarnations}); an empty array when there is no valid file there.
+     */
+    public static long[] incarnations(Path path) {
+        Opened f;
+        try {
+            f = open(path);
+        } catch (MemchanException notThere) {
+            return new long[0];
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment control = Posix.mmap(f.fd(), 0, f.layout().dataOffset(), false, arena);
+            long[] of = new long[f.layout().maxNodes()];
+            for (int n = 0; n < of.length; n++) {
+                of[n] = control.get(JAVA_LONG, f.layout().nodeBlock(n) + SF_NODE_INCARNATION);
+            }
+            return of;
+        } catch (ErrnoException e) {
+            return new long[0];
+        } finally {
+            Posix.close(f.fd());
+        }
+    }
+
+    /**
+     * Sets the node blocks' INCARNATION of the new, unclaimed fabric file at {@code path} to {@code incarnations}
+     * (those of the file it replaces), so that a node's next claim is a new incarnation, never one seen before.
+     */
+    public static void continueIncarnations(Path path, long[] incarnations) {
+        Opened f = open(path);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment control = Posix.mmap(f.fd(), 0, f.layout().dataOffset(), true, arena);
+            for (int n = 0; n < Math.min(incarnations.length, f.layout().maxNodes()); n++) {
+                control.set(JAVA_LONG, f.layout().nodeBlock(n) + SF_NODE_INCARNATION, incarnations[n]);
+            }
+        } catch (ErrnoException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, "cannot map fabric " + path + ": " + e.getMessage(), e);
+        } finally {
+            Posix.close(f.fd());
+        }
+    }
+
     /** Removes a fabric file (no process should be joined). */
     public static void remove(Path path) {
         try {

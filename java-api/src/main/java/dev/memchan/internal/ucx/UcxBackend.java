@@ -261,10 +261,13 @@ public final class UcxBackend implements Backend, NodeShared {
             make = ((Message.HostReady) await(hostReady, "waiting for this host's first process to make the host's fabric")).make();
         }
         if (make) {
-            if (Files.exists(path)) {
-                SoftFabricFile.remove(path); // another hub instance's: no process of this hub's cluster has it open
+            long[] incarnations = new long[0];
+            if (Files.exists(path)) { // another hub instance's, or this host's before it left: nobody has it open
+                incarnations = SoftFabricFile.incarnations(path);
+                SoftFabricFile.remove(path);
             }
             SoftFabricFile.create(path, welcome.fabricSize(), welcome.pageSize(), welcome.maxNodes(), options.group());
+            SoftFabricFile.continueIncarnations(path, incarnations); // a node that comes back is a new incarnation
             hostState = HostState.create(fabricName, welcome.hubId());
         } else {
             hostState = HostState.open(fabricName, welcome.hubId());
