@@ -26,6 +26,7 @@ DEMO = os.path.join(ROOT, "scripts/demo")
 PORT = 7300
 # a step's bound: a JVM's start and a short run on a loaded machine
 STEP_SECONDS = 300
+FAILURE_MS = 5000
 
 
 class Failed(Exception):
@@ -62,8 +63,11 @@ def main():
             fabric = "ucx://%s:%d/%s" % (net.address(0), PORT, name)
 
             def node(i, argv):
-                env = {"MEMCHAN_UCX_SECRET": secret, "JAVA_TOOL_OPTIONS": "-Dmemchan.ucx.host=n%d" % i,
-                       "MEMCHAN_DEMO_NO_BUILD": "1"}
+                # a failure timeout of seconds: this row checks the tools, not the failure detector, and a node
+                # on a loaded machine may miss 800 ms of heartbeats
+                env = {"MEMCHAN_UCX_SECRET": secret, "MEMCHAN_DEMO_NO_BUILD": "1",
+                       "JAVA_TOOL_OPTIONS": "-Dmemchan.ucx.host=n%d -Dmemchan.demo.failureTimeoutMs=%d" % (i, FAILURE_MS),
+                       "MEMCHAN_FAILURE_TIMEOUT_MS": str(FAILURE_MS)}
                 return net.run(i, argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace")
 
@@ -108,10 +112,10 @@ def main():
                 line = first_line(responder, "the demo's responder in node 1")
             initiator = node(2, [DEMO, fabric, "--secret", secret, "initiator", "200"])
             out = finish(initiator, "the demo's initiator in node 2")
-            finish(responder, "the demo's responder in node 1")
+            responded = finish(responder, "the demo's responder in node 1")
             summary = [l for l in out.splitlines() if "round trips" in l]
             if not summary or not summary[0].startswith("initiator: 200 round trips"):
-                raise Failed("the demo's initiator did not report 200 round trips:\n" + out)
+                raise Failed("the demo's initiator did not report 200 round trips:\n%s\nthe responder:\n%s" % (out, responded))
             print("ok 4 - the demo across namespaces: " + summary[0], flush=True)
 
             os.killpg(hub.pid, signal.SIGTERM)
