@@ -136,9 +136,9 @@ class McctlUcxIT {
         removeHostCopies();
     }
 
-    /** This host's copies of the test's fabric ({@code /dev/shm/memchan-ucx-NAME-...}). */
+    /** This host's copies of the test's fabric and their companions ({@code /dev/shm/memchan-*ucx-NAME-...}). */
     private static void removeHostCopies() throws IOException {
-        try (DirectoryStream<Path> copies = Files.newDirectoryStream(Path.of("/dev/shm"), "memchan-ucx-" + NAME + "-*")) {
+        try (DirectoryStream<Path> copies = Files.newDirectoryStream(Path.of("/dev/shm"), "memchan-*ucx-" + NAME + "-*")) {
             for (Path p : copies) {
                 Files.deleteIfExists(p);
             }
