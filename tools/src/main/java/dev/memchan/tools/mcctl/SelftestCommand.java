@@ -42,6 +42,10 @@ final class SelftestCommand extends Base {
 
     /** How long a data stage waits for a store to arrive before it reports the word as wrong. */
     static final long DELIVERY_NANOS = 2_000_000_000L;
+    /** Bytes of the walking-ones pattern: one word per bit of a word. */
+    private static final long WALK_BYTES = (long) Long.SIZE * Long.BYTES;
+    /** Bytes of the ordering stage's data words (one per round modulo their count). */
+    private static final long ORDER_DATA_BYTES = 256L * Long.BYTES;
 
     record Stage(int number, String name, boolean passed, String detail, long micros) {
     }
@@ -344,7 +348,7 @@ final class SelftestCommand extends Base {
             for (int b = 0; b < 64; b++) {
                 LONG.setRelease(tx[0], 8L * b, 1L << b);
             }
-            txGrants[0].push(0, 64 * 8);
+            txGrants[0].push(0, WALK_BYTES);
             for (int b = 0; b < 64; b++) {
                 long v = arrived(rx[0], 8L * b, 1L << b);
                 if (v != 1L << b) {
@@ -395,11 +399,11 @@ final class SelftestCommand extends Base {
         }
 
         private String ordering() throws InterruptedException {
-            for (long o = 0; o < 256 * 8; o += 8) {
+            for (long o = 0; o < ORDER_DATA_BYTES; o += Long.BYTES) {
                 LONG.setRelease(tx[1], o, 0L);
             }
             LONG.setRelease(tx[2], 0L, 0L);
-            txGrants[1].push(0, 256 * 8);
+            txGrants[1].push(0, ORDER_DATA_BYTES);
             txGrants[2].push(0, 8);
             // On a board the clears arrive after the stores return; a checker started earlier reads
             // the previous run's flag (its last round): it would stop at once, having checked nothing.
