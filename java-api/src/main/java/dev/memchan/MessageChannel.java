@@ -421,6 +421,17 @@ public final class MessageChannel {
             }
         }
 
+        /**
+         * Gives the room of every message consumed so far back to the sender, then closes: a receiver whose last
+         * {@link #poll} took a full batch below an eighth of the ring has not given that room back yet, and its
+         * sender's {@link Sender#awaitConsumed} would wait for it forever.
+         */
+        @Override
+        public void close() {
+            returnCredit(true);
+            super.close();
+        }
+
         /** Consumes the message {@link #nextMessage} returned. */
         private void consume(int length) {
             seq = ChannelFrameDescriptor.nextSeq(seq);

@@ -179,6 +179,18 @@ class MessageChannelClaimTest {
     }
 
     @Test
+    void closingTheReceiverGivesBackTheRoomOfItsLastFullBatch() {
+        for (int i = 0; i < 4; i++) {
+            claimWriteCommit(message(i, 24));
+        }
+        assertEquals(4, rx.poll((buf, off, len) -> { }, 4), "a full batch: not drained, below an eighth of the ring");
+        assertEquals(MemchanException.Kind.TIMEOUT,
+                assertThrows(MemchanException.class, () -> tx.awaitConsumed(Duration.ZERO)).kind());
+        rx.close();
+        tx.awaitConsumed(Duration.ZERO);
+    }
+
+    @Test
     void pollHandsAtMostLimitMessagesAndReturnsCreditOncePerBatch() {
         for (int i = 0; i < 10; i++) {
             claimWriteCommit(message(i, 24));
