@@ -50,7 +50,7 @@ HOST = [
          "AOT cache, the JUnit console launcher", snapshot=True),
     Host("mvn-verify", "java", 290, "mvn verify: unit tests, the soft-fabric conformance suite, mcctl",
          lane="side", argv=["scripts/mvn", "verify"], beside="board-loop"),
-    Host("ucx-conformance", "java", 460, "the conformance suite, unchanged, on ucx:// over TCP loopback "
+    Host("ucx-conformance", "java", 250, "the conformance suite, unchanged, on ucx:// over TCP loopback "
          "(scripts/conformance-ucx: a hub process, the suite's node processes on this host)",
          lane="side", argv=["scripts/conformance-ucx"], beside="board-java"),
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
