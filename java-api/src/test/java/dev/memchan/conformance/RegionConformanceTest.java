@@ -29,8 +29,11 @@ class RegionConformanceTest {
      */
     @Test
     void aRegionOverFreedPagesStartsZeroedAtEveryNode() {
-        try (Fabric a = Fabric.open(TestBackend.newFabric("zero"), TestBackend.joinOptions());
-             Fabric b = Fabric.open(a.location(), TestBackend.joinOptions())) {
+        TestBackend.assumeNodes(2, "nodes 0 and 1 in this process: a writer and a reader");
+        String location = TestBackend.newFabric("zero");
+        // named nodes: on a device backend each is its own adapter, and a process uses a node once
+        try (Fabric a = Fabric.open(location, TestBackend.joinOptions().withNodeId(0));
+             Fabric b = Fabric.open(location, TestBackend.joinOptions().withNodeId(1))) {
             long bytes = (long) PAGES * a.pageSize();
             int firstPage;
             try (Region written = a.allocate(TestBackend.key(), bytes, 0600);

@@ -37,6 +37,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import static dev.memchan.layout.Regs.CAPS_ATOMICS_MASK;
 import static dev.memchan.layout.Regs.CAPS_MULTICAST_MASK;
@@ -62,6 +63,13 @@ public final class UcxBackend implements Backend, NodeShared {
     private static final VarHandle BYTE = JAVA_BYTE.varHandle();
     /** Time round trips to the hub for the clock's offset; the fastest one counts. */
     private static final int TIME_PROBES = 5;
+    /**
+     * How far two hosts' monotonic clocks may run apart, as a divisor of the time since the last
+     * synchronization: 1/10,000 (100 ppm, two crystals of +-50 ppm). The estimate's bound grows by it.
+     */
+    private static final long DRIFT_DIVISOR = 10_000;
+    /** A reading this long after the last synchronization synchronizes again (its bound has grown by 2 ms). */
+    private static final long RESYNC_NANOS = Duration.ofSeconds(10).toNanos();
     private static final Duration REPLY_TIMEOUT = Duration.ofSeconds(30);
     /**
      * CAPS of a node here: a network adapter, not a soft fabric (no SOFT: a local copy comes back through the
@@ -118,8 +126,15 @@ public final class UcxBackend implements Backend, NodeShared {
     private final Map<List<Integer>, RemoteWindow> served = new HashMap<>();
     private boolean appliedDue;
 
-    private long clockOffset;
-    private long clockBound;
+    /** The last synchronization with the hub's clock; replaced whole, so a reader sees one consistent estimate. */
+    private volatile ClockEstimate clock;
+    private final ReentrantLock clockSync = new ReentrantLock();
+
+    /**
+     * At local time {@code syncedAt} the hub's clock lay in {@code syncedAt + hubMinusLocal ..} that plus
+     * {@code roundTrip}: the hub read it somewhere inside the round trip that ended at {@code syncedAt}.
+     */
+    private record ClockEstimate(long hubMinusLocal, long roundTrip, long syncedAt) {}
 
     /**
      * UCX's settings for a node of, or the hub at, {@code address}: TCP unless the environment names transports
@@ -623,20 +638,23 @@ public final class UcxBackend implements Backend, NodeShared {
         return failed == null ? null : new MemchanException(failed.kind(), location + ": " + failed.getMessage(), failed);
     }
 
-    /** Cristian's method: the hub's clock minus ours from the fastest of a few round trips; the bound is half of it. */
+    /**
+     * Cristian's method, kept one-sided: of a few round trips the fastest counts; the hub read its clock
+     * somewhere inside it, so at the reply's arrival the hub's time lies in {@code hubNanos .. hubNanos +
+     * roundTrip}. Estimating the lower end keeps a node never ahead of the hub, as {@link ClusterTime} states.
+     */
     private void syncClock() {
-        long best = Long.MAX_VALUE;
+        ClockEstimate best = null;
         for (int i = 0; i < TIME_PROBES; i++) {
             long before = System.nanoTime();
             Message.TimeReply t = (Message.TimeReply) request(Message.Time::new, "reading the hub's clock",
                     System.nanoTime() + REPLY_TIMEOUT.toNanos());
             long after = System.nanoTime();
-            if (after - before < best) {
-                best = after - before;
-                clockOffset = t.hubNanos() - (before + (after - before) / 2);
+            if (best == null || after - before < best.roundTrip()) {
+                best = new ClockEstimate(t.hubNanos() - after, after - before, after);
             }
         }
-        clockBound = (best + 1) / 2;
+        clock = best;
     }
 
     // ---- the Backend ------------------------------------------------------------------------------
@@ -851,11 +869,29 @@ public final class UcxBackend implements Backend, NodeShared {
         return soft.takeHotPage();
     }
 
-    /** The hub's monotonic clock as this node estimates it, with the bound of the estimate. */
+    /**
+     * The hub's monotonic clock as this node estimates it: the last synchronization's lower end, less the
+     * drift the clocks may have had since, with the round trip plus twice that drift as the bound. A reading
+     * 10 s after the last synchronization synchronizes again (one thread does; the others use the estimate).
+     */
     @Override
     public ClusterTime clusterTime() {
         requireHub();
-        return new ClusterTime(System.nanoTime() + clockOffset, clockBound, clockOffset, ClusterTime.Unit.NANOSECONDS);
+        ClockEstimate c = clock;
+        if (System.nanoTime() - c.syncedAt() > RESYNC_NANOS && clockSync.tryLock()) {
+            try {
+                if (clock == c) {
+                    syncClock();
+                }
+            } finally {
+                clockSync.unlock();
+            }
+            c = clock;
+        }
+        long now = System.nanoTime();
+        long drift = (now - c.syncedAt()) / DRIFT_DIVISOR + 1;
+        return new ClusterTime(now + c.hubMinusLocal() - drift, c.roundTrip() + 2 * drift, -c.hubMinusLocal(),
+                ClusterTime.Unit.NANOSECONDS);
     }
 
     @Override

@@ -155,6 +155,12 @@ class UcxBackendTest {
             for (UcxPeer p : List.of(a, b, c)) {
                 assertEquals("0", p.request("errors", "errors"));
             }
+
+            // cluster time: the hub (a thread of this JVM) reads this host's monotonic clock, so each node's
+            // reading, taken between two of its own nanoTime calls, must bracket that clock within its bound
+            for (UcxPeer p : List.of(a, b, c)) {
+                assertEquals("0", p.request("clock 2000", "outside"), "readings ahead of the hub or short of it by more than their bound");
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.memchan.internal.ucx;
 
+import dev.memchan.ClusterTime;
 import dev.memchan.FabricOptions;
 import dev.memchan.MemchanException;
 import dev.memchan.spi.Backend;
@@ -37,6 +38,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   notifycount                    -> count C
  *   awaitnotify OBSERVED           -> count C           (once NOTIFY_COUNT is no longer OBSERVED)
  *   errors                         -> errors E
+ *   clock N                        -> outside K         (of N cluster-time readings, those whose bound misses the hub's time)
  *   exit
  * </pre>
  */
@@ -112,6 +114,7 @@ public final class UcxNodeMain {
                         out.println("count " + backend.notifyCount());
                     }
                     case "errors" -> out.println("errors " + backend.errorCount());
+                    case "clock" -> out.println("outside " + readingsOutsideTheirBounds(backend, Integer.parseInt(a[1])));
                     case "exit" -> {
                         if (backend != null) {
                             backend.close();
@@ -124,6 +127,24 @@ public final class UcxNodeMain {
                 out.println("error " + e.kind() + " " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * Reads the cluster time {@code n} times and counts the readings whose interval {@code time .. time + bound}
+     * misses the hub's time at the read. The hub runs on this host, so its clock is this process's
+     * {@code System.nanoTime()}, and its time at the read lies between the nanoTime before and after it.
+     */
+    private static int readingsOutsideTheirBounds(Backend backend, int n) {
+        int outside = 0;
+        for (int i = 0; i < n; i++) {
+            long before = System.nanoTime();
+            ClusterTime r = backend.clusterTime();
+            long after = System.nanoTime();
+            if (r.time() > after || r.time() + r.bound() < before) {
+                outside++;
+            }
+        }
+        return outside;
     }
 
     /** Reads word {@code first}, then word {@code second}, until both are {@code last}; the distinct pairs seen, in order. */
