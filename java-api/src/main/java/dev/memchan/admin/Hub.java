@@ -6,6 +6,7 @@ import dev.memchan.internal.ucx.JoinCounters;
 import dev.memchan.internal.ucx.JoinSecret;
 import dev.memchan.internal.ucx.UcxBackend;
 import dev.memchan.internal.ucx.UcxHub;
+import dev.memchan.internal.ucx.UcxHubMain;
 import dev.memchan.internal.ucx.UcxLocation;
 import dev.memchan.layout.Regs;
 import dev.memchan.spi.Location;
@@ -43,17 +44,45 @@ public final class Hub implements AutoCloseable {
      * a bad geometry, PERMISSION or BAD_FORMAT for a secret file that is refused, DEVICE_ERROR when it cannot listen.
      */
     public static Hub start(String location, Path secretFile, long fabricSize, int pageSize, int maxNodes) {
+        UcxLocation at = oneHub(location);
+        JoinSecret secret = JoinSecret.load(secretFile);
+        InetSocketAddress address = at.hubAddress();
+        UcxHub hub = new UcxHub(address, at.name(), secret, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address));
+        return new Hub(hub, "ucx://" + hostPort(hub.address()) + "/" + at.name());
+    }
+
+    /**
+     * Starts the standby of the hub at {@code primary} (HOST:PORT), listening at {@code location}'s HOST:PORT: it
+     * joins the primary with the secret in {@code secretFile}, keeps its state, and takes over when the primary is
+     * gone (docs/ucx.md, "The standby"). Its {@link #location()} names both hubs, as nodes join them. INVALID_ARGUMENT
+     * for a bad location or address (or the primary's own), the primary's refusal as its join throws it (PERMISSION
+     * for another secret; a standby of a standby, or a second standby), DEVICE_ERROR when no hub answers there.
+     */
+    public static Hub standby(String location, Path secretFile, String primary) {
+        UcxLocation at = oneHub(location);
+        JoinSecret secret = JoinSecret.load(secretFile);
+        InetSocketAddress address = at.hubAddress();
+        InetSocketAddress primaryAddress = UcxHubMain.listenAddress(primary);
+        UcxHub hub = UcxHub.standby(address, at.name(), secret, primaryAddress, UcxBackend.transportSettings(address));
+        return new Hub(hub, "ucx://" + hostPort(primaryAddress) + "," + hostPort(hub.address()) + "/" + at.name());
+    }
+
+    private static UcxLocation oneHub(String location) {
         Location parsed = Location.parse(location);
         if (!parsed.scheme().equals("ucx")) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "a hub serves a ucx://HOST:PORT/NAME fabric, not '" + location + "'");
         }
         UcxLocation at = UcxLocation.parse(parsed);
-        JoinSecret secret = JoinSecret.load(secretFile);
-        InetSocketAddress address = at.hubAddress();
-        UcxHub hub = new UcxHub(address, at.name(), secret, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address));
-        InetSocketAddress bound = hub.address();
-        String host = bound.getAddress().getHostAddress();
-        return new Hub(hub, "ucx://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort() + "/" + at.name());
+        if (at.standbyHost() != null) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a hub listens at one address: ucx://HOST:PORT/NAME, not '" + location
+                    + "' (a standby: its own address, and --standby-of the hub's)");
+        }
+        return at;
+    }
+
+    private static String hostPort(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     /** {@link #start(String, Path, long, int, int)} with the soft fabric's default geometry. */

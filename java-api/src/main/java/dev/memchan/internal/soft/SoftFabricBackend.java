@@ -646,6 +646,14 @@ public final class SoftFabricBackend implements Backend, NodeShared {
         return Integer.toUnsignedLong(readRegister(REG_ERROR_COUNT));
     }
 
+    /**
+     * Adds {@code n} to this node's error count register, shared by the node's processes and seen by status views: a
+     * network backend built on this soft fabric counts what it lost there.
+     */
+    public void addErrors(int n) {
+        INT.getAndAdd(control, regs + REG_ERROR_COUNT, n);
+    }
+
     @Override
     public void releaseDeadNode(int n, long deadIncarnation) {
         if (n == node || n < 0 || n >= layout.maxNodes()) {

@@ -25,7 +25,7 @@ public final class HubWire {
     /** The active-message id of messages to a node. */
     public static final int TO_NODE = 41;
     /** The protocol version a node's join fields carry; the hub refuses any other. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** The bytes of the envelope before a body. */
     static final int ENVELOPE = 1 + Long.BYTES;
     /** The largest body of a WRITE's runs a sender puts in one message; a larger push is several. */
@@ -106,20 +106,23 @@ public final class HubWire {
     }
 
     /** The head of a node's join fields' data before its worker address. */
-    private static final int NODE_JOIN_HEAD = 16;
+    private static final int NODE_JOIN_HEAD = 28;
     /** The head of a hub's welcome fields' data before its worker address. */
-    private static final int HUB_WELCOME_HEAD = 34;
+    private static final int HUB_WELCOME_HEAD = 42;
+    /** The join fields' id of a standby hub joining its primary: a role no node asks for. */
+    public static final long STANDBY_ROLE = -2;
 
     /**
      * What a node tells the hub in the join handshake's fields ({@link JoinHandshake}): the node ID it asks for
-     * (-1: any) as the fields' id; this protocol's version, its host, its pid and its UCX worker's address
-     * ({@link UcxWorker#address()}, which the hub connects its endpoint to) as their data. The handshake's MACs
-     * cover the address: only a holder of the secret names the worker the hub talks to.
+     * (-1: any) as the fields' id; this protocol's version, its host, its pid, its session (a random number of this
+     * backend, the same at every hub it joins), whether it resumes that session at a standby that took over, and its
+     * UCX worker's address ({@link UcxWorker#address()}, which the hub connects its endpoint to) as their data. The
+     * handshake's MACs cover the address: only a holder of the secret names the worker the hub talks to.
      */
-    public record NodeJoin(int node, int version, long hostKey, int pid, byte[] worker) {
+    public record NodeJoin(int node, int version, long hostKey, int pid, long session, boolean resume, byte[] worker) {
         public JoinFields toFields() {
             return new JoinFields(node, ByteBuffer.allocate(NODE_JOIN_HEAD + worker.length).order(ByteOrder.LITTLE_ENDIAN).putInt(version)
-                    .putLong(hostKey).putInt(pid).put(worker).array());
+                    .putLong(hostKey).putInt(pid).putLong(session).putInt(resume ? 1 : 0).put(worker).array());
         }
 
         /** The node's fields; BAD_FORMAT when they are not a node's join of this protocol. */
@@ -132,39 +135,42 @@ public final class HubWire {
             if (b.getInt(0) != VERSION) {
                 throw bad("a node of hub protocol version " + b.getInt(0) + ", not this hub's " + VERSION);
             }
-            return new NodeJoin((int) fields.id(), b.getInt(), b.getLong(), b.getInt(), Arrays.copyOfRange(d, NODE_JOIN_HEAD, d.length));
+            return new NodeJoin((int) fields.id(), b.getInt(), b.getLong(), b.getInt(), b.getLong(), b.getInt() != 0,
+                    Arrays.copyOfRange(d, NODE_JOIN_HEAD, d.length));
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof NodeJoin j && j.node == node && j.version == version && j.hostKey == hostKey && j.pid == pid
-                    && Arrays.equals(j.worker, worker);
+                    && j.session == session && j.resume == resume && Arrays.equals(j.worker, worker);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(node, version, hostKey, pid, Arrays.hashCode(worker));
+            return Objects.hash(node, version, hostKey, pid, session, resume, Arrays.hashCode(worker));
         }
 
         @Override
         public String toString() {
             return "NodeJoin[node=" + node + ", version=" + version + ", host=" + Long.toHexString(hostKey) + ", pid=" + pid
-                    + ", worker address of " + worker.length + " bytes]";
+                    + ", session=" + Long.toHexString(session) + (resume ? ", resuming" : "") + ", worker address of " + worker.length
+                    + " bytes]";
         }
     }
 
     /**
      * What the hub answers in the handshake's WELCOME: the node ID as the fields' id; the fabric's geometry, the hub's
      * instance, whether this process is the first of its host (it makes the host's fabric), whether the host's
-     * fabric is ready (else a {@link Message.HostReady} follows) and the hub's UCX worker address (which the node
-     * connects its endpoint to) as their data.
+     * fabric is ready (else a {@link Message.HostReady} follows), for a resumed session the last of its former port's
+     * messages the hub holds as sequenced (0 otherwise), and the hub's UCX worker address (which the node connects
+     * its endpoint to) as their data.
      */
     public record HubWelcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean first, boolean ready,
-                             byte[] worker) {
+                             long resumedUpTo, byte[] worker) {
         public JoinFields toFields() {
             return new JoinFields(node, ByteBuffer.allocate(HUB_WELCOME_HEAD + worker.length).order(ByteOrder.LITTLE_ENDIAN)
                     .putLong(fabricSize).putInt(pageSize).putInt(maxNodes).putLong(hubId).putInt(first ? 1 : 0).putInt(ready ? 1 : 0)
-                    .putShort((short) VERSION).put(worker).array());
+                    .putShort((short) VERSION).putLong(resumedUpTo).put(worker).array());
         }
 
         /** The hub's fields; BAD_FORMAT when they are not a hub's welcome of this protocol. */
@@ -175,24 +181,64 @@ public final class HubWire {
                 throw bad("a hub's welcome fields of " + d.length + " bytes with node " + fields.id() + " (another protocol version?)");
             }
             return new HubWelcome((int) fields.id(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0, b.getInt() != 0,
-                    Arrays.copyOfRange(d, HUB_WELCOME_HEAD, d.length));
+                    b.getLong(34), Arrays.copyOfRange(d, HUB_WELCOME_HEAD, d.length));
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof HubWelcome w && w.node == node && w.fabricSize == fabricSize && w.pageSize == pageSize
-                    && w.maxNodes == maxNodes && w.hubId == hubId && w.first == first && w.ready == ready && Arrays.equals(w.worker, worker);
+                    && w.maxNodes == maxNodes && w.hubId == hubId && w.first == first && w.ready == ready && w.resumedUpTo == resumedUpTo
+                    && Arrays.equals(w.worker, worker);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(node, fabricSize, pageSize, maxNodes, hubId, first, ready, Arrays.hashCode(worker));
+            return Objects.hash(node, fabricSize, pageSize, maxNodes, hubId, first, ready, resumedUpTo, Arrays.hashCode(worker));
         }
 
         @Override
         public String toString() {
             return "HubWelcome[node=" + node + ", fabric " + fabricSize + " bytes, page " + pageSize + ", " + maxNodes + " nodes, hub "
-                    + Long.toHexString(hubId) + ", first=" + first + ", ready=" + ready + ", worker address of " + worker.length + " bytes]";
+                    + Long.toHexString(hubId) + ", first=" + first + ", ready=" + ready + ", resumed up to " + resumedUpTo
+                    + ", worker address of " + worker.length + " bytes]";
+        }
+    }
+
+    /** A standby hub's join fields: the {@link #STANDBY_ROLE} as id, this protocol's version and the standby's pid as data. */
+    public record StandbyJoin(int version, int pid) {
+        public JoinFields toFields() {
+            return new JoinFields(STANDBY_ROLE, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(version).putInt(pid).array());
+        }
+
+        /** The standby's fields; BAD_FORMAT when they are not a standby's join of this protocol. */
+        public static StandbyJoin of(JoinFields fields) {
+            byte[] d = fields.data();
+            if (fields.id() != STANDBY_ROLE || d.length != 8) {
+                throw bad("a standby's join fields of " + d.length + " bytes with id " + fields.id());
+            }
+            ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
+            if (b.getInt(0) != VERSION) {
+                throw bad("a standby of hub protocol version " + b.getInt(0) + ", not this hub's " + VERSION);
+            }
+            return new StandbyJoin(b.getInt(), b.getInt());
+        }
+    }
+
+    /** The primary's WELCOME to its standby: the fabric's geometry and the hub instance the standby continues. */
+    public record StandbyWelcome(long fabricSize, int pageSize, int maxNodes, long hubId) {
+        public JoinFields toFields() {
+            return new JoinFields(0, ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN).putLong(fabricSize).putInt(pageSize)
+                    .putInt(maxNodes).putLong(hubId).putShort((short) VERSION).array());
+        }
+
+        /** The primary's fields; BAD_FORMAT when they are not a primary's welcome to a standby of this protocol. */
+        public static StandbyWelcome of(JoinFields fields) {
+            byte[] d = fields.data();
+            ByteBuffer b = ByteBuffer.wrap(d).order(ByteOrder.LITTLE_ENDIAN);
+            if (fields.id() != 0 || d.length != 26 || b.getShort(24) != VERSION) {
+                throw bad("a primary's welcome to a standby of " + d.length + " bytes with id " + fields.id() + " (another protocol version?)");
+            }
+            return new StandbyWelcome(b.getLong(), b.getInt(), b.getInt(), b.getLong());
         }
     }
 

@@ -44,6 +44,8 @@ public final class JoinGate implements AutoCloseable {
     /** An admitted node's control connection. */
     public static final class Member implements AutoCloseable {
         private final JoinLink link;
+        /** What serves the connection after the WELCOME instead of the gate's wait for its end (a standby's replication). */
+        private volatile java.util.function.Consumer<JoinLink> carrier;
 
         Member(JoinLink link) {
             this.link = link;
@@ -56,6 +58,14 @@ public final class JoinGate implements AutoCloseable {
         /** The node's address as the connection sees it. */
         public String peer() {
             return link.peer();
+        }
+
+        /**
+         * After the WELCOME, {@code carrier} serves the connection on its thread (it returns when the connection
+         * ends) in place of the gate's wait for a node's REFUSED or end; then {@link Admission#gone} as for a node.
+         */
+        public void carry(java.util.function.Consumer<JoinLink> carrier) {
+            this.carrier = carrier;
         }
 
         /** Ends the control connection: the node learns at once that the hub let it go. */
@@ -174,7 +184,11 @@ public final class JoinGate implements AutoCloseable {
         } finally {
             handshakes.release();
         }
-        if (member != null) {
+        if (member != null && member.carrier != null) {
+            member.carrier.accept(link);
+            member.close();
+            admission.gone(member);
+        } else if (member != null) {
             attend(member);
         }
         open.remove(link);

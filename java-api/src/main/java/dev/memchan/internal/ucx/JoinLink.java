@@ -62,6 +62,11 @@ final class JoinLink implements AutoCloseable {
      * {@code DISCONNECTED}.
      */
     byte[] read(long deadline) {
+        return read(deadline, JoinMessages.MAX_LENGTH);
+    }
+
+    /** {@link #read(long)} of a frame of at most {@code maxLength} bytes: a primary hub's records to its standby. */
+    byte[] read(long deadline, int maxLength) {
         byte[] prefix = new byte[PREFIX];
         if (!readFully(prefix, deadline, true)) {
             throw new JoinRefusal(Reason.DISCONNECTED, "the connection closed", true);
@@ -70,9 +75,8 @@ final class JoinLink implements AutoCloseable {
         if (length == 0) {
             throw new JoinRefusal(Reason.MALFORMED, "an empty frame: a handshake message has at least its header");
         }
-        if (length > JoinMessages.MAX_LENGTH) {
-            throw new JoinRefusal(Reason.OVERSIZED, "a frame of " + length + " bytes: a handshake message has 1 to "
-                    + JoinMessages.MAX_LENGTH);
+        if (length > maxLength) {
+            throw new JoinRefusal(Reason.OVERSIZED, "a frame of " + length + " bytes: a message here has 1 to " + maxLength);
         }
         byte[] message = new byte[(int) length];
         readFully(message, deadline, false);
@@ -122,6 +126,15 @@ final class JoinLink implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new JoinRefusal(Reason.DISCONNECTED, "the connection failed: " + e.getMessage(), true);
+        }
+    }
+
+    /** Whether bytes have arrived that no read took yet (a reader answers a batch of frames once). */
+    boolean hasUnread() {
+        try {
+            return in.available() > 0;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -30,7 +30,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -95,27 +94,39 @@ public final class UcxBackend implements Backend, NodeShared {
     private final String location;
     private final UcxContext context;
     private final UcxWorker worker;
-    private final UcxEndpoint hub;
+    /** The hubs of the location, in the order this node uses them: the hub, then its standby when named. */
+    private final List<InetSocketAddress> hubs;
+    /** Which of {@link #hubs} this node is joined at. */
+    private volatile int hubIndex;
+    private volatile UcxEndpoint hub;
     /** The join's connection, open for the node's life: its end is the hub's death (or its letting this node go). */
-    private JoinLink control;
+    private volatile JoinLink control;
+    /** This backend's session at the hubs: a standby that took over knows it, and what of it the hub sequenced. */
+    private final long session = sessionNumber();
     private final int node;
     private final long hubId;
-    private SoftFabricBackend soft;
+    private volatile SoftFabricBackend soft;
     private HostState hostState;
     private Arena dataArena;
     /** The host's pages, writable: written only by the host's stream, under the host's apply lock. */
     private MemorySegment data;
     private volatile boolean ready;
     private volatile MemchanException hubFailure;
-    private boolean closed;
+    private volatile boolean closed;
 
     private final Object sendLock = new Object();
     private long portSeq;
-    /** Sequences of WRITE messages the hub has not confirmed yet: lost, and counted as errors, if it dies. */
-    private final TreeSet<Long> unsequenced = new TreeSet<>();
-    private final AtomicLong errors = new AtomicLong();
+    /**
+     * WRITE and NOTIFY messages the hub has not confirmed as sequenced, by port sequence: sent once more to the standby
+     * when it did not get them from the hub, else lost and counted as errors when the hub dies.
+     */
+    private final TreeMap<Long, Message> unconfirmed = new TreeMap<>();
+    /** Whether this node is moving to the standby (under the send lock): sends wait, the progress thread's are dropped. */
+    private boolean switching;
+    /** Errors counted before the host's fabric (and this node's error count register in it) was open. */
+    private final AtomicLong errorsBeforeOpen = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
-    private final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     /** The hub's word that this host's fabric is made (or that this process makes it), for a process that joined meanwhile. */
     private final CompletableFuture<Message> hostReady = new CompletableFuture<>();
     private final List<ShadowGrant> shadows = new ArrayList<>();
@@ -135,6 +146,17 @@ public final class UcxBackend implements Backend, NodeShared {
      * {@code roundTrip}: the hub read it somewhere inside the round trip that ended at {@code syncedAt}.
      */
     private record ClockEstimate(long hubMinusLocal, long roundTrip, long syncedAt) {}
+
+    /** A request waiting for the hub's answer: sent again to a standby that takes over, or failed when that is unsafe. */
+    private record Pending(Message request, CompletableFuture<Message> answer) {}
+
+    private static long sessionNumber() {
+        long n = 0;
+        while (n == 0) {
+            n = new java.security.SecureRandom().nextLong();
+        }
+        return n;
+    }
 
     /**
      * UCX's settings for a node of, or the hub at, {@code address}: TCP unless the environment names transports
@@ -173,8 +195,8 @@ public final class UcxBackend implements Backend, NodeShared {
     private UcxBackend(UcxLocation at, FabricOptions options) {
         this.at = at;
         this.location = at.toString();
-        InetSocketAddress address = at.hubAddress();
-        this.context = UcxContext.open(transportSettings(address));
+        this.hubs = at.hubAddresses();
+        this.context = UcxContext.open(transportSettings(hubs.getFirst()));
         UcxWorker w = null;
         try {
             JoinSecret secret = JoinSecret.load(secretFile());
@@ -184,22 +206,26 @@ public final class UcxBackend implements Backend, NodeShared {
                 byte[] bytes = payload.toArray(JAVA_BYTE);
                 mine.execute(() -> fromHub(bytes));
             });
-            JoinHandshake.Joined joined;
-            try {
-                joined = JoinHandshake.join(address, secret, at.name(), new HubWire.NodeJoin(options.nodeId(), HubWire.VERSION, hostKey(),
-                        Posix.getpid(), w.address()).toFields(), REPLY_TIMEOUT);
-            } catch (JoinRefusal refused) {
-                throw refusal(refused);
-            } catch (MemchanException failed) {
-                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + failed.getMessage(), failed);
+            long deadline = System.nanoTime() + REPLY_TIMEOUT.toNanos();
+            JoinHandshake.Joined joined = null;
+            for (int i = 0; joined == null; i++) {
+                try {
+                    joined = joinAt(i, options.nodeId(), false, secret, w.address(), deadline);
+                    hubIndex = i;
+                } catch (MemchanException failed) {
+                    if (failed.getCause() instanceof JoinRefusal || i + 1 == hubs.size()) {
+                        throw failed;
+                    }
+                    // the hub does not answer: its standby serves if it took over
+                }
             }
             control = joined.link();
             HubWire.HubWelcome welcome = HubWire.HubWelcome.of(joined.hub());
             this.worker = w;
-            this.hub = w.connect(welcome.worker(), "the hub at " + at.host() + ":" + at.port());
+            this.hub = w.connect(welcome.worker(), "the hub at " + hubName());
             this.node = welcome.node();
             this.hubId = welcome.hubId();
-            Thread.ofVirtual().name("memchan-hub-control-" + at.name()).start(this::watchControl);
+            watch(control);
             openHost(welcome, options);
         } catch (RuntimeException failed) {
             if (control != null) {
@@ -211,6 +237,43 @@ public final class UcxBackend implements Backend, NodeShared {
             closeQuietly(); // the soft fabric's close releases the windows remote requests were served with
             context.close();
             throw failed;
+        }
+    }
+
+    /** HOST:PORT of the hub this node is joined at. */
+    private String hubName() {
+        return hubName(hubIndex);
+    }
+
+    /** HOST:PORT of hub {@code index} of {@link #hubs}, as the location names it. */
+    private String hubName(int index) {
+        return index == 0 ? UcxLocation.hostPort(at.host(), at.port()) : UcxLocation.hostPort(at.standbyHost(), at.standbyPort());
+    }
+
+    /**
+     * Joins hub {@code index} of {@link #hubs} as node {@code nodeId}, resuming this backend's session when
+     * {@code resume}: the standby (index 1, tried when the hub is gone) is asked again until {@code deadline} while
+     * it has not taken over yet. A refusal is the hub's ({@link #refusal}, caused by the {@link JoinRefusal}); no hub
+     * answering is DEVICE_ERROR naming it.
+     */
+    private JoinHandshake.Joined joinAt(int index, int nodeId, boolean resume, JoinSecret secret, byte[] workerAddress, long deadline) {
+        JoinFields fields = new HubWire.NodeJoin(nodeId, HubWire.VERSION, hostKey(), Posix.getpid(), session, resume, workerAddress).toFields();
+        while (true) {
+            try {
+                return JoinHandshake.join(hubs.get(index), secret, at.name(), fields, REPLY_TIMEOUT);
+            } catch (JoinRefusal refused) {
+                if (index == 0 || !refused.getMessage().contains(UcxHub.STANDBY_NOT_SERVING) || System.nanoTime() - deadline >= 0) {
+                    throw refusal(refused, index);
+                }
+            } catch (MemchanException failed) {
+                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + hubName(index) + " unreachable: " + failed.getMessage(), failed);
+            }
+            try {
+                Thread.sleep(20); // the standby learns of its primary's end through its own connection to it
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MemchanException(Kind.TIMEOUT, location + ": interrupted while the standby at " + hubName(index) + " takes over");
+            }
         }
     }
 
@@ -231,13 +294,13 @@ public final class UcxBackend implements Backend, NodeShared {
      * The hub's refusal as this node throws it: an admission's refusal names its kind in brackets first (a node ID
      * in use, out of range), the handshake's refusals are the handshake's.
      */
-    private MemchanException refusal(JoinRefusal refused) {
+    private MemchanException refusal(JoinRefusal refused, int index) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\[([A-Z_]+)] (.*)", java.util.regex.Pattern.DOTALL)
                 .matcher(refused.getMessage());
         if (refused.reason() == JoinRefusal.Reason.NOT_ADMITTED && m.find()) {
             for (Kind kind : Kind.values()) {
                 if (kind.name().equals(m.group(1))) {
-                    return new MemchanException(kind, location + ": the hub refused the join: " + m.group(2), refused);
+                    return new MemchanException(kind, location + ": the hub at " + hubName(index) + " refused the join: " + m.group(2), refused);
                 }
             }
         }
@@ -309,54 +372,79 @@ public final class UcxBackend implements Backend, NodeShared {
 
     private void onEvent(UcxEvent event) {
         switch (event) {
-            case UcxEvent.PeerFailed f when f.endpoint() == hub -> hubFailed(f.reason());
+            case UcxEvent.PeerFailed f when f.endpoint() == hub -> hubPeerFailed(f.endpoint(), f.reason());
             case UcxEvent.PeerFailed f -> f.endpoint().close();
             case UcxEvent.HandlerFailed h -> System.err.println("memchan " + location + ": " + h.error());
             case UcxEvent.Accepted a -> a.endpoint().close(); // a node listens for nothing
         }
     }
 
+    /** The hub's UCX connection failed: its control connection is ended, whose watcher moves on to the standby if one is ahead. */
+    private void hubPeerFailed(UcxEndpoint failed, String reason) {
+        synchronized (sendLock) {
+            if (failed != hub) {
+                return; // a former hub's: this node has moved on
+            }
+            if (standbyAhead()) {
+                control.close();
+                return;
+            }
+        }
+        hubFailed(reason);
+    }
+
+    /** Whether a standby is named that this node has not moved to yet, and this node is open (it may resume there). */
+    private boolean standbyAhead() {
+        return hubIndex + 1 < hubs.size() && ready && !closed;
+    }
+
+    /**
+     * A message from the hub. A host's stream is taken from any hub (a standby's is its primary's, message by message),
+     * and so are answers (request numbers are this backend's, and a former hub's barrier watermark is in the same
+     * numbering). What the former hub sent is taken before the move to the standby renumbers this port
+     * ({@link #moveToStandby}).
+     */
     private void fromHub(byte[] bytes) {
         Envelope e;
         try {
             e = HubWire.decode(bytes);
         } catch (MemchanException bad) {
-            errors.incrementAndGet();
+            countErrors(1);
             System.err.println("memchan " + location + ": from the hub: " + bad.getMessage());
             return;
         }
         switch (e.message()) {
-            case Message.HostReady h -> hostReady.complete(h);
-            case Message.Refused r -> {
-                errors.incrementAndGet();
-                System.err.println("memchan " + location + ": the hub ends this node's connection: " + r.message());
-            }
-            case Message.Sequenced s -> {
-                synchronized (sendLock) {
-                    unsequenced.headSet(s.portSeq(), true).clear();
-                    sendLock.notifyAll();
-                }
-            }
-            case Message.BarrierDone b -> complete(b.request(), b);
-            case Message.Result r -> complete(r.request(), r);
-            case Message.TimeReply t -> complete(t.request(), t);
             case Message.Write _, Message.Notify _, Message.Remote _ -> {
                 if (e.seq() > 0) {
                     streamAhead.put(e.seq(), e);
                     applyStream();
                 }
             }
+            case Message.HostReady h -> hostReady.complete(h);
+            case Message.Refused r -> {
+                countErrors(1);
+                System.err.println("memchan " + location + ": the hub ends this node's connection: " + r.message());
+            }
+            case Message.Sequenced s -> {
+                synchronized (sendLock) {
+                    unconfirmed.headMap(s.portSeq(), true).clear();
+                    sendLock.notifyAll();
+                }
+            }
+            case Message.BarrierDone b -> complete(b.request(), b);
+            case Message.Result r -> complete(r.request(), r);
+            case Message.TimeReply t -> complete(t.request(), t);
             default -> {
-                errors.incrementAndGet();
+                countErrors(1);
                 System.err.println("memchan " + location + ": the hub sent " + e.type() + ", which is not a message to a node");
             }
         }
     }
 
     private void complete(long request, Message m) {
-        CompletableFuture<Message> f = pending.remove(request);
-        if (f != null) {
-            f.complete(m);
+        Pending p = pending.remove(request);
+        if (p != null) {
+            p.answer().complete(m);
         }
     }
 
@@ -433,7 +521,7 @@ public final class UcxBackend implements Backend, NodeShared {
     /** Stores {@code bytes} at {@code offset} of the pages: each aligned 8-byte word in one store, in ascending order. */
     private void store(long offset, byte[] bytes) {
         if (offset < 0 || offset + bytes.length > data.byteSize()) {
-            errors.incrementAndGet();
+            countErrors(1);
             return;
         }
         MemorySegment src = MemorySegment.ofArray(bytes);
@@ -478,14 +566,24 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
-    /** Waits for the end of the control connection (the hub sends nothing more on it) and reports it as the hub's failure. */
-    private void watchControl() {
+    /**
+     * Waits for the end of the control connection (the hub sends nothing more on it) and moves on to the standby, or,
+     * without one, reports it as the hub's failure.
+     */
+    private void watchControl(JoinLink link) {
         String why;
         try {
-            control.read(Long.MAX_VALUE);
+            link.read(Long.MAX_VALUE);
             why = "it sent a message on the control connection after its WELCOME";
         } catch (JoinRefusal r) {
             why = "its control connection ended: " + r.getMessage();
+        }
+        if (link != control) {
+            return; // a former hub's connection: this node has moved on
+        }
+        if (standbyAhead()) {
+            moveToStandby(why);
+            return;
         }
         String reason = why;
         try {
@@ -495,26 +593,110 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
+    /** Returns once the progress thread has run what was handed to it before (the former hub's last messages). */
+    private void drainProgressThread() {
+        CompletableFuture<Message> drained = new CompletableFuture<>();
+        worker.execute(() -> drained.complete(null));
+        await(drained, "taking the former hub's last messages");
+    }
+
+    private void watch(JoinLink link) {
+        Thread.ofVirtual().name("memchan-hub-control-" + at.name()).start(() -> watchControl(link));
+    }
+
+    /**
+     * The hub is gone and a standby is named: this node resumes its session there (the standby has taken over, or
+     * does once its own connection to the hub ends). The standby says up to which of this port's messages it holds
+     * as sequenced: those reach every host once through it; the writes and notifications after them are sent to it
+     * once more, in their order, before anything new. Barriers and clock readings in flight are asked again; a remote
+     * request in flight fails with DEVICE_ERROR and is counted as an error (whether its home applied it is unknown).
+     * The host's stream goes on from what it applied. If the standby does not take this node, the hub's death is
+     * reported as without one.
+     */
+    private void moveToStandby(String why) {
+        UcxEndpoint former;
+        String formerName = hubName();
+        synchronized (sendLock) {
+            if (switching || hubFailure != null || closed) {
+                return;
+            }
+            switching = true;
+            former = hub;
+        }
+        System.err.println("memchan " + location + ": the hub at " + formerName + " is gone (" + why + "): resuming at its standby");
+        try {
+            int next = hubIndex + 1;
+            JoinHandshake.Joined joined = joinAt(next, node, true, JoinSecret.load(secretFile()), worker.address(),
+                    System.nanoTime() + REPLY_TIMEOUT.toNanos());
+            HubWire.HubWelcome welcome = HubWire.HubWelcome.of(joined.hub());
+            if (welcome.hubId() != hubId || welcome.node() != node) {
+                joined.link().close();
+                throw new MemchanException(Kind.DEVICE_ERROR, "the standby at " + hubName(next) + " continues hub instance "
+                        + Long.toHexString(welcome.hubId()) + " as node " + welcome.node() + ", not this node's");
+            }
+            UcxEndpoint resumed = worker.connect(welcome.worker(), "the hub at " + hubName(next));
+            drainProgressThread(); // the former hub's last SEQUENCED counts in the numbering about to end
+            List<Pending> inFlight;
+            synchronized (sendLock) {
+                inFlight = List.copyOf(pending.values()); // requests made from now on go to the standby only
+                hubIndex = next;
+                control = joined.link();
+                hub = resumed;
+                portSeq = 0;
+                unconfirmed.headMap(welcome.resumedUpTo(), true).clear();
+                List<Message> again = List.copyOf(unconfirmed.values());
+                unconfirmed.clear();
+                switching = false;
+                for (Message m : again) {
+                    transmit(m);
+                }
+                sendLock.notifyAll();
+            }
+            former.close();
+            for (Pending p : inFlight) {
+                if (p.request() instanceof Message.Remote r) {
+                    countErrors(1);
+                    p.answer().completeExceptionally(new MemchanException(Kind.DEVICE_ERROR, "request " + r.request() + " was in flight "
+                            + "when the hub at " + formerName + " died: whether node " + r.home() + " applied it is unknown"));
+                } else {
+                    send(p.request());
+                }
+            }
+            trySend(new Message.Applied(hostState.applied()));
+            watch(control);
+            syncClock();
+        } catch (MemchanException failed) {
+            synchronized (sendLock) {
+                switching = false;
+                sendLock.notifyAll();
+            }
+            try {
+                worker.execute(() -> hubFailed("its standby did not take this node: " + failed.getMessage()));
+            } catch (MemchanException closing) {
+                // this node is closed meanwhile
+            }
+        }
+    }
+
     private void hubFailed(String reason) {
-        MemchanException failure = new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port()
-                + " unreachable (" + reason + ")");
+        MemchanException failure = new MemchanException(Kind.DEVICE_ERROR, "hub at " + hubName() + " unreachable (" + reason + ")");
         synchronized (sendLock) {
             if (hubFailure != null) {
                 return;
             }
             hubFailure = failure;
-            errors.addAndGet(unsequenced.size());
-            unsequenced.clear();
+            countErrors(unconfirmed.size());
+            unconfirmed.clear();
             sendLock.notifyAll();
         }
         if (hostState != null) { // stream messages behind a gap: never applied out of order
             long applied = hostState.applied();
-            errors.addAndGet(streamAhead.tailMap(applied, false).size());
+            countErrors(streamAhead.tailMap(applied, false).size());
         }
         streamAhead.clear();
         hostReady.completeExceptionally(failure);
-        for (CompletableFuture<Message> f : pending.values()) {
-            f.completeExceptionally(failure);
+        for (Pending p : pending.values()) {
+            p.answer().completeExceptionally(failure);
         }
         pending.clear();
     }
@@ -529,32 +711,44 @@ public final class UcxBackend implements Backend, NodeShared {
     private void send(Message m) {
         synchronized (sendLock) {
             requireHub();
-            if (m instanceof Message.Write) {
-                awaitWindow();
-            }
-            long seq = ++portSeq;
-            byte[] bytes = HubWire.encode(seq, m);
-            if (m instanceof Message.Write) {
-                unsequenced.add(seq);
-            }
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment payload = arena.allocate(bytes.length);
-                MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
-                hub.send(HubWire.TO_HUB, arena.allocate(0), payload);
-            } catch (MemchanException e) {
-                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + at.host() + ":" + at.port() + " unreachable: " + e.getMessage(), e);
+            awaitWindow(m instanceof Message.Write);
+            transmit(m);
+        }
+    }
+
+    /**
+     * Under the send lock: {@code m} as this port's next message. A WRITE or NOTIFY is kept until the hub confirms
+     * it. A send that fails while a standby is ahead is not an error: the move to the standby sends what was not
+     * confirmed again, and the requests in flight.
+     */
+    private void transmit(Message m) {
+        long seq = ++portSeq;
+        byte[] bytes = HubWire.encode(seq, m);
+        if (m instanceof Message.Write || m instanceof Message.Notify) {
+            unconfirmed.put(seq, m);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment payload = arena.allocate(bytes.length);
+            MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
+            hub.send(HubWire.TO_HUB, arena.allocate(0), payload);
+        } catch (MemchanException e) {
+            if (!standbyAhead()) {
+                throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + hubName() + " unreachable: " + e.getMessage(), e);
             }
         }
     }
 
-    /** Under the send lock: waits while the hub has not sequenced {@link #MAX_UNSEQUENCED} writes of this port. */
-    private void awaitWindow() {
+    /**
+     * Under the send lock: waits while this node moves to the standby, and for a WRITE ({@code write}) while the hub
+     * has not sequenced {@link #MAX_UNSEQUENCED} messages of this port.
+     */
+    private void awaitWindow(boolean write) {
         long deadline = System.nanoTime() + REPLY_TIMEOUT.toNanos();
-        while (unsequenced.size() >= MAX_UNSEQUENCED && hubFailure == null) {
+        while ((switching || write && unconfirmed.size() >= MAX_UNSEQUENCED) && hubFailure == null) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + at.host() + ":" + at.port() + " has not sequenced "
-                        + unsequenced.size() + " writes of this node in " + REPLY_TIMEOUT.toSeconds() + " s");
+                throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + hubName() + (switching ? " did not take this node over"
+                        : " has not sequenced " + unconfirmed.size() + " writes of this node") + " in " + REPLY_TIMEOUT.toSeconds() + " s");
             }
             try {
                 sendLock.wait(Math.max(1, left / 1_000_000));
@@ -566,10 +760,19 @@ public final class UcxBackend implements Backend, NodeShared {
         requireHub();
     }
 
-    /** {@link #send} from the progress thread, where a failed hub is reported by its event rather than thrown. */
+    /**
+     * {@link #send} from the progress thread, where a failed hub is reported by its event rather than thrown, and
+     * nothing waits for a move to the standby (the acknowledgement is sent again after it; an answer to the former
+     * hub's request is lost with it, and its requester counts it).
+     */
     private void trySend(Message m) {
         try {
-            send(m);
+            synchronized (sendLock) {
+                if (switching) {
+                    return;
+                }
+                send(m);
+            }
         } catch (MemchanException e) {
             // the PeerFailed event of the hub's endpoint counts what is lost
         }
@@ -591,7 +794,7 @@ public final class UcxBackend implements Backend, NodeShared {
             return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             requireHub();
-            throw new MemchanException(Kind.TIMEOUT, location + ": " + what + ": no answer from the hub at " + at.host() + ":" + at.port()
+            throw new MemchanException(Kind.TIMEOUT, location + ": " + what + ": no answer from the hub at " + hubName()
                     + " in time");
         } catch (ExecutionException e) {
             requireHub();
@@ -606,9 +809,10 @@ public final class UcxBackend implements Backend, NodeShared {
     private Message request(java.util.function.LongFunction<Message> make, String what, long deadline) {
         long id = requests.incrementAndGet();
         CompletableFuture<Message> f = new CompletableFuture<>();
-        pending.put(id, f);
+        Message m = make.apply(id);
+        pending.put(id, new Pending(m, f));
         try {
-            send(make.apply(id));
+            send(m);
             return await(f, what, deadline);
         } finally {
             pending.remove(id);
@@ -697,7 +901,7 @@ public final class UcxBackend implements Backend, NodeShared {
     @Override
     public int readRegister(int offset) {
         return switch (offset) {
-            case REG_ERROR_COUNT -> (int) errors.get();
+            case REG_ERROR_COUNT -> (int) errorCount();
             case REG_CAPS -> CAPS;
             default -> soft.readRegister(offset);
         };
@@ -894,9 +1098,32 @@ public final class UcxBackend implements Backend, NodeShared {
                 ClusterTime.Unit.NANOSECONDS);
     }
 
+    /** How far this host has applied its stream from the hub (the tests count what reached the host). */
+    long appliedHostSeq() {
+        return hostState.applied();
+    }
+
+    /**
+     * This node's error count: its register in the host's fabric (shared by the node's processes, shown by mcctl
+     * status), plus what this process counted before that fabric was open.
+     */
     @Override
     public long errorCount() {
-        return errors.get();
+        SoftFabricBackend opened = soft;
+        return errorsBeforeOpen.get() + (opened == null ? 0 : opened.errorCount());
+    }
+
+    /** Counts {@code n} errors: lost writes, stream messages behind a gap, requests whose outcome is unknown. */
+    private void countErrors(int n) {
+        SoftFabricBackend opened = soft;
+        if (n == 0) {
+            return;
+        }
+        if (opened == null) {
+            errorsBeforeOpen.addAndGet(n);
+        } else {
+            opened.addErrors(n);
+        }
     }
 
     @Override

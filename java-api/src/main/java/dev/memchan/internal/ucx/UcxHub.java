@@ -47,6 +47,8 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * {@link UcxHubMain}; a JVM may run a hub itself (tests, benchmarks).
  */
 public final class UcxHub implements AutoCloseable {
+    /** What a standby that has not taken over answers a node; a node that meets it tries again until its primary is gone. */
+    static final String STANDBY_NOT_SERVING = "is a standby that serves no node while its primary lives";
     /** How many ports of a host get its stream. */
     static final int RECEIVERS = 2;
     /**
@@ -63,7 +65,35 @@ public final class UcxHub implements AutoCloseable {
     private final int pageSize;
     private final int maxNodes;
     private final int pageCount;
-    private final long hubId = new SecureRandom().nextLong() | 1;
+    /** How long after a takeover the sessions of the former primary's ports may resume before their node IDs and hosts are freed. */
+    static final long RESUME_GRACE_NANOS = 30_000_000_000L;
+    /**
+     * Test-only system property: a standby that acknowledges the primary's sequenced messages without keeping them
+     * (the negative control of the standby tests: its takeover must be seen to break the rules).
+     */
+    static final String TEST_SKIP_SEQUENCED = "memchan.ucx.test.standbySkipsSequenced";
+    /** The hub instance: random for a primary; a standby continues its primary's. */
+    private final long hubId;
+    /** The primary this hub is the standby of, or null. */
+    private final InetSocketAddress primary;
+    /** A standby's connection to its primary, or null. */
+    private volatile JoinLink primaryLink;
+    private volatile boolean shutDown;
+    /** Whether the hub serves nodes: a primary from its start, a standby once its primary is gone. */
+    private volatile boolean serving;
+    private final boolean skipSequenced = Boolean.getBoolean(TEST_SKIP_SEQUENCED);
+    /** The attached standby, or null (primary side). */
+    private Standby standby;
+    /** Records sent to the standby, and how many of them it holds. */
+    private long recordsSent;
+    private long recordsAcked;
+    /** What waits for the standby to hold the records sent before it, in order. */
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /**
+     * The sessions of the ports the primary had (standby side), or of the ports gone with it that may still resume
+     * (after a takeover): each holds its node ID on its host.
+     */
+    private final Map<Long, Session> awaiting = new HashMap<>();
     private final UcxContext context;
     private final UcxWorker worker;
     private final JoinGate gate;
@@ -86,15 +116,45 @@ public final class UcxHub implements AutoCloseable {
         final JoinGate.Member member;
         final Host host;
         final int node;
+        /** The node process's session: the same at the standby it resumes at. */
+        final long session;
         long expected = 1;
         final TreeMap<Long, byte[]> early = new TreeMap<>();
 
-        Port(UcxEndpoint endpoint, JoinGate.Member member, Host host, int node) {
+        Port(UcxEndpoint endpoint, JoinGate.Member member, Host host, int node, long session) {
             this.endpoint = endpoint;
             this.member = member;
             this.host = host;
             this.node = node;
+            this.session = session;
         }
+    }
+
+    /** A port's session as the standby knows it: its node ID, its host, its messages sequenced so far. */
+    private static final class Session {
+        final int node;
+        final long hostKey;
+        long sequenced;
+
+        Session(int node, long hostKey, long sequenced) {
+            this.node = node;
+            this.hostKey = hostKey;
+            this.sequenced = sequenced;
+        }
+    }
+
+    /** A standby attached to this primary: its connection, and the records queued for it. */
+    private static final class Standby {
+        final JoinGate.Member member;
+        final java.util.concurrent.LinkedBlockingQueue<byte[]> out = new java.util.concurrent.LinkedBlockingQueue<>();
+
+        Standby(JoinGate.Member member) {
+            this.member = member;
+        }
+    }
+
+    /** An action (a send, a WELCOME) that waits until the standby holds the first {@code records} records. */
+    private record Held(long records, Runnable action) {
     }
 
     /**
@@ -133,6 +193,46 @@ public final class UcxHub implements AutoCloseable {
      */
     public UcxHub(InetSocketAddress address, String fabric, JoinSecret secret, long fabricSize, int pageSize, int maxNodes,
                   Map<String, String> settings) {
+        this(address, fabric, secret, fabricSize, pageSize, maxNodes, settings, new SecureRandom().nextLong() | 1, null);
+    }
+
+    /**
+     * Starts the standby of the hub at {@code primary}: joins it with {@code secret} (the join handshake, in the
+     * standby's role), takes the fabric's geometry and hub instance from it, listens at {@code address} (refusing
+     * nodes) and keeps the primary's state as the primary sends it. When the connection to the primary ends, this hub
+     * takes over: it serves the nodes that resume their sessions here, and new ones. INVALID_ARGUMENT when
+     * {@code address} is the primary's; the primary's refusal (a wrong secret: PERMISSION; a standby attached already,
+     * or {@code primary} a standby itself) as the join throws it; DEVICE_ERROR when no hub answers there.
+     */
+    public static UcxHub standby(InetSocketAddress address, String fabric, JoinSecret secret, InetSocketAddress primary,
+                                 Map<String, String> settings) {
+        if (address.equals(primary)) {
+            throw new MemchanException(Kind.INVALID_ARGUMENT, "a standby of the hub at " + primary + " listens at another address, not " + address);
+        }
+        JoinHandshake.Joined joined;
+        try {
+            joined = JoinHandshake.join(primary, secret, fabric, new HubWire.StandbyJoin(HubWire.VERSION,
+                    (int) ProcessHandle.current().pid()).toFields(), JoinGate.DEFAULT_TIMEOUT);
+        } catch (JoinRefusal r) {
+            throw new MemchanException(r.kind(), "the hub at " + primary + " refused this standby: " + r.getMessage(), r);
+        }
+        try {
+            HubWire.StandbyWelcome w = HubWire.StandbyWelcome.of(joined.hub());
+            UcxHub hub = new UcxHub(address, fabric, secret, w.fabricSize(), w.pageSize(), w.maxNodes(), settings, w.hubId(), primary);
+            hub.primaryLink = joined.link();
+            Thread.ofPlatform().daemon().name("memchan-hub-standby-of-" + primary.getPort()).start(() -> hub.replicate(joined.link()));
+            return hub;
+        } catch (RuntimeException e) {
+            joined.link().close();
+            throw e;
+        }
+    }
+
+    private UcxHub(InetSocketAddress address, String fabric, JoinSecret secret, long fabricSize, int pageSize, int maxNodes,
+                   Map<String, String> settings, long hubId, InetSocketAddress primary) {
+        this.hubId = hubId;
+        this.primary = primary;
+        this.serving = primary == null;
         String problem = SoftFabricLayout.problem(fabricSize, pageSize, maxNodes);
         if (problem != null) {
             throw new MemchanException(Kind.INVALID_ARGUMENT, "hub geometry: " + problem);
@@ -234,20 +334,19 @@ public final class UcxHub implements AutoCloseable {
         switch (e.message()) {
             case Message.HostReady _ -> hostReady(port.host);
             case Message.Write w -> {
-                write(port, w, bytes);
+                write(port, e.seq(), w, bytes);
                 sequenced(port);
             }
             case Message.Notify _ -> {
-                for (Host h : hosts.values()) {
-                    stream(h, Type.STREAM_NOTIFY, bytes);
-                }
+                sequence(port.session, e.seq(), Type.STREAM_NOTIFY, List.copyOf(hosts.values()), bytes);
                 sequenced(port);
             }
             case Message.Barrier b -> barrier(port, b.request());
-            case Message.Remote r -> remote(port, r);
+            case Message.Remote r -> remote(port, e.seq(), r);
             case Message.Answer a -> answer(a);
             case Message.Applied a -> applied(port.host, a.hostSeq());
-            case Message.Time t -> send(port, new Message.TimeReply(t.request(), System.nanoTime()));
+            case Message.Time t -> // at once: a reading of the clock waits for no standby
+                    transmit(port, HubWire.encode(0, new Message.TimeReply(t.request(), System.nanoTime())));
             case Message.Bye _ -> {
                 drop(port);
                 port.endpoint.close();
@@ -264,11 +363,20 @@ public final class UcxHub implements AutoCloseable {
      * it was; its message starts with the error's kind in brackets, which the node throws.
      */
     private JoinFields admit(JoinGate.Member member, JoinFields fields) {
+        if (fields.id() == HubWire.STANDBY_ROLE) {
+            return admitStandby(member, fields);
+        }
+        if (!serving) {
+            throw refusal(Kind.NOT_FOUND, "this hub " + STANDBY_NOT_SERVING + " (the hub at " + primary + ")");
+        }
         HubWire.NodeJoin join;
         try {
             join = HubWire.NodeJoin.of(fields);
         } catch (MemchanException e) {
             throw refusal(e.kind(), e.getMessage());
+        }
+        if (join.resume()) {
+            return resume(member, join);
         }
         Host host = hosts.get(join.hostKey());
         int node = join.node();
@@ -277,7 +385,7 @@ public final class UcxHub implements AutoCloseable {
         }
         if (node == -1) {
             for (int n = 0; n < maxNodes && node == -1; n++) {
-                if (portsOf(n).isEmpty()) {
+                if (portsOf(n).isEmpty() && awaitingOn(n) == null) {
                     node = n;
                 }
             }
@@ -290,6 +398,11 @@ public final class UcxHub implements AutoCloseable {
                     throw refusal(Kind.IN_USE, "node ID " + node + " is in use on another host; pick another node ID or leave that node first");
                 }
             }
+            Session held = awaitingOn(node);
+            if (held != null && held.hostKey != join.hostKey()) {
+                throw refusal(Kind.IN_USE, "node ID " + node + " is held for its process on another host, which may resume it here after "
+                        + "this hub took over; pick another node ID");
+            }
         }
         UcxEndpoint endpoint;
         try {
@@ -297,14 +410,16 @@ public final class UcxHub implements AutoCloseable {
         } catch (MemchanException e) {
             throw refusal(Kind.INVALID_ARGUMENT, "the node's worker address: " + e.getMessage());
         }
-        if (host == null) {
+        boolean first = host == null; // after a takeover a host whose processes may resume has no port yet, and is not new
+        if (first) {
             host = new Host(join.hostKey());
             hosts.put(host.id, host);
+            record(new HubReplication.Host(host.id, 0, 0, false));
         }
-        Port port = new Port(endpoint, member, host, node);
+        Port port = new Port(endpoint, member, host, node, join.session());
         ports.put(endpoint, port);
-        boolean first = host.ports.isEmpty();
         host.ports.add(port);
+        record(new HubReplication.Port(port.session, node, host.id, 0));
         if (first) {
             host.ready = false;
             host.maker = port;
@@ -314,7 +429,53 @@ public final class UcxHub implements AutoCloseable {
                 sendBytes(port, m);
             }
         }
-        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready, workerAddress).toFields();
+        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready, 0, workerAddress).toFields();
+    }
+
+    /**
+     * A node process whose hub died resumes its session here (this hub was that hub's standby and took over): the
+     * same node ID and host, a port that gets the host's unacknowledged stream, and in the WELCOME the last of its
+     * former port's messages this hub sequenced (the node sends those after it again, and no others).
+     */
+    private JoinFields resume(JoinGate.Member member, HubWire.NodeJoin join) {
+        Session s = awaiting.get(join.session());
+        if (s == null) {
+            throw refusal(Kind.NOT_FOUND, "no session " + Long.toHexString(join.session()) + " to resume here: this hub was not the standby "
+                    + "of the hub that node joined, or its node was let go");
+        }
+        Host host = hosts.get(s.hostKey);
+        if (s.node != join.node() || s.hostKey != join.hostKey() || host == null) {
+            throw refusal(Kind.INVALID_ARGUMENT, "session " + Long.toHexString(join.session()) + " is node " + s.node + " of host "
+                    + Long.toHexString(s.hostKey) + ", not node " + join.node() + " of host " + Long.toHexString(join.hostKey()));
+        }
+        UcxEndpoint endpoint;
+        try {
+            endpoint = worker.connect(join.worker(), "node " + s.node + " at " + member.peer());
+        } catch (MemchanException e) {
+            throw refusal(Kind.INVALID_ARGUMENT, "the node's worker address: " + e.getMessage());
+        }
+        awaiting.remove(join.session());
+        Port port = new Port(endpoint, member, host, s.node, join.session());
+        ports.put(endpoint, port);
+        host.ports.add(port);
+        record(new HubReplication.Port(port.session, port.node, host.id, 0));
+        if (host.ports.size() <= RECEIVERS) {
+            for (byte[] m : host.log) { // from what the host acknowledged to the former hub: it skips what it applied
+                sendBytes(port, m);
+            }
+        }
+        hostReady(host); // a resuming process has its host's fabric open
+        return new HubWire.HubWelcome(s.node, fabricSize, pageSize, maxNodes, hubId, false, true, s.sequenced, workerAddress).toFields();
+    }
+
+    /** A session that may still resume and holds node ID {@code node}, or null. */
+    private Session awaitingOn(int node) {
+        for (Session s : awaiting.values()) {
+            if (s.node == node) {
+                return s;
+            }
+        }
+        return null;
     }
 
     /** {@link #admit} on the progress thread, where the hub's state lives; called on the gate's connection thread. */
@@ -322,7 +483,12 @@ public final class UcxHub implements AutoCloseable {
         CompletableFuture<JoinFields> admitted = new CompletableFuture<>();
         worker.execute(() -> {
             try {
-                admitted.complete(admit(member, fields));
+                JoinFields welcome = admit(member, fields);
+                if (fields.id() == HubWire.STANDBY_ROLE) {
+                    admitted.complete(welcome); // the standby's state follows its WELCOME
+                } else {
+                    output(() -> admitted.complete(welcome)); // once the standby holds the new port
+                }
             } catch (RuntimeException e) {
                 admitted.completeExceptionally(e);
             }
@@ -332,6 +498,7 @@ public final class UcxHub implements AutoCloseable {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new MemchanException(Kind.DEVICE_ERROR, "admission: " + e.getCause());
         } catch (TimeoutException e) {
+            memberGone(member); // the gate refuses the node: its port, if it was made, goes
             throw new MemchanException(Kind.TIMEOUT, "the hub's progress thread did not take the admission in time");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -367,6 +534,7 @@ public final class UcxHub implements AutoCloseable {
         }
         host.ready = true;
         host.maker = null;
+        record(new HubReplication.HostReady(host.id));
         for (Port p : host.ports) {
             send(p, new Message.HostReady(false));
         }
@@ -385,6 +553,7 @@ public final class UcxHub implements AutoCloseable {
     /** A port is gone: its node ID is free once its node has no other port; its host's stream moves on. */
     private void drop(Port port) {
         ports.remove(port.endpoint);
+        record(new HubReplication.PortGone(port.session));
         port.member.close(); // the node learns at once that it is no longer a port of the hub
         sequencedDue.remove(port);
         Host host = port.host;
@@ -400,21 +569,38 @@ public final class UcxHub implements AutoCloseable {
             host.maker = host.ports.getFirst();
             send(host.maker, new Message.HostReady(true));
         }
-        if (host.ports.isEmpty()) {
-            hosts.remove(host.id);
-            remotes.values().removeIf(r -> {
-                if (r.home() == host) {
-                    send(r.port(), new Message.Result(r.request(), 0, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
-                            "the home's host left before it answered"));
-                    return true;
-                }
-                return false;
-            });
-            for (BarrierWait b : barriers) {
-                b.targets().remove(host);
-            }
-            checkBarriers();
+        if (host.ports.isEmpty() && awaitingOf(host) == 0) {
+            hostGone(host);
         }
+    }
+
+    /** A host without ports leaves: its remote requests fail, barriers no longer wait for it. */
+    private void hostGone(Host host) {
+        hosts.remove(host.id);
+        record(new HubReplication.HostGone(host.id));
+        remotes.values().removeIf(r -> {
+            if (r.home() == host) {
+                send(r.port(), new Message.Result(r.request(), 0, Kind.NOT_FOUND.ordinal() + 1, 0, new byte[0],
+                        "the home's host left before it answered"));
+                return true;
+            }
+            return false;
+        });
+        for (BarrierWait b : barriers) {
+            b.targets().remove(host);
+        }
+        checkBarriers();
+    }
+
+    /** How many sessions of {@code host} may still resume here. */
+    private int awaitingOf(Host host) {
+        int n = 0;
+        for (Session s : awaiting.values()) {
+            if (s.hostKey == host.id) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private void refuse(Port port, Kind kind, String message) {
@@ -426,7 +612,7 @@ public final class UcxHub implements AutoCloseable {
 
     // ---- the sequencer ----------------------------------------------------------------------------
 
-    private void write(Port port, Message.Write w, byte[] bytes) {
+    private void write(Port port, long portSeq, Message.Write w, byte[] bytes) {
         long windowBytes = image.byteSize();
         for (HubWire.Run r : w.runs()) {
             if (r.offset() + r.bytes().length > windowBytes) {
@@ -438,8 +624,25 @@ public final class UcxHub implements AutoCloseable {
         for (HubWire.Run r : w.runs()) {
             MemorySegment.copy(r.bytes(), 0, image, JAVA_BYTE, r.offset(), r.bytes().length);
         }
-        for (Host h : destinations(port, w.entry())) {
-            stream(h, Type.STREAM_WRITE, bytes);
+        sequence(port.session, portSeq, Type.STREAM_WRITE, destinations(port, w.entry()), bytes);
+    }
+
+    /**
+     * {@code bytes} (port {@code session}'s message {@code portSeq}; 0, 0 for the hub's own) into the streams of
+     * {@code to}: the standby gets the record first, so nothing of it reaches a host before the standby holds it.
+     */
+    private void sequence(long session, long portSeq, Type type, List<Host> to, byte[] bytes) {
+        if (standby != null) {
+            long[] keys = new long[to.size()];
+            long[] seqs = new long[to.size()];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = to.get(i).id;
+                seqs[i] = to.get(i).lastSeq + 1;
+            }
+            record(new HubReplication.Sequenced(session, portSeq, type, keys, seqs, bytes));
+        }
+        for (Host h : to) {
+            stream(h, type, bytes);
         }
     }
 
@@ -487,7 +690,7 @@ public final class UcxHub implements AutoCloseable {
                 continue;
             }
             if (bytes + pageSize > HubWire.MAX_WRITE_BYTES && !runs.isEmpty()) {
-                stream(host, Type.STREAM_WRITE, HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
+                sequence(0, 0, Type.STREAM_WRITE, List.of(host), HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
                 runs.clear();
                 bytes = 0;
             }
@@ -495,7 +698,7 @@ public final class UcxHub implements AutoCloseable {
             bytes += pageSize;
         }
         if (!runs.isEmpty()) {
-            stream(host, Type.STREAM_WRITE, HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
+            sequence(0, 0, Type.STREAM_WRITE, List.of(host), HubWire.encode(0, new Message.Write(broadcast, List.copyOf(runs))));
         }
     }
 
@@ -538,9 +741,13 @@ public final class UcxHub implements AutoCloseable {
         if (host.acked < hostSeq) {
             host.progressNanos = System.nanoTime();
         }
+        long before = host.acked;
         while (host.acked < hostSeq && !host.log.isEmpty()) {
             host.log.poll();
             host.acked++;
+        }
+        if (host.acked != before) {
+            record(new HubReplication.Acked(host.id, host.acked));
         }
         checkBarriers();
     }
@@ -566,7 +773,7 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
-    private void remote(Port port, Message.Remote r) {
+    private void remote(Port port, long portSeq, Message.Remote r) {
         List<Port> home = r.home() >= 0 && r.home() < maxNodes ? portsOf(r.home()) : List.of();
         if (home.isEmpty()) {
             // as a soft fabric answers for a node without a process: its receive PCT grants nothing
@@ -578,8 +785,8 @@ public final class UcxHub implements AutoCloseable {
         long id = nextRemote++;
         Host host = home.getFirst().host;
         remotes.put(id, new RemoteWait(port, r.request(), host));
-        stream(host, Type.STREAM_REMOTE, HubWire.encode(0, new Message.Remote(id, r.home(), r.firstPage(), r.count(), r.op(),
-                r.offset(), r.a(), r.b(), r.length())));
+        sequence(port.session, portSeq, Type.STREAM_REMOTE, List.of(host), HubWire.encode(0, new Message.Remote(id, r.home(),
+                r.firstPage(), r.count(), r.op(), r.offset(), r.a(), r.b(), r.length())));
     }
 
     private void answer(Message.Answer a) {
@@ -589,13 +796,266 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
+    // ---- the standby (primary side) ---------------------------------------------------------------
+
+    /**
+     * Runs {@code action} (a send, a WELCOME) now when the standby holds every record made so far (or there is no
+     * standby), else once it does, after the actions held before it.
+     */
+    private void output(Runnable action) {
+        if (held.isEmpty() && recordsAcked >= recordsSent) {
+            action.run();
+        } else {
+            held.add(new Held(recordsSent, action));
+        }
+    }
+
+    /** Queues {@code r} for the standby, if one is attached. */
+    private void record(HubReplication.Record r) {
+        if (standby != null) {
+            standby.out.add(HubReplication.encode(r));
+            recordsSent++;
+        }
+    }
+
+    /**
+     * A standby joins (one at a time, only at a hub that serves): it gets the state as it is now (the image, the
+     * hosts with their unacknowledged streams, the ports' sessions), then every change; from now on what this hub
+     * sends waits until the standby holds the records made before it.
+     */
+    private JoinFields admitStandby(JoinGate.Member member, JoinFields fields) {
+        try {
+            HubWire.StandbyJoin.of(fields);
+        } catch (MemchanException e) {
+            throw refusal(e.kind(), e.getMessage());
+        }
+        if (!serving) {
+            throw refusal(Kind.INVALID_ARGUMENT, "this hub is itself the standby of the hub at " + primary
+                    + ": a standby joins the hub that serves");
+        }
+        if (standby != null) {
+            throw refusal(Kind.IN_USE, "this hub has a standby already (" + standby.member.peer() + ")");
+        }
+        Standby s = new Standby(member);
+        standby = s;
+        recordsSent = 0;
+        recordsAcked = 0;
+        MemorySegment zero = MemorySegment.ofArray(new byte[HubReplication.IMAGE_CHUNK]);
+        for (long at = 0; at < image.byteSize(); at += HubReplication.IMAGE_CHUNK) {
+            MemorySegment chunk = image.asSlice(at, Math.min(HubReplication.IMAGE_CHUNK, image.byteSize() - at));
+            if (chunk.mismatch(zero.asSlice(0, chunk.byteSize())) >= 0) {
+                record(new HubReplication.Image(at, chunk.toArray(JAVA_BYTE)));
+            }
+        }
+        record(new HubReplication.NextRemote(nextRemote));
+        for (Host h : hosts.values()) {
+            record(new HubReplication.Host(h.id, h.lastSeq, h.acked, h.ready));
+            for (byte[] m : h.log) {
+                record(new HubReplication.Logged(h.id, m));
+            }
+        }
+        for (Port p : ports.values()) {
+            record(new HubReplication.Port(p.session, p.node, p.host.id, p.expected - 1));
+        }
+        member.carry(link -> serveStandby(s, link));
+        System.err.println("memchan hub: standby " + member.peer() + " attached");
+        return new HubWire.StandbyWelcome(fabricSize, pageSize, maxNodes, hubId).toFields();
+    }
+
+    /** The standby's connection after its WELCOME (the gate's thread): records go out in order, acknowledgements come in. */
+    private void serveStandby(Standby s, JoinLink link) {
+        Thread writer = Thread.ofVirtual().name("memchan-hub-to-standby").start(() -> {
+            try {
+                while (true) {
+                    link.write(s.out.take());
+                }
+            } catch (InterruptedException | JoinRefusal ended) {
+                link.close();
+            }
+        });
+        String why;
+        try {
+            while (true) {
+                if (!(HubReplication.decode(link.read(Long.MAX_VALUE, HubReplication.MAX_RECORD)) instanceof HubReplication.Ack a)) {
+                    why = "it sent a record that is not an acknowledgement";
+                    break;
+                }
+                worker.execute(() -> standbyAcked(s, a.records()));
+            }
+        } catch (MemchanException ended) {
+            why = ended.getMessage();
+        }
+        writer.interrupt();
+        String reason = why;
+        try {
+            worker.execute(() -> standbyGone(s, reason));
+        } catch (MemchanException closed) {
+            // the hub is closing
+        }
+    }
+
+    private void standbyAcked(Standby s, long records) {
+        if (standby != s) {
+            return;
+        }
+        recordsAcked = Math.max(recordsAcked, records);
+        while (!held.isEmpty() && held.peek().records() <= recordsAcked) {
+            held.poll().action().run();
+        }
+    }
+
+    /** The standby is gone: this hub goes on alone, and what waited for the standby goes out. */
+    private void standbyGone(Standby s, String why) {
+        if (standby != s) {
+            return;
+        }
+        System.err.println("memchan hub: standby " + s.member.peer() + " gone (" + why + "): this hub serves without one");
+        standby = null;
+        recordsAcked = recordsSent;
+        while (!held.isEmpty()) {
+            held.poll().action().run();
+        }
+    }
+
+    // ---- the standby (standby side) ---------------------------------------------------------------
+
+    /**
+     * The standby's connection to its primary (its own thread): each record is taken on the progress thread in
+     * order; a batch of records is acknowledged once read (it is in this process, ahead of anything after it). The
+     * connection's end is the primary's: this hub takes over.
+     */
+    private void replicate(JoinLink link) {
+        long records = 0;
+        String why;
+        try {
+            while (true) {
+                HubReplication.Record r = HubReplication.decode(link.read(Long.MAX_VALUE, HubReplication.MAX_RECORD));
+                worker.execute(() -> keep(r));
+                records++;
+                if (!link.hasUnread()) {
+                    link.write(HubReplication.encode(new HubReplication.Ack(records)));
+                }
+            }
+        } catch (JoinRefusal ended) {
+            why = ended.getMessage();
+        } catch (MemchanException bad) {
+            System.err.println("memchan hub: the primary at " + primary + " sent " + bad.getMessage() + ": this standby stops and takes "
+                    + "nothing over");
+            link.close();
+            return;
+        }
+        link.close();
+        if (shutDown) {
+            return; // this standby's own close ended the connection
+        }
+        String reason = why;
+        try {
+            worker.execute(() -> takeOver(reason));
+        } catch (MemchanException closed) {
+            // this standby is closing
+        }
+    }
+
+    /** One record of the primary's, applied to this standby's copy of its state. */
+    private void keep(HubReplication.Record r) {
+        switch (r) {
+            case HubReplication.Image i -> MemorySegment.copy(i.bytes(), 0, image, JAVA_BYTE, i.offset(), i.bytes().length);
+            case HubReplication.NextRemote n -> nextRemote = n.next();
+            case HubReplication.Host h -> {
+                Host host = new Host(h.hostKey());
+                host.lastSeq = h.lastSeq();
+                host.acked = h.acked();
+                host.ready = h.ready();
+                hosts.put(host.id, host);
+            }
+            case HubReplication.HostReady h -> hosts.get(h.hostKey()).ready = true;
+            case HubReplication.HostGone h -> hosts.remove(h.hostKey());
+            case HubReplication.Logged l -> hosts.get(l.hostKey()).log.add(l.message());
+            case HubReplication.Port p -> awaiting.put(p.session(), new Session(p.node(), p.hostKey(), p.sequenced()));
+            case HubReplication.PortGone p -> awaiting.remove(p.session());
+            case HubReplication.Sequenced q -> {
+                if (!skipSequenced) {
+                    keepSequenced(q);
+                }
+            }
+            case HubReplication.Acked a -> {
+                Host host = hosts.get(a.hostKey());
+                while (host.acked < a.acked() && !host.log.isEmpty()) {
+                    host.log.poll();
+                    host.acked++;
+                }
+            }
+            case HubReplication.Ack _ -> throw new MemchanException(Kind.BAD_FORMAT, "hub replication: an acknowledgement from the primary");
+        }
+    }
+
+    private void keepSequenced(HubReplication.Sequenced q) {
+        Message m = HubWire.decode(q.message()).message();
+        if (m instanceof Message.Write w) {
+            for (HubWire.Run run : w.runs()) {
+                MemorySegment.copy(run.bytes(), 0, image, JAVA_BYTE, run.offset(), run.bytes().length);
+            }
+        } else if (m instanceof Message.Remote remote) {
+            nextRemote = Math.max(nextRemote, remote.request() + 1);
+        }
+        for (int i = 0; i < q.hostKeys().length; i++) {
+            Host host = hosts.get(q.hostKeys()[i]);
+            host.log.add(HubWire.restamp(q.message(), q.streamType(), q.hostSeqs()[i]));
+            host.lastSeq = q.hostSeqs()[i];
+        }
+        Session session = awaiting.get(q.session());
+        if (session != null) {
+            session.sequenced = q.portSeq();
+        }
+    }
+
+    /**
+     * The primary is gone: this hub serves, numbering each host's stream on from where the primary's records left
+     * it. The primary's ports may resume their sessions for {@link #RESUME_GRACE_NANOS}; then their node IDs are
+     * free and a host none of whose processes came back leaves.
+     */
+    private void takeOver(String why) {
+        serving = true;
+        System.err.println("memchan hub: the primary at " + primary + " is gone (" + why + "): this hub takes over with " + hosts.size()
+                + " hosts and " + awaiting.size() + " sessions to resume");
+        try {
+            stallCheck.schedule(() -> {
+                try {
+                    worker.execute(this::endResumeGrace);
+                } catch (MemchanException closing) {
+                    // the hub is closing
+                }
+            }, RESUME_GRACE_NANOS, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // the hub is closing
+        }
+    }
+
+    private void endResumeGrace() {
+        awaiting.clear();
+        for (Host h : List.copyOf(hosts.values())) {
+            if (h.ports.isEmpty()) {
+                hostGone(h);
+            }
+        }
+    }
+
     // ---- sending ----------------------------------------------------------------------------------
 
     private void send(Port port, Message m) {
         sendBytes(port, HubWire.encode(0, m));
     }
 
+    /** Sends {@code bytes} to {@code port} once the standby holds every record made before. */
     private void sendBytes(Port port, byte[] bytes) {
+        if (held.isEmpty() && recordsAcked >= recordsSent) {
+            transmit(port, bytes); // no lambda on the path without a standby
+        } else {
+            output(() -> transmit(port, bytes));
+        }
+    }
+
+    private void transmit(Port port, byte[] bytes) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment payload = arena.allocate(bytes.length);
             MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
@@ -645,7 +1105,14 @@ public final class UcxHub implements AutoCloseable {
 
     @Override
     public void close() {
+        shutDown = true;
         stallCheck.shutdownNow();
+        if (standby != null) {
+            standby.member.close();
+        }
+        if (primaryLink != null) {
+            primaryLink.close();
+        }
         gate.close();
         worker.close();
         context.close();

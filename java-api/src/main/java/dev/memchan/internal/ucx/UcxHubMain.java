@@ -8,18 +8,21 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric as a process:
- * {@code UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]}: the
- * hub of {@code ucx://HOST:PORT/NAME}, admitting the nodes that hold the secret in FILE (else the file the
- * environment variable {@code MEMCHAN_UCX_SECRET} names); the geometry defaults are the soft fabric's; PORT 0 takes
- * a free port. Prints {@code hub listening at HOST:PORT} once it listens, then serves until it is terminated. Exit
- * status 2 for bad arguments, 1 when it cannot listen or the secret file is refused.
+ * {@code UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]
+ * [--standby-of PRIMARY_HOST:PRIMARY_PORT]}: the hub of {@code ucx://HOST:PORT/NAME}, admitting the nodes that hold
+ * the secret in FILE (else the file the environment variable {@code MEMCHAN_UCX_SECRET} names); the geometry
+ * defaults are the soft fabric's; PORT 0 takes a free port. With {@code --standby-of}, the standby of the hub there
+ * ({@link UcxHub#standby}: the primary's geometry, not the options'). Prints {@code hub listening at HOST:PORT}
+ * ({@code standby hub listening at HOST:PORT} for a standby) once it listens, then serves until it is
+ * terminated. Exit status 2 for bad arguments, 1 when it cannot listen, the secret file is refused or the primary
+ * refuses the standby.
  */
 public final class UcxHubMain {
     private UcxHubMain() {
     }
 
     /** HOST:PORT (an IPv6 HOST in brackets) as the address to listen at; INVALID_ARGUMENT when it is not one. */
-    static InetSocketAddress listenAddress(String text) {
+    public static InetSocketAddress listenAddress(String text) {
         int colon = text.lastIndexOf(':');
         String port = colon < 0 ? "" : text.substring(colon + 1);
         if (colon < 1 || !port.matches("[0-9]{1,5}") || Integer.parseInt(port) > 65535) {
@@ -36,6 +39,7 @@ public final class UcxHubMain {
         String listen = null;
         String name = null;
         String secretFile = System.getenv(UcxBackend.SECRET_ENVIRONMENT);
+        String standbyOf = null;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -43,6 +47,7 @@ public final class UcxHubMain {
                     case "--page-size" -> pageSize = Integer.parseInt(args[++i]);
                     case "--max-nodes" -> maxNodes = Integer.parseInt(args[++i]);
                     case "--secret" -> secretFile = args[++i];
+                    case "--standby-of" -> standbyOf = args[++i];
                     default -> {
                         if (name != null || args[i].startsWith("-")) {
                             throw new IllegalArgumentException("unexpected argument " + args[i]);
@@ -62,7 +67,8 @@ public final class UcxHubMain {
                 throw new IllegalArgumentException("no secret file: --secret FILE or " + UcxBackend.SECRET_ENVIRONMENT);
             }
         } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            System.err.println("usage: UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N]: "
+            System.err.println("usage: UcxHubMain HOST:PORT NAME [--secret FILE] [--fabric-size BYTES] [--page-size BYTES] [--max-nodes N] "
+                    + "[--standby-of HOST:PORT]: "
                     + e.getMessage());
             System.exit(2);
             return;
@@ -71,8 +77,9 @@ public final class UcxHubMain {
         try {
             InetSocketAddress address = listenAddress(listen);
             UcxLocation.checkName(name);
-            hub = new UcxHub(address, name, JoinSecret.load(java.nio.file.Path.of(secretFile)), fabricSize, pageSize, maxNodes,
-                    UcxBackend.transportSettings(address));
+            JoinSecret secret = JoinSecret.load(java.nio.file.Path.of(secretFile));
+            hub = standbyOf == null ? new UcxHub(address, name, secret, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address))
+                    : UcxHub.standby(address, name, secret, listenAddress(standbyOf), UcxBackend.transportSettings(address));
         } catch (MemchanException e) {
             System.err.println("memchan hub: " + e.getMessage());
             System.exit(1);
@@ -84,7 +91,8 @@ public final class UcxHubMain {
             stopped.countDown();
         }));
         InetSocketAddress bound = hub.address();
-        System.out.println("hub listening at " + bound.getAddress().getHostAddress() + ":" + bound.getPort());
+        System.out.println((standbyOf == null ? "" : "standby ") + "hub listening at "
+                + bound.getAddress().getHostAddress() + ":" + bound.getPort());
         System.out.flush();
         stopped.await();
     }

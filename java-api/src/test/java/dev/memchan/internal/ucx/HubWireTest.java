@@ -61,14 +61,49 @@ class HubWireTest {
 
     @Test
     void theJoinsFieldsRoundTripAndOthersAreRefused() {
-        HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242, new byte[]{1, 2, 3});
+        HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242, -99, true, new byte[]{1, 2, 3});
         assertEquals(join, HubWire.NodeJoin.of(join.toFields()));
-        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false, new byte[]{4, 5});
+        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false, 1234, new byte[]{4, 5});
         assertEquals(welcome, HubWire.HubWelcome.of(welcome.toFields()));
+        HubWire.StandbyJoin standby = new HubWire.StandbyJoin(HubWire.VERSION, 77);
+        assertEquals(standby, HubWire.StandbyJoin.of(standby.toFields()));
+        HubWire.StandbyWelcome toStandby = new HubWire.StandbyWelcome(1 << 24, 4096, 16, -77);
+        assertEquals(toStandby, HubWire.StandbyWelcome.of(toStandby.toFields()));
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
+                () -> HubWire.NodeJoin.of(standby.toFields())).kind(), "a standby is no node");
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
+                () -> HubWire.StandbyJoin.of(join.toFields())).kind(), "a node is no standby");
+        assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
+                () -> HubWire.StandbyWelcome.of(welcome.toFields())).kind(), "a node's welcome is no standby's");
         assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
                 () -> HubWire.HubWelcome.of(join.toFields())).kind(), "a node's fields are no welcome");
         assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class,
                 () -> HubWire.NodeJoin.of(welcome.toFields())).kind(), "a welcome is no node's fields");
+    }
+
+    @Test
+    void replicationRecordsRoundTripAndGarbageIsRefused() {
+        List<HubReplication.Record> records = List.of(new HubReplication.Image(4096, new byte[]{1, 2}), new HubReplication.Host(7, 9, 3, true),
+                new HubReplication.HostReady(7), new HubReplication.HostGone(7), new HubReplication.Port(-5, 3, 7, 40),
+                new HubReplication.PortGone(-5), new HubReplication.Sequenced(-5, 41, HubWire.Type.STREAM_WRITE, new long[]{7, 8},
+                        new long[]{10, 2}, new byte[]{9}), new HubReplication.Acked(7, 9), new HubReplication.NextRemote(12),
+                new HubReplication.Ack(100));
+        for (HubReplication.Record r : records) {
+            byte[] bytes = HubReplication.encode(r);
+            assertArrayEquals(bytes, HubReplication.encode(HubReplication.decode(bytes)), r.toString());
+            assertEquals(r.getClass(), HubReplication.decode(bytes).getClass());
+            for (int cut = 0; cut < bytes.length; cut++) {
+                byte[] truncated = Arrays.copyOf(bytes, cut);
+                assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class, () -> HubReplication.decode(truncated)).kind());
+            }
+        }
+        HubReplication.Logged logged = (HubReplication.Logged) HubReplication.decode(HubReplication.encode(new HubReplication.Logged(7,
+                new byte[]{3, 4})));
+        assertArrayEquals(new byte[]{3, 4}, logged.message());
+        for (byte[] bad : List.of(new byte[]{(byte) 200}, new byte[]{(byte) 10, 1, 0, 0, 0, 0, 0, 0, 0, 5},
+                HubReplication.encode(new HubReplication.Sequenced(1, 1, HubWire.Type.WRITE, new long[0], new long[0], new byte[0])))) {
+            assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class, () -> HubReplication.decode(bad)).kind());
+        }
     }
 
     @Test
@@ -138,11 +173,22 @@ class HubWireTest {
         assertTrue(l.hostFabricName(1).matches("ucx-demo-[0-9a-f]{8}-[0-9a-f]{8}"), l.hostFabricName(1));
         assertNotEquals(l.hostFabricName(1), l.hostFabricName(2), "one file per host");
         assertNotEquals(l.hostFabricName(1), UcxLocation.parse("ucx://127.0.0.1:7001/demo").hostFabricName(1), "one file per hub");
+        UcxLocation two = UcxLocation.parse("ucx://127.0.0.1:7000,[::1]:7001/demo");
+        assertEquals(new UcxLocation("127.0.0.1", 7000, "demo", "::1", 7001), two);
+        assertEquals("ucx://127.0.0.1:7000,[::1]:7001/demo", two.toString());
+        assertEquals(l.hostFabricName(1), two.hostFabricName(1), "the first hub names the host files: the standby's nodes keep them");
+        assertEquals(2, two.hubAddresses().size());
         for (String bad : List.of("ucx:demo", "ucx://host/demo", "ucx://host:0/demo", "ucx://host:70000/demo", "ucx://host:1/",
-                "ucx://host:1/a/b", "ucx://:1/x", "shm:x")) {
+                "ucx://host:1/a/b", "ucx://:1/x", "shm:x", "ucx://a:1,/x", "ucx://a:1,b/x", "ucx://a:1,b:0/x", "ucx://a:1,b:2,c:3/x",
+                "ucx://a:1;b:2/x", "ucx://h:7000,h:7000/x", "ucx://H:7000,h:7000/x")) {
             MemchanException e = assertThrows(MemchanException.class, () -> UcxLocation.parse(bad), bad);
             assertEquals(MemchanException.Kind.INVALID_ARGUMENT, e.kind());
             assertTrue(e.getMessage().contains(bad), e.getMessage());
         }
+        assertTrue(assertThrows(MemchanException.class, () -> UcxLocation.parse("ucx://a:1,b:2,c:3/x")).getMessage().contains("at most two hubs"));
+        assertTrue(assertThrows(MemchanException.class, () -> UcxLocation.parse("ucx://h:7000,h:7000/x")).getMessage().contains("named twice"));
+        MemchanException sameAddress = assertThrows(MemchanException.class,
+                () -> UcxLocation.parse("ucx://localhost:7000,127.0.0.1:7000/x").hubAddresses());
+        assertTrue(sameAddress.getMessage().contains("twice"), sameAddress.getMessage());
     }
 }

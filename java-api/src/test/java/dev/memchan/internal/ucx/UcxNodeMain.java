@@ -38,6 +38,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   notifycount                    -> count C
  *   awaitnotify OBSERVED           -> count C           (once NOTIFY_COUNT is no longer OBSERVED)
  *   errors                         -> errors E
+ *   applied                        -> applied S         (this host's stream applied up to S)
  *   clock N                        -> outside K         (of N cluster-time readings, those whose bound misses the hub's time)
  *   exit
  * </pre>
@@ -114,6 +115,7 @@ public final class UcxNodeMain {
                         out.println("count " + backend.notifyCount());
                     }
                     case "errors" -> out.println("errors " + backend.errorCount());
+                    case "applied" -> out.println("applied " + ((UcxBackend) backend).appliedHostSeq());
                     case "clock" -> out.println("outside " + readingsOutsideTheirBounds(backend, Integer.parseInt(a[1])));
                     case "exit" -> {
                         if (backend != null) {

@@ -32,13 +32,14 @@ final class UcxPeer implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private boolean killed;
 
-    private UcxPeer(String name, Class<?> main, List<String> jvmOptions) throws IOException {
+    private UcxPeer(String name, Class<?> main, List<String> jvmOptions, List<String> args) throws IOException {
         this.name = name;
         this.log = Files.createTempFile("memchan-ucx-" + name + "-", ".log");
         List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx128m"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath(), main.getName()));
+        command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(log.toFile());
         for (String[] kv : ENVIRONMENT) {
             pb.environment().put(kv[0], kv[1]);
@@ -67,9 +68,14 @@ final class UcxPeer implements AutoCloseable {
 
     /** Starts {@code main} with {@code jvmOptions} (system properties) and waits until it says it is ready. */
     static UcxPeer start(String name, Class<?> main, List<String> jvmOptions) throws IOException, InterruptedException {
-        UcxPeer peer = new UcxPeer(name, main, jvmOptions);
+        UcxPeer peer = new UcxPeer(name, main, jvmOptions, List.of());
         peer.answer("ready");
         return peer;
+    }
+
+    /** Starts {@code main} with {@code jvmOptions} and program arguments {@code args}; its first line is the caller's to read. */
+    static UcxPeer launch(String name, Class<?> main, List<String> jvmOptions, List<String> args) throws IOException {
+        return new UcxPeer(name, main, jvmOptions, args);
     }
 
     private static String classPath() {
@@ -99,6 +105,15 @@ final class UcxPeer implements AutoCloseable {
                     + logTail());
         }
         return line.length() > prefix.length() ? line.substring(prefix.length() + 1) : "";
+    }
+
+    /** The next answer, whatever it is (of a command sent before). */
+    String line() throws InterruptedException {
+        String line = lines.poll(ANSWER.toSeconds(), TimeUnit.SECONDS);
+        if (line == null) {
+            throw new AssertionError(name + ": no answer within " + ANSWER + logTail());
+        }
+        return line;
     }
 
     /** Sends a command and returns its whole answer, whatever it is. */

@@ -15,9 +15,12 @@ import java.util.concurrent.CountDownLatch;
         description = {"Run the hub of a ucx://HOST:PORT/NAME fabric in the foreground: it listens at HOST:PORT only, "
                 + "sequences every store of the fabric and admits the nodes holding the secret. Prints where it listens "
                 + "(one line) and, on SIGINT or SIGTERM, its counts (joins admitted and refused, hosts, processes, nodes).",
+                "With --standby-of, the standby of the hub there: it joins that hub with the secret, keeps its state, and "
+                + "takes over when that hub is gone; nodes name both: ucx://HUB,STANDBY/NAME.",
                 "Make HOST:PORT reachable by the cluster's hosts only (docs/ucx.md)."},
         footerHeading = "%nExamples:%n", footer = {"  mcctl secret create /etc/memchan/lab.secret",
-        "  mcctl hub ucx://10.0.0.1:7300/lab --secret /etc/memchan/lab.secret"})
+        "  mcctl hub ucx://10.0.0.1:7300/lab --secret /etc/memchan/lab.secret",
+        "  mcctl hub ucx://10.0.0.2:7300/lab --secret /etc/memchan/lab.secret --standby-of 10.0.0.1:7300"})
 final class HubCommand extends Base {
     /** How long the exit report waits for the hub's thread. */
     private static final Duration COUNTS_WAIT = Duration.ofSeconds(5);
@@ -28,6 +31,10 @@ final class HubCommand extends Base {
     @Option(names = "--secret", required = true, paramLabel = "FILE",
             description = "The fabric's secret (mode 0600; 'mcctl secret create FILE' makes one).")
     Path secret;
+
+    @Option(names = "--standby-of", paramLabel = "HOST:PORT",
+            description = "Run as the standby of the hub at HOST:PORT (its geometry, not the options').")
+    String standbyOf;
 
     @Option(names = "--fabric-size", paramLabel = "BYTES", description = "The fabric's size (default ${DEFAULT-VALUE}).")
     long fabricSize = Regs.SF_DEFAULT_FILE_SIZE;
@@ -40,7 +47,8 @@ final class HubCommand extends Base {
 
     @Override
     public Integer call() throws InterruptedException {
-        Hub hub = Hub.start(hubLocation, secret, fabricSize, pageSize, maxNodes);
+        Hub hub = standbyOf == null ? Hub.start(hubLocation, secret, fabricSize, pageSize, maxNodes)
+                : Hub.standby(hubLocation, secret, standbyOf);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -53,7 +61,8 @@ final class HubCommand extends Base {
         if (json()) {
             printJson(Json.obj("hub", hub.location(), "pid", ProcessHandle.current().pid()));
         } else {
-            out().printf("hub of %s listening (pid %d); SIGINT or SIGTERM to stop%n", hub.location(), ProcessHandle.current().pid());
+            out().printf("%s of %s listening (pid %d); SIGINT or SIGTERM to stop%n", standbyOf == null ? "hub" : "standby hub", hub.location(),
+                    ProcessHandle.current().pid());
             out().flush();
         }
         stopped.await();
