@@ -510,6 +510,10 @@ public final class UcxHub implements AutoCloseable {
     private void memberGone(JoinGate.Member member) {
         try {
             worker.execute(() -> {
+                if (standby != null && standby.member == member) { // its WELCOME could not be sent
+                    standbyGone(standby, "its connection ended");
+                    return;
+                }
                 for (Port p : ports.values()) {
                     if (p.member == member) {
                         drop(p);

@@ -69,9 +69,14 @@ class UcxStandbyTest {
         return file;
     }
 
-    /** A hub process (a standby when {@code standbyOf} is a port); its port. */
+    /** A hub process at a free port (a standby when {@code standbyOf} is a port); its port. */
     private int hubProcess(String name, Integer standbyOf, List<String> jvmOptions) throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("127.0.0.1:0", fabric, "--secret", secret("secret").toString()));
+        return hubProcess(name, standbyOf, jvmOptions, 0);
+    }
+
+    /** A hub process at {@code port} (0: a free one); its port. */
+    private int hubProcess(String name, Integer standbyOf, List<String> jvmOptions, int port) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("127.0.0.1:" + port, fabric, "--secret", secret("secret").toString()));
         if (standbyOf != null) {
             args.addAll(List.of("--standby-of", "127.0.0.1:" + standbyOf));
         }
@@ -98,6 +103,7 @@ class UcxStandbyTest {
     }
 
     /**
+     * The primary serves five node processes on two hosts, then its standby joins (it gets the state as it stands).
      * Two senders (a on host h1, b on h2) store 1..{@link #STORES} into their own broadcast word; once a third
      * process (e, h1) reads a's word at a quarter of that, the primary is SIGKILLed. With {@code watch}, a reader on
      * each host (c, d) reads the two words in opposite orders meanwhile. After the stores, each sender stores one more
@@ -114,7 +120,10 @@ class UcxStandbyTest {
             processes.add(started.getLast());
         }
         int primary = hubProcess("primary", null, List.of());
-        int standby = hubProcess("standby", primary, standbySkipsSequenced ? List.of("-D" + UcxHub.TEST_SKIP_SEQUENCED + "=true") : List.of());
+        int standby;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            standby = free.getLocalPort(); // the standby starts there once the fabric is in use
+        }
         String at = "ucx://127.0.0.1:" + primary + ",127.0.0.1:" + standby + "/" + fabric;
         for (UcxPeer p : started) {
             p.answer("ready");
@@ -130,7 +139,9 @@ class UcxStandbyTest {
         for (UcxPeer r : List.of(c, d, e)) {
             r.request("rx 30 2 " + RxPct.encode(true, false), "ok");
         }
+        a.request("store 8 7 7", "ok"); // the image the standby gets when it joins is not empty
         a.request("barrier", "ok");
+        hubProcess("standby", primary, standbySkipsSequenced ? List.of("-D" + UcxHub.TEST_SKIP_SEQUENCED + "=true") : List.of(), standby);
         b.request("barrier", "ok");
         long h1Before = Long.parseLong(c.request("applied", "applied"));
         long h2Before = Long.parseLong(d.request("applied", "applied"));
