@@ -643,9 +643,13 @@ public final class UcxBackend implements Backend, NodeShared {
                 control = joined.link();
                 hub = resumed;
                 portSeq = 0;
+                int held = unconfirmed.headMap(welcome.resumedUpTo(), true).size();
                 unconfirmed.headMap(welcome.resumedUpTo(), true).clear();
                 List<Message> again = List.copyOf(unconfirmed.values());
                 unconfirmed.clear();
+                System.err.println("memchan " + location + ": resumed at the standby at " + hubName(next) + ": of this node's "
+                        + (held + again.size()) + " unconfirmed writes and notifications it held " + held + ", " + again.size()
+                        + " are sent again");
                 switching = false;
                 for (Message m : again) {
                     transmit(m);
