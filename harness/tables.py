@@ -272,6 +272,17 @@ GLUE_IRQ = ["rtl/memchan_sync.sv", "rtl/memchan_irq_bridge.sv"]
 SHELL_PAIR = (["--timescale", "1ns/1ps", "+define+MEMCHAN_CDC_MODEL", "+define+MEMCHAN_CDC_WINDOW=0.2"] + TBC
               + ["tb/common/tb_pair.sv", "tb/b2b/tb_b2b.sv"])
 
+# the U50 board top with the vendor IP's behavioural models: boards/au50/sim/au50_models.py writes them
+# into build/au50_sim, each under its stub's port list (docs/board-u50.md)
+AU50_MODELS = "build/au50_sim/"
+AU50_TOP = (["--timescale", "1ns/1ps", "+define+MEMCHAN_CDC_MODEL", "+define+MEMCHAN_CDC_WINDOW=0.2",
+             "rtl/memchan_sync.sv", "rtl/memchan_async_fifo.sv", "rtl/memchan_nfc_rx_fifo.sv",
+             "rtl/memchan_irq_bridge.sv", "rtl/memchan_irq_enable.sv", "rtl/memchan_bar2_rd_resp.sv"]
+            + [AU50_MODELS + m + ".sv" for m in ("BUFG", "IBUFDS", "IBUFDS_GTE4", "DNA_PORTE2", "MMCME4_BASE",
+                                                 "au50_bar0_clkconv", "au50_bar2_clkconv", "au50_dma_clkconv",
+                                                 "au50_bar2_dwidth", "au50_dma_dwidth", "au50_xdma", "au50_aurora")]
+            + ["boards/au50/sim/au50_sim_chan.sv", "boards/au50/rtl/au50_dna.sv", "boards/au50/rtl/au50_top.sv",
+               "boards/au50/sim/tb_au50_clock.sv", "boards/au50/sim/tb_au50.sv"])
 
 def pair_bench(name, *plusargs, usual=150):
     """two adapters cabled back to back (tb/common/tb_pair.sv): one build, every seed"""
@@ -450,6 +461,26 @@ FIRMWARE = [
           doc="the U50 board without Vivado: lint of au50_top with the IP stubs, yosys elaboration (no latches, "
               "no loops), ports against the XDC, the Vivado scripts under a Tcl mock (IP settings against "
               "regmap/memchan.toml, flash layout); each with its negative controls"),
+    # the whole U50 board top, twice, cabled: au50_top with the vendor IP as the behavioural models of
+    # boards/au50/sim (XDMA bridge and host, Aurora 64B/66B, clock and width converters, MMCM, DNA
+    # port) on each board's own drifting clocks; the negative controls are plusargs of the models
+    FwJob("au50_top", 55, [
+        Cmd("au50_top_models", ["python3", "boards/au50/sim/au50_models.py", AU50_MODELS]),
+        Build("au50_top_build", "au50_top", "tb_au50", AU50_TOP),
+        Seeds(Run("au50_top_seed{seed}", "au50_top", "tb_au50", ["+seed={seed}"]), seeds=[1, 2]),
+        Show(["au50_top.run.log"], r"^tb_au50: (DNA|round|interrupts|links)"),
+        MustFail("au50_top_controls", "au50_top", "tb_au50", AU50_TOP, [], [
+            # the sender's Aurora ignores XOFF: the receiver's FIFO overflows
+            ("au50_top_nfc_ignored", ["+seed=1", "+aurora_ignore_nfc"], "overflow, a received word was lost"),
+            # the clock converters as plain wires between the clocks: a handshake is lost
+            ("au50_top_plain_crossings", ["+seed=1", "+au50_plain_crossings"],
+             "completion timeout|not acknowledged|expected .* got|unexpected host write|never arrived|words missing"),
+        ]),
+    ], doc="two U50 board tops cabled, the vendor IP as behavioural models (PG195 bridge and host, PG074 Aurora "
+           "with NFC and clock compensation, PG059/PG247 converters, MMCM, DNA) on six unrelated drifting "
+           "clocks: DNA as serial and node IDs, the interrupt enable mask, BAR2 stores scoreboarded into the "
+           "far host's memory, NFC under host stalls, a BAR2 read, interrupts once per cause and re-armed; "
+           "NFC ignored must overflow, plain-wire crossings must lose a transfer"),
     FwJob("cosim_build", 60, [Cmd("cosim_build", ["cosim/build.sh"])],
           doc="the co-simulated board's device process builds from the same RTL and cable model"),
 ]
