@@ -18,7 +18,7 @@
 //            sequence (CC_BLOCKS blocks every 4,992 cycles), in the cycle after an NFC request
 //            is taken (the NFC block uses it), in the separator's cycle after a TLAST, and
 //            while the partner's XOFF is in force; TX_PIPE cycles of pipeline
-//   NFC      s_axi_nfc_tx_tready within 3 cycles (never during clock compensation), tdata[7]
+//   NFC      s_axi_nfc_tx_tready after 1-3 cycles (never during clock compensation), tdata[7]
 //            XOFF, tdata[8:15] a pause count, all zeros XON; a received XOFF stops this side's
 //            transmitter NFC_REACT cycles later until an XON. +aurora_ignore_nfc makes the model
 //            ignore received NFC messages (the bench's negative control: the receiver's FIFO

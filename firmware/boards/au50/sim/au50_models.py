@@ -2,8 +2,9 @@
 """Writes the vendor IP's simulation models for the board-top bench (tb_au50.sv) into OUTDIR:
 each model is its body here (NAME.body.sv, unisim/NAME.body.sv) under the port list of the stub
 the lint and the elaboration use (../ip_stubs/NAME.sv, ../ip_stubs/unisim/NAME.sv), so that a
-model's ports are the stub's, typed once. When Vivado's generated stubs replace ip_stubs/
-(docs/board-u50.md), the models take their port lists from those.
+model's ports are the stub's, typed once. It takes an ANSI header (`module NAME (` ... `);` with
+the port declarations inside); a stub whose header is not one (Vivado's generated stubs declare
+their ports after it) is refused by name.
 
 usage: au50_models.py OUTDIR
 """
@@ -20,7 +21,7 @@ def header(stub, name):
     """the stub's module header, from `module NAME` to the `);` that closes its port list"""
     m = re.search(r"^module\s+%s\b.*?^\);\n" % re.escape(name), stub, re.S | re.M)
     if not m:
-        sys.exit("au50_models.py: no module header for %s in its stub" % name)
+        sys.exit("au50_models.py: the stub of %s has no ANSI module header ending in a line ');'" % name)
     return m.group(0)
 
 
