@@ -195,6 +195,7 @@ class Net:
         self.hub = self.run_id + "-hub"
         self.made = []
         self.procs = []
+        self.host_init = {}
         self.closed = False
         cleanup_dead()
         with _LOCK:
@@ -269,9 +270,44 @@ class Net:
     def dropped(self, i):
         return dropped_ns(self.ns(i))
 
-    def launchers(self, nodes):
-        """memchan.test.nodeLaunchers for node JVMs in the given nodes, in turn (NodeProcess)"""
-        return ";".join("ip netns exec " + self.ns(i) for i in nodes)
+    def rto_min(self, ms):
+        """TCP's minimum retransmission timeout on the subnet's route in every namespace (the hub's and the
+        nodes'): ms milliseconds instead of the kernel's 200 (a datacenter's setting; lost segments stay lost)"""
+        if not (isinstance(ms, int) and 1 <= ms <= 200):
+            raise NetnsError("rto_min %r ms: a whole number from 1 to 200" % (ms,))
+        subnet = "10.77.%d.0/24" % self.subnet
+        for i in range(0, self.nodes + 1):
+            _run(["ip", "-n", self.ns(i), "route", "replace", subnet, "dev", self.device(i), "proto", "kernel", "scope",
+                  "link", "src", self.address(i), "rto_min", "%dms" % ms], "rto_min of the route in " + self.ns(i),
+                 "root and iproute2")
+
+    def launchers(self, nodes, hosts=False):
+        """memchan.test.nodeLaunchers for node JVMs in the given nodes, in turn (NodeProcess); with hosts, each node's
+        JVMs run in that node's PID namespace (make_hosts): a host of its own, as a separate machine is"""
+        return ";".join("ip netns exec " + self.ns(i) + (" nsenter --target %d --pid --mount" % self.host_init[i]
+                                                          if hosts else "") for i in nodes)
+
+    def make_hosts(self, nodes):
+        """a PID namespace (with its own /proc) for each of the given nodes, held by a process in the node's
+        namespace: processes entering it (launchers(hosts=True)) share one host identity to the soft fabric and
+        the ucx:// backend (the kernel's boot ID and PID namespace), and a process of another node is not one
+        the kernel lets them see, so a node cut off is judged by its heartbeat alone"""
+        for i in nodes:
+            holder = self.run(i, ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "sleep", "infinity"],
+                              stdin=subprocess.DEVNULL)
+            for _ in range(600):   # unshare forks the namespace's first process at once; a loaded machine lags
+                try:
+                    with open("/proc/%d/task/%d/children" % (holder.pid, holder.pid)) as f:
+                        children = f.read().split()
+                except FileNotFoundError:
+                    children = []
+                if children or holder.poll() is not None:
+                    break
+                time.sleep(0.05)
+            if not children:
+                raise NetnsError("the PID namespace of %s: unshare --pid --fork (util-linux) made no process (exit %s); "
+                                 "needs root and a kernel with PID namespaces" % (self.ns(i), holder.poll()))
+            self.host_init[i] = int(children[0])
 
     def close(self):
         """kills every process in the namespaces and deletes them (and with them the veths, the bridge and
@@ -343,6 +379,35 @@ def _release_signals():
 
 # ---- the backend's conformance run across namespaces ------------------------------------------
 
+# a hub's JVM says it listens once it does (UcxHubMain: "hub listening at ...", mcctl hub: "... listening ...");
+# a JVM's start on a loaded machine can take a minute
+HUB_START_SECONDS = 300
+
+
+def _await_listening(hub):
+    """reads the hub's output until it says it listens (then copies the rest to stderr); raises when it ends
+    first or says nothing of the kind within HUB_START_SECONDS"""
+    import select
+    deadline = time.monotonic() + HUB_START_SECONDS
+    said = []
+    while True:
+        ready, _, _ = select.select([hub.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        line = hub.stdout.readline() if ready else None
+        if line is None:
+            raise NetnsError("the hub did not say it listens within %d s: %s" % (HUB_START_SECONDS, "".join(said)))
+        if not line:
+            raise NetnsError("the hub ended (exit %s) before it listened: %s" % (hub.wait(), "".join(said)))
+        said.append(line)
+        sys.stderr.write("hub: " + line)
+        if "listening" in line:
+            break
+
+    def copy():
+        for rest in hub.stdout:
+            sys.stderr.write("hub: " + rest)
+    threading.Thread(target=copy, daemon=True).start()
+
+
 def substitute(argv, values):
     """{hub}, {launchers}, {nodes}, {device} replaced in each argument (other braces left as they are)"""
     out = []
@@ -353,23 +418,30 @@ def substitute(argv, values):
     return out
 
 
-def run_conformance(net, test_argv, hub_argv=None, capture=False, timeout=None):
+def run_conformance(net, test_argv, hub_argv=None, capture=False, timeout=None, hosts=False):
     """the conformance run on net: the hub process (hub_argv, when given) in the hub namespace, the test
     command in node 1 (its JVM is a node too) and the node JVMs it starts in nodes 2..N in turn
     (NodeProcess, -Dmemchan.test.nodeLaunchers={launchers}). In both argvs {hub} is the hub's address,
     {launchers} the launchers, {nodes} the node namespaces, {device} mc0; both get UCX_TLS=tcp and
     UCX_NET_DEVICES of their namespace and MEMCHAN_NETNS_HUB, MEMCHAN_NETNS_LAUNCHERS, MEMCHAN_NETNS_NODES
-    (for `harness/netns.py cut NAMESPACE` and the like). Returns (exit status of the test command,
+    (for `harness/netns.py cut NAMESPACE` and the like). The test command starts once the hub says it
+    listens. With hosts, the node JVMs of nodes 2..N run in their node's PID namespace (Net.make_hosts): each
+    node namespace is a host of its own (node 1's test JVM in the machine's PID namespace). Returns (exit status of the test command,
     its output when captured)."""
     others = list(range(2, net.nodes + 1)) or [1]
-    values = {"hub": net.address(0), "launchers": net.launchers(others), "device": DEVICE,
+    if hosts:
+        net.make_hosts(others)
+    values = {"hub": net.address(0), "launchers": net.launchers(others, hosts), "device": DEVICE,
               "nodes": " ".join(net.ns(i) for i in range(1, net.nodes + 1))}
     env = {"MEMCHAN_NETNS_HUB": values["hub"], "MEMCHAN_NETNS_LAUNCHERS": values["launchers"],
            "MEMCHAN_NETNS_NODES": values["nodes"]}
     hub = None
     if hub_argv:
-        hub = net.run(0, substitute(hub_argv, values), env=env, stdin=subprocess.DEVNULL)
+        hub = net.run(0, substitute(hub_argv, values), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                      stderr=subprocess.STDOUT, text=True, errors="replace")
     try:
+        if hub is not None:
+            _await_listening(hub)
         test = net.run(1, substitute(test_argv, values), env=env, stdin=subprocess.DEVNULL,
                        stdout=subprocess.PIPE if capture else None,
                        stderr=subprocess.STDOUT if capture else None, text=True, errors="replace")
@@ -388,6 +460,10 @@ def main(argv):
     rc.add_argument("--nodes", type=int, default=3, help="node namespaces (default 3)")
     rc.add_argument("--loss", type=int, default=0, help="percent of packets dropped at every node, both ways")
     rc.add_argument("--hub", default="", help="the hub process's command (one string, shell words)")
+    rc.add_argument("--rto-min", type=int, default=0, help="TCP's minimum retransmission timeout on the "
+                    "network's routes, ms (default: the kernel's, 200)")
+    rc.add_argument("--hosts", action="store_true", help="each node namespace's JVMs in a PID namespace of "
+                    "its own (a host of its own to the soft fabric and ucx://)")
     rc.add_argument("test", nargs=argparse.REMAINDER, help="-- the test command")
     ck = sub.add_parser("check", help="the network's proof (the harness row netns)")
     ck.add_argument("--java", default=None)
@@ -407,9 +483,20 @@ def main(argv):
             if not test:
                 ap.error("run-conformance needs a test command after --")
             with Net(a.nodes) as net:
+                if a.rto_min:
+                    net.rto_min(a.rto_min)
                 for i in range(1, net.nodes + 1) if a.loss else ():
                     net.loss(i, a.loss)
-                status, _ = run_conformance(net, test, shlex.split(a.hub))
+                status, _ = run_conformance(net, test, shlex.split(a.hub), hosts=a.hosts)
+                if a.loss:
+                    # the loss was real: the rules of every node dropped packets
+                    dropped = {i: net.dropped(i) for i in range(1, net.nodes + 1)}
+                    print("harness/netns.py: %d %% loss: packets dropped at %s" % (a.loss, ", ".join(
+                        "node %d %d" % kv for kv in dropped.items())), file=sys.stderr)
+                    if not all(dropped.values()):
+                        print("harness/netns.py: the loss rules of a node dropped nothing: the run was not lossy",
+                              file=sys.stderr)
+                        return status or 1
             return status
         if a.cmd == "check":
             import netns_check
