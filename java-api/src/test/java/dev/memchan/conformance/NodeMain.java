@@ -114,6 +114,7 @@ public final class NodeMain {
             switch (scenario) {
                 case "order-send" -> orderSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
                 case "order-recv" -> orderRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "order-send-steps" -> orderSendSteps(f, Long.parseLong(a[2]));
                 case "iriw-send" -> iriwSend(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]));
                 case "iriw-recv" -> iriwRecv(f, Long.parseLong(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]), Path.of(a[5]));
                 case "barrier" -> barrier(f, Long.parseLong(a[2]), Long.parseLong(a[3]), Integer.parseInt(a[4]), Integer.parseInt(a[5]));
@@ -213,6 +214,32 @@ public final class NodeMain {
         f.ackBarrier();
         say("DONE sent=" + n);
         await("QUIT");
+    }
+
+    /**
+     * order-send's pattern in steps the test paces: on "SEND k" the next k stores, then "SENT last=i"; on "END" the
+     * acknowledge barrier, then "DONE sent=i".
+     */
+    private static void orderSendSteps(Fabric f, long key) throws IOException {
+        Region r = f.allocate(key, 2L * f.pageSize(), 0660);
+        OutgoingMapping out = r.attachTransmit(Route.broadcast(), false);
+        say("READY node=" + f.nodeId());
+        int flag = f.pageSize();
+        long i = 0;
+        String line;
+        while ((line = STDIN.readLine()) != null && !line.equals("QUIT")) {
+            if (line.startsWith("SEND ")) {
+                for (long last = i + Long.parseLong(line.substring(5)); i < last; ) {
+                    i++;
+                    out.putLong(8L * (i % SingleSenderCheck.WORDS), i);
+                    out.putLongRelease(flag, i);
+                }
+                say("SENT last=" + i);
+            } else if (line.equals("END")) {
+                f.ackBarrier();
+                say("DONE sent=" + i);
+            }
+        }
     }
 
     private static void orderRecv(Fabric f, long key, int n) throws IOException {

@@ -49,8 +49,24 @@ public final class NodeProcess implements AutoCloseable {
     private boolean engaged;
     private boolean restarted;
 
-    private NodeProcess(String name, List<String> command) throws IOException {
+    /**
+     * System property: how {@link #fail()} fails a node: {@code kill} (default: SIGKILL) or {@code cut} (its network
+     * namespace's link cut at the hub's bridge, for nodes started behind {@code ip netns exec NS} launchers of
+     * harness/netns.py, whose namespace NET-n&lt;i&gt; is port n&lt;i&gt; of the bridge in NET-hub).
+     */
+    static final String FAILURE_BY = "memchan.test.failureBy";
+
+    /** The nodes started and not yet closed: a cut must not take a node the test did not mean to fail. */
+    private static final java.util.Set<NodeProcess> OPEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** The command prefix this node started behind ({@link #NODE_LAUNCHERS}), empty when none. */
+    private final List<String> launcher;
+    /** The namespace whose link {@link #fail()} cut, restored when this node is closed; null when none is cut. */
+    private String cutNamespace;
+
+    private NodeProcess(String name, List<String> launcher, List<String> command) throws IOException {
         this.name = name;
+        this.launcher = List.copyOf(launcher);
         this.log = Files.createTempFile("memchan-" + name + "-", ".log");
         this.errorFile = Path.of(log.toString().replace(".log", "-hs_err.log"));
         List<String> withErrorFile = new ArrayList<>(command);
@@ -84,10 +100,22 @@ public final class NodeProcess implements AutoCloseable {
 
     /** Starts {@code NodeMain scenario args...} as a process of node {@code node}. */
     public static NodeProcess startOnNode(String name, int node, String... args) throws IOException {
+        return startAs(name, List.of(), true, onNode(node, args));
+    }
+
+    /**
+     * {@link #startOnNode} on the test JVM's own host: without a launcher ({@link #NODE_LAUNCHERS}), for a test
+     * whose premise is that the node's processes share the host of the test's observer.
+     */
+    public static NodeProcess startOnNodeHere(String name, int node, String... args) throws IOException {
+        return start(name, List.of(), List.of(), true, classPath(), onNode(node, args));
+    }
+
+    private static String[] onNode(int node, String... args) {
         String[] withNode = new String[args.length + 1];
         withNode[0] = "-D" + NODE + "=" + node;
         System.arraycopy(args, 0, withNode, 1, args.length);
-        return startAs(name, List.of(), true, withNode);
+        return withNode;
     }
 
     /** Starts {@code NodeMain scenario args...}. */
@@ -106,7 +134,12 @@ public final class NodeProcess implements AutoCloseable {
     /** {@link #startAs(String, List, boolean, String...)} with another class path (e.g. a {@link ClassPathCopy}'s). */
     public static NodeProcess startWithClassPath(String name, List<String> prefix, boolean nativeAccess, String classPath, String... args)
             throws IOException {
-        List<String> cmd = new ArrayList<>(launcher(System.getProperty(NODE_LAUNCHERS, ""), nodeSlot(args)));
+        return start(name, launcher(System.getProperty(NODE_LAUNCHERS, ""), nodeSlot(args)), prefix, nativeAccess, classPath, args);
+    }
+
+    private static NodeProcess start(String name, List<String> launcher, List<String> prefix, boolean nativeAccess, String classPath,
+            String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(launcher);
         cmd.addAll(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (nativeAccess) {
@@ -131,7 +164,9 @@ public final class NodeProcess implements AutoCloseable {
         cmd.add(classPath);
         cmd.add(NodeMain.class.getName());
         cmd.addAll(List.of(args).subList(first, args.length));
-        return new NodeProcess(name, cmd);
+        NodeProcess started = new NodeProcess(name, launcher, cmd);
+        OPEN.add(started);
+        return started;
     }
 
     /** The node number a {@link #startOnNode} gave in {@code args}, else the next slot in turn. */
@@ -362,10 +397,76 @@ public final class NodeProcess implements AutoCloseable {
         return process.pid();
     }
 
-    /** SIGKILL: no shutdown hook, no cleanup: the cluster must notice on its own. */
+    /**
+     * SIGKILL: no shutdown hook, no cleanup: the cluster must notice on its own. The JVM and its launcher both (a
+     * launcher such as nsenter runs the JVM as its child).
+     */
     public void kill() throws InterruptedException {
-        process.destroyForcibly();
+        destroyTree();
         process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    private void destroyTree() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    /** What {@link #fail()} does, from {@value #FAILURE_BY}: "kill" or "cut"; anything else is refused. */
+    static String failureBy() {
+        String by = System.getProperty(FAILURE_BY, "kill");
+        by = by.isBlank() ? "kill" : by;
+        if (!by.equals("kill") && !by.equals("cut")) {
+            throw new IllegalArgumentException(FAILURE_BY + " must be kill or cut, not '" + by + "'");
+        }
+        return by;
+    }
+
+    /**
+     * The node's failure as the run configures it ({@value #FAILURE_BY}): SIGKILL ({@link #kill()}), or its network
+     * namespace's link cut at the hub's bridge, the process left running unreachable (it is killed and the link
+     * restored when this node is closed, so later nodes of that namespace join as usual). A cut is refused when
+     * the node has no namespace launcher or another open node shares its namespace.
+     */
+    public void fail() throws IOException, InterruptedException {
+        if (failureBy().equals("kill")) {
+            kill();
+            return;
+        }
+        String ns = namespace(launcher);
+        for (NodeProcess other : OPEN) {
+            if (other != this && other.process.isAlive() && other.launcher.size() > 3 && other.launcher.get(3).equals(ns)) {
+                throw new IllegalStateException(FAILURE_BY + "=cut: node " + other.name + " shares namespace " + ns
+                        + " with " + name + ", so a cut of its link would fail both (give the run more node namespaces)");
+            }
+        }
+        link(ns, "down");
+        cutNamespace = ns;
+    }
+
+    /** The network namespace of an {@code ip netns exec NS ...} launcher, or a clear refusal. */
+    static String namespace(List<String> launcher) {
+        if (launcher.size() < 4 || !launcher.subList(0, 3).equals(List.of("ip", "netns", "exec"))) {
+            throw new IllegalStateException(FAILURE_BY + "=cut needs nodes started behind 'ip netns exec NAMESPACE' launchers ("
+                    + NODE_LAUNCHERS + "), not " + (launcher.isEmpty() ? "none" : "'" + String.join(" ", launcher) + "'"));
+        }
+        return launcher.get(3);
+    }
+
+    /** Sets namespace ns's port on its hub's bridge (harness/netns.py: port n&lt;i&gt; of NET-hub for NET-n&lt;i&gt;) up or down. */
+    private static void link(String ns, String state) throws IOException, InterruptedException {
+        int dash = ns.lastIndexOf('-');
+        if (dash < 0 || !ns.substring(dash + 1).matches("n\\d+")) {
+            throw new IllegalStateException(FAILURE_BY + "=cut: " + ns + " is not a node namespace of harness/netns.py (NET-n<i>)");
+        }
+        run(List.of("ip", "-n", ns.substring(0, dash) + "-hub", "link", "set", ns.substring(dash + 1), state));
+    }
+
+    private static void run(List<String> cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): " + said);
+        }
     }
 
     public int waitFor(Duration timeout) throws InterruptedException {
@@ -407,6 +508,23 @@ public final class NodeProcess implements AutoCloseable {
      */
     @Override
     public void close() {
+        OPEN.remove(this);
+        if (cutNamespace != null) {
+            // the failed node, unreachable: killed with its namespace's TCP sockets (a lost host keeps none; the
+            // kernel would otherwise send what the killed process left queued once the link is back), then the
+            // link restored for the nodes after it
+            try {
+                kill();
+                run(List.of("ip", "netns", "exec", cutNamespace, "ss", "-K", "-t"));
+                link(cutNamespace, "up");
+                cutNamespace = null;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("the restore of " + cutNamespace + "'s link after a cut", e);
+            } catch (InterruptedException e) {
+                destroyTree();
+                Thread.currentThread().interrupt();
+            }
+        }
         if (process.isAlive()) {
             try {
                 send("QUIT");
@@ -415,11 +533,11 @@ public final class NodeProcess implements AutoCloseable {
             }
             try {
                 if (!process.waitFor(TestBackend.allowance(Duration.ofSeconds(5)).toMillis(), TimeUnit.MILLISECONDS)) {
-                    process.destroyForcibly();
+                    destroyTree();
                     process.waitFor(5, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {
-                process.destroyForcibly();
+                destroyTree();
                 Thread.currentThread().interrupt();
             }
         }
