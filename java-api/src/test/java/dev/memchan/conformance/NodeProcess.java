@@ -393,8 +393,26 @@ public final class NodeProcess implements AutoCloseable {
         stdin.flush();
     }
 
+    /** The process this node started as here: its JVM, or the launcher it runs behind (for signals and handles). */
     public long pid() {
         return process.pid();
+    }
+
+    /**
+     * The node JVM's process ID as its own host sees it, as the node records it in its member slot: the JVM below
+     * any launcher, in its own PID namespace (the innermost ID of /proc/PID/status's NSpid).
+     */
+    public long hostPid() throws IOException {
+        ProcessHandle jvm = java.util.stream.Stream.concat(java.util.stream.Stream.of(process.toHandle()), process.descendants())
+                .filter(h -> h.info().command().map(c -> c.endsWith("/java")).orElse(false)).findFirst()
+                .orElseThrow(() -> new IllegalStateException(name + ": no java process at or below pid " + process.pid()));
+        for (String line : Files.readAllLines(Path.of("/proc", "" + jvm.pid(), "status"))) {
+            if (line.startsWith("NSpid:")) {
+                String[] ids = line.substring(6).trim().split("\\s+");
+                return Long.parseLong(ids[ids.length - 1]);
+            }
+        }
+        return jvm.pid();
     }
 
     /**
