@@ -262,7 +262,7 @@ def pytest_collection_modifyitems(session, config, items):
         keep, drop = [], []
         for it in items:
             r = row(it)
-            (drop if isinstance(r, tables.Boot) and not r.default else keep).append(it)
+            (drop if isinstance(r, (tables.Boot, tables.Host)) and not r.default else keep).append(it)
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep

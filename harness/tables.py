@@ -36,6 +36,7 @@ class Host:
     snapshot: bool = False
     argv: Optional[list] = None
     beside: Optional[str] = None
+    default: bool = True
 
 
 HOST = [
@@ -61,6 +62,15 @@ HOST = [
          "(harness/ucx_netns_tools.py): mcctl hub in the hub's, bench serve and status in node 1, bench pingpong "
          "from node 2, the demo's responder and initiator in nodes 1 and 2, the hub's counts; needs root",
          lane="side", argv=["python3", "harness/ucx_netns_tools.py"], beside="board-java"),
+    Host("ucx-netns-loss", "java", 400, "the conformance suite, unchanged, on ucx:// across network namespaces "
+         "with 5 % loss at every node both ways (scripts/conformance-ucx-netns loss: the hub in the hub's namespace, the "
+         "test JVM in node 1, node JVMs in nodes 2..4, each namespace a host; TCP's rto_min 10 ms; the loss rules' "
+         "counters must show drops); needs root, netns, veth, bridge, nf_tables",
+         lane="side", argv=["scripts/conformance-ucx-netns", "loss"], beside="board-java", default=False),
+    Host("ucx-netns-cut", "java", 330, "the failure tests on ucx:// across network namespaces with each failure "
+         "a node's link cut (scripts/conformance-ucx-netns cut: memchan.test.failureBy=cut), stores between two "
+         "survivors arriving in order through a third node's cut; needs root, netns, veth, bridge",
+         lane="side", argv=["scripts/conformance-ucx-netns", "cut"], beside="board-java", default=False),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean"),
     Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean"),
