@@ -474,11 +474,11 @@ FIRMWARE = [
     # the whole U50 board top, twice, cabled: au50_top with the vendor IP as the behavioural models of
     # boards/au50/sim (XDMA bridge and host, Aurora 64B/66B, clock and width converters, MMCM, DNA
     # port) on each board's own drifting clocks; the negative controls are plusargs of the models
-    FwJob("au50_top", 55, [
+    FwJob("au50_top", 60, [
         Cmd("au50_top_models", ["python3", "boards/au50/sim/au50_models.py", AU50_MODELS]),
         Build("au50_top_build", "au50_top", "tb_au50", AU50_TOP),
         Seeds(Run("au50_top_seed{seed}", "au50_top", "tb_au50", ["+seed={seed}"]), seeds=[1, 2]),
-        Show(["au50_top.run.log"], r"^tb_au50: (DNA|round|interrupts|links)"),
+        Show(["au50_top.run.log"], r"^tb_au50: (DNA|round|global clock|interrupts|links)"),
         MustFail("au50_top_controls", "au50_top", "tb_au50", AU50_TOP, [], [
             # the sender's Aurora ignores XOFF: the receiver's FIFO overflows
             ("au50_top_nfc_ignored", ["+seed=1", "+aurora_ignore_nfc"], "overflow, a received word was lost"),
@@ -489,7 +489,8 @@ FIRMWARE = [
     ], doc="two U50 board tops cabled, the vendor IP as behavioural models (PG195 bridge and host, PG074 Aurora "
            "with NFC and clock compensation, PG059/PG247 converters, MMCM, DNA) on six unrelated drifting "
            "clocks: DNA as serial and node IDs, the interrupt enable mask, BAR2 stores scoreboarded into the "
-           "far host's memory, NFC under host stalls, a BAR2 read, interrupts once per cause and re-armed; "
+           "far host's memory, NFC under host stalls, a BAR2 read, interrupts once per cause and re-armed, the "
+           "global clock within its bound on a quiet link; "
            "NFC ignored must overflow, plain-wire crossings must lose a transfer"),
     FwJob("cosim_build", 60, [Cmd("cosim_build", ["cosim/build.sh"])],
           doc="the co-simulated board's device process builds from the same RTL and cable model"),

@@ -14,6 +14,9 @@
 //   - a BAR2 read completes with zeros
 //   - interrupts: each new cause is followed by an MSI-X message, one held cause sends no
 //     second, and after the host clears it the next one sends again
+//   - the global clock: with MIN the least header latency seen from the master's link port to
+//     the slave's, SPREAD the bound docs/board-u50.md computes and a short sync interval, the
+//     slave's time stays within master - SPREAD .. master on a quiet link
 // Negative controls (plusargs the models read): +aurora_ignore_nfc (the sender's Aurora ignores
 // XOFF: the receive FIFO must overflow), +au50_plain_crossings (the clock converters become
 // plain wires between the clocks: transfers are lost or doubled).
@@ -26,6 +29,8 @@ module tb_au50;
   localparam int      PS    = MC_BOARD_PAGE_SIZE;
   localparam int      P_IRQ = NP;                  // the page whose receive entry has IRQ_ON_RX
   localparam realtime CABLE_NS = 50.0;             // 10 m
+  localparam int      CLOCK_SPREAD = 22;           // the bound docs/board-u50.md computes for the shell
+  localparam int      CLOCK_IV     = 1024;         // sync interval the bench sets (4 us)
 
   // ---------------- clocks ----------------
   logic a_pcie_p, a_pcie_n, b_pcie_p, b_pcie_n, a_sys_p, a_sys_n, b_sys_p, b_sys_n;
@@ -216,6 +221,42 @@ module tb_au50;
     end
   end
 
+  // ---------------- the global clock over the shell ----------------
+  // every frame's header from the master's link port (memchan_top's m_link handshake) to the
+  // slave's (its s_link handshake), in the slave's core cycles: the least is the shell's MIN,
+  // the spread what CLOCK_LINK_DELAY.SPREAD must cover (frames match in order: the shell's link
+  // loses and reorders nothing). The master is the board with node ID 0 (mst: 0 A, 1 B).
+  int      mst = -1;
+  realtime hdr_t [$];
+  bit      tx_in_frame = 0, rx_in_frame = 0;
+  realtime lat_min = 1.0e9;
+  always @(posedge a.core_clk) if (mst == 1) begin
+    if (a.core_rx_tvalid && a.core_rx_tready) begin
+      if (!rx_in_frame && hdr_t.size() > 0) begin
+        realtime l;
+        l = $realtime - hdr_t.pop_front();
+        if (l < lat_min) lat_min = l;
+      end
+      rx_in_frame = !a.core_rx_tlast;
+    end
+  end
+  always @(posedge b.core_clk) if (mst == 1) begin
+    if (b.core_tx_tvalid && b.core_tx_tready) begin
+      if (!tx_in_frame) hdr_t.push_back($realtime);
+      tx_in_frame = !b.core_tx_tlast;
+    end
+  end
+  // the slave's GLOBAL_TIME minus the master's at each master edge, while the slave is VALID
+  bit     clk_watch = 0;
+  longint clk_err_min = 0, clk_err_max = -1000000, clk_samples = 0;
+  always @(posedge b.core_clk) if (clk_watch && a.u_core.u_clock.valid_q) begin
+    longint e;
+    e = longint'(a.u_core.u_clock.gt_q) - longint'(b.u_core.u_clock.gt_q);
+    if (e < clk_err_min) clk_err_min = e;
+    if (e > clk_err_max) clk_err_max = e;
+    clk_samples++;
+  end
+
   // ---------------- flow control: nothing lost ----------------
   always @(posedge a.user_clk) if (a.rx_overflow) $fatal(1, "tb_au50: board A: overflow, a received word was lost");
   always @(posedge b.user_clk) if (b.rx_overflow) $fatal(1, "tb_au50: board B: overflow, a received word was lost");
@@ -315,6 +356,8 @@ module tb_au50;
              dna_serial(DNA_A), dna_serial(DNA_B));
     $display("tb_au50: DNA as serial: A %h -> node %0d, B %h -> node %0d", a.serial_q, node_of[0], b.serial_q,
              node_of[1]);
+    if (node_of[1] != 0) $fatal(1, "tb_au50: the clock measurement expects board B as node 0 (the master)");
+    mst = 1;
 
     // receive areas, page tables: every page to the other board, P_IRQ with a receive interrupt
     for (int n = 0; n < 2; n++) begin
@@ -349,6 +392,28 @@ module tb_au50;
                round, $realtime / 1000.0, checked[0], checked[1], a.u_aurora.xoff_sent, b.u_aurora.xoff_sent);
     end
     if (b.u_aurora.xoff_sent == 0) $fatal(1, "tb_au50: B's receive FIFO never asked for XOFF: NFC untested");
+
+    // the global clock over the shell: MIN the least header latency seen (in the slave's
+    // cycles), SPREAD = CLOCK_SPREAD (docs/board-u50.md, the arithmetic), a sync every
+    // CLOCK_IV cycles; then the link quiet for 8 intervals: the slave's time must stay within
+    // master - SPREAD .. master
+    begin
+      int min_cyc;
+      min_cyc = int'(lat_min / 4.0);        // 4 ns core cycles, rounded down: never above the least
+      wr(1, MC_REG_CLOCK_SYNC_INTERVAL, CLOCK_IV);
+      wr(0, MC_REG_CLOCK_SYNC_INTERVAL, CLOCK_IV);
+      wr(0, MC_REG_CLOCK_LINK_DELAY, (32'(CLOCK_SPREAD) << MC_CLOCK_LINK_DELAY_SPREAD_SHIFT) | 32'(min_cyc));
+      #(4.0 * 6 * CLOCK_IV);                // the filter settles on the new MIN
+      clk_watch = 1;
+      #(4.0 * 8 * CLOCK_IV);
+      clk_watch = 0;
+      if (clk_samples == 0) $fatal(1, "tb_au50: the slave's global clock never VALID");
+      if (clk_err_min < -CLOCK_SPREAD - 1 || clk_err_max > 1)
+        $fatal(1, "tb_au50: clock skew: slave minus master %0d..%0d cycles, bound -%0d..0 (MIN %0d)", clk_err_min,
+               clk_err_max, CLOCK_SPREAD, min_cyc);
+      $display("tb_au50: global clock: MIN %0d cycles (least header latency %0.1f ns), slave minus master %0d..%0d over %0d samples, bound -%0d..0",
+               min_cyc, lat_min, clk_err_min, clk_err_max, clk_samples, CLOCK_SPREAD);
+    end
 
     // interrupts at B from A's stores to P_IRQ
     begin
