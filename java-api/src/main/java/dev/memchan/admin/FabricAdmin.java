@@ -34,7 +34,7 @@ public final class FabricAdmin {
         provider(parsed).remove(parsed);
     }
 
-    private static AdminProvider provider(Location location) {
+    static AdminProvider provider(Location location) {
         return location.provider(AdminProvider.class, AdminProvider::scheme);
     }
 }

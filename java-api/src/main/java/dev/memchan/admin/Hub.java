@@ -1,54 +1,41 @@
 package dev.memchan.admin;
 
-import dev.memchan.MemchanException;
-import dev.memchan.MemchanException.Kind;
-import dev.memchan.internal.ucx.JoinCounters;
-import dev.memchan.internal.ucx.JoinSecret;
-import dev.memchan.internal.ucx.UcxBackend;
-import dev.memchan.internal.ucx.UcxHub;
-import dev.memchan.internal.ucx.UcxHubMain;
-import dev.memchan.internal.ucx.UcxLocation;
 import dev.memchan.layout.Regs;
 import dev.memchan.spi.Location;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The hub of a {@code ucx://HOST:PORT/NAME} fabric (the sequencer every node of the fabric joins through,
  * docs/ucx.md), run in this process: it listens at HOST:PORT only and admits the nodes that prove they hold the
- * fabric's secret. {@link #createSecret} makes such a secret file.
+ * fabric's secret. {@link #createSecret} makes such a secret file. The location's scheme's {@link AdminProvider}
+ * starts it; a scheme without hubs refuses with INVALID_ARGUMENT.
  */
-public final class Hub implements AutoCloseable {
-    private final UcxHub hub;
-    private final String location;
-
+public interface Hub extends AutoCloseable {
     /** What a hub has served: admissions and refusals since it started, hosts, processes and nodes now. */
-    public record Counts(long admitted, long refused, Map<String, Long> refusedBy, int hosts, int processes, int nodes) {
+    record Counts(long admitted, long refused, Map<String, Long> refusedBy, int hosts, int processes, int nodes) {
         public Counts {
             refusedBy = Map.copyOf(refusedBy);
         }
     }
 
-    private Hub(UcxHub hub, String location) {
-        this.hub = hub;
-        this.location = location;
+    /**
+     * Starts the hub of {@code location} ({@code ucx://HOST:PORT/NAME}) for a fabric of {@code fabricSize} bytes,
+     * {@code pageSize}-byte pages and {@code maxNodes} nodes, admitting the nodes holding the secret in
+     * {@code secretFile}. INVALID_ARGUMENT for another location or a bad geometry, PERMISSION or BAD_FORMAT for a
+     * secret file that is refused, DEVICE_ERROR when it cannot listen.
+     */
+    static Hub start(String location, Path secretFile, long fabricSize, int pageSize, int maxNodes) {
+        Location parsed = Location.parse(location);
+        return FabricAdmin.provider(parsed).startHub(parsed, secretFile, fabricSize, pageSize, maxNodes);
     }
 
-    /**
-     * Starts the hub of {@code location} ({@code ucx://HOST:PORT/NAME}) for a fabric of {@code fabricSize} bytes, {@code pageSize}-byte pages and {@code maxNodes}
-     * nodes, admitting the nodes holding the secret in {@code secretFile}. INVALID_ARGUMENT for another location or
-     * a bad geometry, PERMISSION or BAD_FORMAT for a secret file that is refused, DEVICE_ERROR when it cannot listen.
-     */
-    public static Hub start(String location, Path secretFile, long fabricSize, int pageSize, int maxNodes) {
-        UcxLocation at = oneHub(location);
-        JoinSecret secret = JoinSecret.load(secretFile);
-        InetSocketAddress address = at.hubAddress();
-        UcxHub hub = new UcxHub(address, at.name(), secret, fabricSize, pageSize, maxNodes, UcxBackend.transportSettings(address));
-        return new Hub(hub, "ucx://" + hostPort(hub.address()) + "/" + at.name());
+    /** {@link #start(String, Path, long, int, int)} with the soft fabric's default geometry. */
+    static Hub start(String location, Path secretFile) {
+        return start(location, secretFile, Regs.SF_DEFAULT_FILE_SIZE, Regs.SF_DEFAULT_PAGE_SIZE, Regs.SF_DEFAULT_MAX_NODES);
     }
 
     /**
@@ -58,36 +45,9 @@ public final class Hub implements AutoCloseable {
      * for a bad location or address (or the primary's own), the primary's refusal as its join throws it (PERMISSION
      * for another secret; a standby of a standby, or a second standby), DEVICE_ERROR when no hub answers there.
      */
-    public static Hub standby(String location, Path secretFile, String primary) {
-        UcxLocation at = oneHub(location);
-        JoinSecret secret = JoinSecret.load(secretFile);
-        InetSocketAddress address = at.hubAddress();
-        InetSocketAddress primaryAddress = UcxHubMain.listenAddress(primary);
-        UcxHub hub = UcxHub.standby(address, at.name(), secret, primaryAddress, UcxBackend.transportSettings(address));
-        return new Hub(hub, "ucx://" + hostPort(primaryAddress) + "," + hostPort(hub.address()) + "/" + at.name());
-    }
-
-    private static UcxLocation oneHub(String location) {
+    static Hub standby(String location, Path secretFile, String primary) {
         Location parsed = Location.parse(location);
-        if (!parsed.scheme().equals("ucx")) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a hub serves a ucx://HOST:PORT/NAME fabric, not '" + location + "'");
-        }
-        UcxLocation at = UcxLocation.parse(parsed);
-        if (at.standbyHost() != null) {
-            throw new MemchanException(Kind.INVALID_ARGUMENT, "a hub listens at one address: ucx://HOST:PORT/NAME, not '" + location
-                    + "' (a standby: its own address, and --standby-of the hub's)");
-        }
-        return at;
-    }
-
-    private static String hostPort(InetSocketAddress a) {
-        String host = a.getAddress().getHostAddress();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
-    }
-
-    /** {@link #start(String, Path, long, int, int)} with the soft fabric's default geometry. */
-    public static Hub start(String location, Path secretFile) {
-        return start(location, secretFile, Regs.SF_DEFAULT_FILE_SIZE, Regs.SF_DEFAULT_PAGE_SIZE, Regs.SF_DEFAULT_MAX_NODES);
+        return FabricAdmin.provider(parsed).startStandby(parsed, secretFile, primary);
     }
 
     /**
@@ -95,32 +55,20 @@ public final class Hub implements AutoCloseable {
      * to the hub and to every node of the fabric (system property {@code memchan.ucx.secret} or environment
      * {@code MEMCHAN_UCX_SECRET}).
      */
-    public static void createSecret(Path file) {
-        JoinSecret.create(file);
+    static void createSecret(Path file) {
+        FabricAdmin.provider(Location.parse("ucx:secret")).createSecret(file);
     }
 
     /** The address the hub listens at. */
-    public InetSocketAddress address() {
-        return hub.address();
-    }
+    InetSocketAddress address();
 
-    /** The location nodes join, with the port the hub listens at. */
-    public String location() {
-        return location;
-    }
+    /** The location nodes join, with the port the hub listens at (and the primary's, for a standby). */
+    String location();
 
     /** The hub's counts, read on its thread (TIMEOUT when that thread does not answer within {@code timeout}). */
-    public Counts counts(Duration timeout) {
-        UcxHub.Census census = hub.census(timeout);
-        JoinCounters joins = hub.joins();
-        Map<String, Long> by = new LinkedHashMap<>();
-        joins.refusals().forEach((reason, n) -> by.put(reason.name(), n));
-        return new Counts(joins.admitted(), joins.refusedTotal(), by, census.hosts(), census.processes(), census.nodes());
-    }
+    Counts counts(Duration timeout);
 
     /** Stops listening and ends every connection: the fabric's nodes then fail with DEVICE_ERROR naming the hub. */
     @Override
-    public void close() {
-        hub.close();
-    }
+    void close();
 }
