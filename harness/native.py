@@ -23,6 +23,10 @@ MODS = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev
 # start from are trained without AVX to match (guest_lib.sh, GUEST_JVM_CPU_OPTS)
 GUEST_CPU = "qemu64,+ssse3,+sse4.1,+sse4.2,+popcnt"
 
+# what the linked guests use from the host's file system: soft-RoCE's user-space provider (rxe in
+# ibverbs-providers), UCX and ucx_perftest
+LINK_PACKAGES = ["libibverbs1", "ibverbs-providers", "libucx0", "ucx-utils"]
+
 OOPS = re.compile(r"Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|UBSAN|KASAN")
 TAP = re.compile(r"^(not )?ok [0-9]+ ")
 
@@ -217,6 +221,40 @@ class BootRun:
         self.check(rc == 0 and p > 0, "%s exited 0%s" % (label, "" if rc == 0 else " (rc %d)" % rc))
         self.verdict(g.console, int(time.time() - t0))
 
+    # ---- two guests on a network link ------------------------------------------------------
+    def linked(self):
+        """the boot's two guests joined by one virtio-net link: QEMU's stream netdev, the first
+        guest's QEMU listening on a Unix socket of the work directory, the second's connecting to
+        it (no ivshmem device); the secret of a ucx:// fabric in the work directory (mode 0600)"""
+        b, w = self.boot, self.env.work
+        pk = self.sh([os.path.join(ROOT, "scripts/need-packages"), *LINK_PACKAGES])
+        if not self.check(pk.returncode == 0, "%s: Debian packages %s" % (b.name, " ".join(LINK_PACKAGES))):
+            self.out(pk.stdout)
+            return
+        with open(os.open(os.path.join(w, b.name + ".secret"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+            f.write(os.urandom(32))
+        sock = os.path.join(w, b.name + ".net")
+        if os.path.exists(sock):
+            os.unlink(sock)
+        t0 = time.time()
+        procs = []
+        for i, g in enumerate(b.guests):
+            if i == 1:
+                # the client's QEMU fails when nothing listens yet: the listener's socket first
+                deadline = time.time() + 60
+                while not os.path.exists(sock) and procs[0].poll() is None and time.time() < deadline:
+                    time.sleep(0.1)
+            netdev = "stream,id=link,server=%s,addr.type=unix,addr.path=%s" % ("on" if i == 0 else "off", sock)
+            argv = ["timeout", str(b.timeout)] + guest_argv(self.env, g.console, g.test, b.mem, b.smp) + \
+                ["-netdev", netdev, "-device", "virtio-net-pci,netdev=link,mac=52:54:00:77:00:%02x" % (i + 1)]
+            with open(os.path.join(w, g.console + ".qemu"), "w") as f:
+                procs.append(subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        for p in procs:
+            p.wait()
+        for g in b.guests:
+            self.prefixed(os.path.join(w, g.console + ".qemu"), "# [qemu %s] " % g.console)
+            self.verdict(g.console, int(time.time() - t0))
+
     # ---- co-simulated boards ------------------------------------------------------------
     def board(self):
         """guests whose PCI devices are the co-simulated RTL adapters (firmware/cosim/launch.py).
@@ -255,6 +293,9 @@ def run_boot(env, boot, out, options):
             f.write(options[opt] + "\n")
     if boot.board:
         r.board()
+        return r
+    if boot.link:
+        r.linked()
         return r
     opts = ["-n", str(boot.fabric_nodes)] if boot.fabric_nodes else []
     if boot.host_peer == "jvm":

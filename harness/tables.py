@@ -112,6 +112,7 @@ class Boot:
     needs: tuple = ()                   # "java" snapshot, "console" JUnit launcher + AOT, "hub" model
     files: dict = field(default_factory=dict)    # work-dir files the guest reads: name -> option
     host_peer: Optional[str] = None     # a host process on the guest's fabric: "mc_cluster", "jvm"
+    link: bool = False                  # two guests on one virtio-net link, no ivshmem (native.py linked)
     default: bool = True
     lane: str = "main"                  # "side": beside the main sequence (the side lane)
     doc: str = ""
@@ -150,6 +151,12 @@ BOOTS = [
          fabric_nodes=8, needs=("java", "console"), files={"detector.args": "detector_args"}, default=False,
          doc="the failure detector's figures on the driver: a 10-minute soak of 4 nodes x 2 processes with two "
              "CPU hogs in the guest (no false deaths), then 20 SIGKILLed nodes' detection times"),
+    Boot("ucx-rdma", [Guest("rdma-a", "rdma-a"), Guest("rdma-b", "rdma-b")], usual=600, timeout=1500,
+         mem=2048, link=True, needs=("java", "console"), default=False,
+         doc="ucx:// on UCX's rc transport over soft-RoCE: two guests on one virtio-net link, an rxe device in "
+             "each, UCX_TLS=rc_v; ucx_perftest put and fetch-add between them; the Region, barrier and "
+             "notification conformance tests, each against a hub of its own in one guest, nodes in both; every "
+             "UCX endpoint's data lanes on rc_verbs (native/tests/rdma_guest.sh, docs/ucx.md \"RDMA\")"),
     Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=85, timeout=600,
          board=True, launch=["--cable", "0:0"], needs=("java",),
          doc="the RTL adapter as the PCI device, a loopback plug in its cage: hardware backend"),

@@ -316,6 +316,10 @@ board-pair-a | board-pair-b)
 	rmmod memchan || rc=1
 	exit $rc
 	;;
+rdma-a | rdma-b)
+	sh "$N/tests/rdma_guest.sh" "$R" "${T#rdma-}"
+	exit $?
+	;;
 cluster-a)
 	load || exit 1
 	exec "$N/tests/mc_cluster" --role a --node 0 --peer 1 --dev /dev/memchan0 --timeout 150
