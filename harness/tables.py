@@ -151,11 +151,11 @@ BOOTS = [
          fabric_nodes=8, needs=("java", "console"), files={"detector.args": "detector_args"}, default=False,
          doc="the failure detector's figures on the driver: a 10-minute soak of 4 nodes x 2 processes with two "
              "CPU hogs in the guest (no false deaths), then 20 SIGKILLed nodes' detection times"),
-    Boot("ucx-rdma", [Guest("rdma-a", "rdma-a"), Guest("rdma-b", "rdma-b")], usual=600, timeout=1500,
+    Boot("ucx-rdma", [Guest("rdma-a", "rdma-a"), Guest("rdma-b", "rdma-b")], usual=470, timeout=1500,
          mem=2048, link=True, needs=("java", "console"), default=False,
          doc="ucx:// on UCX's rc transport over soft-RoCE: two guests on one virtio-net link, an rxe device in "
-             "each, UCX_TLS=rc_v; ucx_perftest put and fetch-add between them; the Region, barrier and "
-             "notification conformance tests, each against a hub of its own in one guest, nodes in both; every "
+             "each, UCX_TLS=rc_v; ucx_perftest put and fetch-add between them; the Region and notification "
+             "conformance tests, each against a hub of its own in one guest, the notification's nodes in both; every "
              "UCX endpoint's data lanes on rc_verbs (native/tests/rdma_guest.sh, docs/ucx.md \"RDMA\")"),
     Boot("board-loop", [Guest("board-loop", "board-loop", "0")], usual=85, timeout=600,
          board=True, launch=["--cable", "0:0"], needs=("java",),

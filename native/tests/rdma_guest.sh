@@ -157,7 +157,6 @@ session() {
 	grep -v "^hub listening" /tmp/hub.out | tail -20 | sed "s/^/# $label hub: /"
 }
 session rdma-region --select-method "$CONFORMANCE.RegionConformanceTest#aRegionOverFreedPagesStartsZeroedAtEveryNode"
-session rdma-barrier --select-method "$CONFORMANCE.SynchronizationConformanceTest#barrierCompletesOnlyAfterEveryEarlierStoreIsVisible"
 session rdma-notify --select-method "$CONFORMANCE.SynchronizationConformanceTest#notificationWakesABlockedReceiver"
 "$relay" stop
 hs_errs
