@@ -397,6 +397,7 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_MEMBER_PID = 32'h18;  // pid of the node's agent (soft fabric: the owning process)
   localparam logic [31:0] MC_SYS_MEMBER_HOST_ID = 32'h20;  // same meaning as the soft fabric node word HOST_ID
   localparam logic [31:0] MC_SYS_MEMBER_JOIN_SEQ = 32'h28;  // directory GENERATION at join
+  localparam logic [31:0] MC_SYS_MEMBER_DEPARTED = 32'h30;  // the last incarnation of this node the cluster declared dead, written before its cleanup; 0 none: a departure of that incarnation is a failure at every observer
   localparam logic [31:0] MC_SYS_DIR_GENERATION = 32'h0;  // incremented under the cluster lock by every directory change
   localparam logic [31:0] MC_SYS_DIR_MCAST_GROUPS = 32'h40;  // 16 x u32 node masks, one per multicast group
   localparam logic [31:0] MC_SYS_REGION_STATE = 32'h0;  // 0 free, 1 allocated (region_state); written last when an entry is filled, first when it is freed

@@ -404,6 +404,7 @@
 #define MC_SYS_MEMBER_PID 0x18U /* pid of the node's agent (soft fabric: the owning process) */
 #define MC_SYS_MEMBER_HOST_ID 0x20U /* same meaning as the soft fabric node word HOST_ID */
 #define MC_SYS_MEMBER_JOIN_SEQ 0x28U /* directory GENERATION at join */
+#define MC_SYS_MEMBER_DEPARTED 0x30U /* the last incarnation of this node the cluster declared dead, written before its cleanup; 0 none: a departure of that incarnation is a failure at every observer */
 #define MC_SYS_DIR_GENERATION 0x0U /* incremented under the cluster lock by every directory change */
 #define MC_SYS_DIR_MCAST_GROUPS 0x40U /* 16 x u32 node masks, one per multicast group */
 #define MC_SYS_REGION_STATE 0x0U /* 0 free, 1 allocated (region_state); written last when an entry is filled, first when it is freed */

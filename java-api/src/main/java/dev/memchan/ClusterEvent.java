@@ -6,8 +6,9 @@ package dev.memchan;
  * @param type        JOIN, LEAVE or EVICTED
  * @param node        the node that joined or left (for EVICTED: this process's own node)
  * @param incarnation the node's incarnation (a node that restarts has a new one)
- * @param failed      for LEAVE: the node was declared dead (heartbeat or process gone), not a clean leave;
- *                    always true for EVICTED
+ * @param failed      for LEAVE: the node was declared dead (heartbeat or process gone), not a clean leave, at
+ *                    every observer, whichever node judged it (its member slot's DEPARTED says so); always
+ *                    true for EVICTED
  */
 public record ClusterEvent(Type type, int node, long incarnation, boolean failed) {
     public enum Type {

@@ -18,8 +18,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * @param pid         the pid of the process that joined the node
  * @param hostId      the boot ID and PID namespace of its host (docs/soft-fabric.md)
  * @param joinSeq     the directory generation when it joined
+ * @param departed    the last incarnation of the node the cluster declared dead (0: none); a departure of
+ *                    that incarnation was a failure, whoever saw it
  */
-public record MemberSlot(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq) {
+public record MemberSlot(int state, long incarnation, long heartbeat, long pid, long hostId, long joinSeq, long departed) {
     private static final VarHandle INT = JAVA_INT.varHandle();
     private static final VarHandle LONG = JAVA_LONG.varHandle();
 
@@ -31,7 +33,8 @@ public record MemberSlot(int state, long incarnation, long heartbeat, long pid, 
                 (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_HEARTBEAT),
                 (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_PID),
                 (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_HOST_ID),
-                (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_JOIN_SEQ));
+                (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_JOIN_SEQ),
+                (long) LONG.getVolatile(systemPages, s + Regs.SYS_MEMBER_DEPARTED));
     }
 
     public boolean alive() {

@@ -591,6 +591,8 @@ public final class Regs {
     public static final int SYS_MEMBER_HOST_ID = 0x20;
     /** directory GENERATION at join */
     public static final int SYS_MEMBER_JOIN_SEQ = 0x28;
+    /** the last incarnation of this node the cluster declared dead, written before its cleanup; 0 none: a departure of that incarnation is a failure at every observer */
+    public static final int SYS_MEMBER_DEPARTED = 0x30;
     /** incremented under the cluster lock by every directory change */
     public static final int SYS_DIR_GENERATION = 0x0;
     /** 16 x u32 node masks, one per multicast group */

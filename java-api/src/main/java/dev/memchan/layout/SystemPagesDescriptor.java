@@ -23,6 +23,7 @@ package dev.memchan.layout;
  * +0x18  | PID (8)
  * +0x20  | HOST_ID (8)
  * +0x28  | JOIN_SEQ (8)
+ * +0x30  | DEPARTED (8)
  *
  * region entry:
  * +0x00  | STATE (4) | MODE (4)

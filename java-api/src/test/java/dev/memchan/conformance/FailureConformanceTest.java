@@ -71,7 +71,7 @@ class FailureConformanceTest {
      * Nothing is lost at the survivors: a sender's stores to a receiver (each store i into data word i mod 512, then i
      * into the flag, as in the single-sender check) keep arriving, each once the stores before it have, before a
      * third node's failure, between the failure and its declaration, and after it; the sender's acknowledge
-     * barrier at the end completes.
+     * barrier at the end completes. An observer that does not judge deaths itself sees the LEAVE as a failure.
      */
     @Test
     void storesBetweenSurvivorsArriveInOrderThroughAThirdNodesFailure() throws Exception {
@@ -79,7 +79,9 @@ class FailureConformanceTest {
         String fabric = TestBackend.newFabric("survivors");
         long key = TestBackend.key();
         int step = TestBackend.count(1000, 100);
-        try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions());
+        // the observer's own failure timeout is far past the test's: the death is judged by the sender or the
+        // receiver, never by it, and its LEAVE must still say failed (the slot's DEPARTED, not its own judgement)
+        try (Fabric observer = Fabric.open(fabric, TestBackend.joinOptions().withTiming(TestBackend.heartbeatPeriod(), Duration.ofMinutes(30)));
              NodeProcess victim = NodeProcess.start("victim", "events", fabric);
              NodeProcess recv = NodeProcess.start("recv", "order-recv", fabric, "" + key, "" + 3 * step);
              NodeProcess send = NodeProcess.start("send", "order-send-steps", fabric, "" + key)) {
@@ -97,8 +99,8 @@ class FailureConformanceTest {
             if (leave.type() == ClusterEvent.Type.JOIN) { // its join, if the observer had not taken it yet
                 leave = nextFor(observer, victimNode);
             }
-            // (its failed flag says whether the observer judged the death itself: another survivor may have been first)
             assertEquals(ClusterEvent.Type.LEAVE, leave.type(), "the failed node is declared dead: " + leave);
+            assertTrue(leave.failed(), "a death another node judged is a failure at this observer too: " + leave);
             send.send("SEND " + step);
             assertEquals("SENT last=" + 3 * step, send.expect("SENT", T), "after the declaration");
             send.send("END");

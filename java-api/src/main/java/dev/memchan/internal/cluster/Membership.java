@@ -160,7 +160,7 @@ public final class Membership implements AutoCloseable {
             for (int n = 0; n < nodes; n++) {
                 MemberSlot m = member(n);
                 if (m.state() != SYS_NODE_STATE_ABSENT && (n == me || isDeadNow(n))) { // my node's previous life, or a dead peer
-                    cleanupLocked(n, m.incarnation());
+                    cleanupLocked(n, m.incarnation(), true);
                 }
             }
             // the rows of processes that died with the node's previous life: its cleanup took their share
@@ -290,7 +290,9 @@ public final class Membership implements AutoCloseable {
             boolean alive = m.alive();
             boolean wasAlive = seenState[n] == SYS_NODE_STATE_ALIVE;
             if (wasAlive && (!alive || inc != seenIncarnation[n])) {
-                publish(new ClusterEvent(ClusterEvent.Type.LEAVE, n, seenIncarnation[n], judgedDead[n]));
+                // failed if this agent judged it, or another did: its cleanup wrote DEPARTED first
+                boolean failed = judgedDead[n] || m.departed() == seenIncarnation[n];
+                publish(new ClusterEvent(ClusterEvent.Type.LEAVE, n, seenIncarnation[n], failed));
                 judgedDead[n] = false;
             }
             if (alive && (!wasAlive || inc != seenIncarnation[n])) {
@@ -314,7 +316,7 @@ public final class Membership implements AutoCloseable {
                         : "its heartbeat still for " + (now - lastChange[n]) / 1_000_000 + " ms") + " (" + timing() + ")");
                 lock.clearBid(n); // it may have died holding the cluster lock
                 int dead = n;
-                lock.with(() -> cleanupLocked(dead, inc));
+                lock.with(() -> cleanupLocked(dead, inc, true));
             }
         }
     }
@@ -347,14 +349,18 @@ public final class Membership implements AutoCloseable {
 
     /**
      * Removes node {@code n} (incarnation {@code inc}) from the cluster's shared state; idempotent.
-     * Caller holds the cluster lock.
+     * {@code failed}: it was declared dead, which DEPARTED records first, so that every observer's LEAVE
+     * says so, not only the one that judged it. Caller holds the cluster lock.
      */
-    private Void cleanupLocked(int n, long inc) {
+    private Void cleanupLocked(int n, long inc, boolean failed) {
         MemberSlot m = member(n);
         if (m.state() == SYS_NODE_STATE_ABSENT || m.incarnation() != inc) {
             return null; // someone else already did it
         }
         long s = slot(n);
+        if (failed) {
+            tx.setLongVolatile(s + SYS_MEMBER_DEPARTED, inc);
+        }
         tx.setIntVolatile(s + SYS_MEMBER_STATE, SYS_NODE_STATE_LEAVING);
         directory.removeNodeLocked(n);
         if (n != me) {
@@ -403,7 +409,7 @@ public final class Membership implements AutoCloseable {
                     tx.setLongVolatile(slot(me) + SYS_MEMBER_PID, (long) local.pidOf(other));
                 }
             } else {
-                cleanupLocked(me, backend.incarnation());
+                cleanupLocked(me, backend.incarnation(), false);
             }
             if (ownsSlot) {
                 local.unregister(slot);
