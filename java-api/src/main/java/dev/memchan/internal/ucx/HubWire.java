@@ -280,6 +280,13 @@ public final class HubWire {
         return w.toArray();
     }
 
+    /** A node's message numbered {@code seq} instead (sent once more, to a standby that takes over the numbering). */
+    public static byte[] renumbered(byte[] message, long seq) {
+        byte[] copy = message.clone();
+        ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).putLong(1, seq);
+        return copy;
+    }
+
     /** A node's message as the hub forwards it in a host's stream: the same body, a stream type, the host sequence. */
     public static byte[] restamp(byte[] fromNode, Type streamType, long hostSeq) {
         byte[] copy = fromNode.clone();
@@ -349,6 +356,63 @@ public final class HubWire {
             runs.add(new Run(offset, readBytes(b)));
         }
         return new Message.Write(entry, List.copyOf(runs));
+    }
+
+    /** A WRITE's run: its window offset, and where its bytes are in the message. */
+    interface RunVisitor {
+        void run(long offset, byte[] message, int at, int length);
+    }
+
+    /**
+     * The port or host sequence of {@code bytes}, checked as {@link #decode} checks it (BAD_FORMAT); a WRITE or
+     * STREAM_WRITE is checked in place, without building its runs.
+     */
+    public static long checked(byte[] bytes) {
+        if (bytes.length >= ENVELOPE && (bytes[0] == Type.WRITE.ordinal() || bytes[0] == Type.STREAM_WRITE.ordinal())) {
+            forEachRun(bytes, null);
+            return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getLong(1);
+        }
+        return decode(bytes).seq();
+    }
+
+    /** The transmit entry of a WRITE or STREAM_WRITE message that {@link #checked} took. */
+    static int writeEntry(byte[] message) {
+        return ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN).getInt(ENVELOPE);
+    }
+
+    /**
+     * Gives {@code visitor} (when not null) every run of a WRITE or STREAM_WRITE message in order, in place: nothing
+     * allocated per run. BAD_FORMAT, before any run is given, when the runs do not parse as {@link #decode} parses them.
+     */
+    static void forEachRun(byte[] message, RunVisitor visitor) {
+        ByteBuffer b = ByteBuffer.wrap(message).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            b.position(ENVELOPE + Integer.BYTES);
+            int count = b.getInt();
+            if (count < 0 || count > b.remaining() / (Long.BYTES + Integer.BYTES)) {
+                throw bad("a write of " + count + " runs in " + b.remaining() + " bytes");
+            }
+            int first = b.position();
+            for (int pass = 0; pass < (visitor == null ? 1 : 2); pass++) {
+                b.position(first);
+                for (int i = 0; i < count; i++) {
+                    long offset = b.getLong();
+                    int length = b.getInt();
+                    if (offset < 0 || length < 0 || length > b.remaining()) {
+                        throw bad("a run of " + length + " bytes at offset " + offset + " with " + b.remaining() + " bytes left");
+                    }
+                    if (pass == 1) {
+                        visitor.run(offset, message, b.position(), length);
+                    }
+                    b.position(b.position() + length);
+                }
+                if (b.hasRemaining()) {
+                    throw bad("a write with " + b.remaining() + " bytes too many");
+                }
+            }
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            throw bad("a truncated write of " + message.length + " bytes");
+        }
     }
 
     private static RemoteOp remoteOp(int code) {

@@ -6,18 +6,15 @@ import dev.memchan.spi.Backend;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * A transmit grant of a network backend: {@link #segment()} is this process's private shadow of the pages,
  * and a twin holds what this grant last sent. {@link #push} sends a range as it is; {@link #pushChanges} sends
- * the runs of 8-byte words where shadow and twin differ. What is sent is a snapshot of the shadow taken once,
- * and the same snapshot is copied into the twin: a store racing with the push is either in the snapshot (sent)
- * or differs from the twin (sent by the next push), never lost.
+ * the runs of 8-byte words where shadow and twin differ. What is sent is a snapshot of the shadow taken once
+ * into the twin, and the sender copies it from there: a store racing with the push is either in the snapshot
+ * (sent) or differs from the twin (sent by the next push), never lost. A push allocates nothing.
  *
  * <p>The grant of the host's fabric ({@code pctGrant}) holds the transmit PCT entry; its writable mapping is
  * never handed out. Sends go through {@link Sender}, after everything this grant sent before (one lock).
@@ -28,7 +25,19 @@ final class ShadowGrant implements Backend.Grant {
 
     /** Where a grant's pushes go: in order, as the stores of transmit entry {@code entry}. */
     interface Sender {
-        void send(int entry, List<HubWire.Run> runs);
+        /**
+         * Takes {@code length} bytes of {@code snapshot} from {@code from} as stores at window offset {@code at}, after
+         * everything taken before; the bytes are copied before it returns.
+         */
+        void append(int entry, long at, MemorySegment snapshot, long from, long length);
+
+        /** The push's runs are all appended: they go out now, or combined with later ones while the hub is behind. */
+        void pushed();
+    }
+
+    /** One run of changed words at {@code [start, end)} of the shadow, already copied into the twin. */
+    interface RunSink {
+        void run(long start, long end);
     }
 
     private final Backend.Grant pctGrant;
@@ -39,6 +48,8 @@ final class ShadowGrant implements Backend.Grant {
     private final MemorySegment twin;
     private final Sender sender;
     private final Runnable onClose;
+    /** {@link #pushChanges}' sink, made once: a push allocates nothing. */
+    private final RunSink appendRun = this::appendRun;
     private boolean closed;
 
     /**
@@ -98,27 +109,30 @@ final class ShadowGrant implements Backend.Grant {
         if (length == 0) {
             return;
         }
-        byte[] snapshot = shadow.asSlice(offset, length).toArray(JAVA_BYTE);
-        MemorySegment.copy(snapshot, 0, twin, JAVA_BYTE, offset, snapshot.length);
-        sender.send(entry, List.of(new HubWire.Run(windowOffset + offset, snapshot)));
+        MemorySegment.copy(shadow, offset, twin, offset, length);
+        sender.append(entry, windowOffset + offset, twin, offset, length);
+        sender.pushed();
     }
 
     @Override
     public synchronized void pushChanges() {
         ensureOpen();
-        List<HubWire.Run> runs = changedRuns(shadow, twin, windowOffset);
-        if (!runs.isEmpty()) {
-            sender.send(entry, runs);
+        if (changedRuns(shadow, twin, appendRun)) {
+            sender.pushed();
         }
     }
 
+    private void appendRun(long start, long end) {
+        sender.append(entry, windowOffset + start, twin, start, end - start);
+    }
+
     /**
-     * The runs of 8-byte words where {@code shadow} and {@code twin} (equal sizes, multiples of 8) differ, each a
-     * snapshot of the shadow, joined across fewer than {@link #JOIN_GAP} unchanged bytes; every snapshot is
-     * copied into the twin. Offsets in the runs are {@code base} plus the offset in the shadow.
+     * Gives {@code sink} the runs of 8-byte words where {@code shadow} and {@code twin} (equal sizes, multiples of 8)
+     * differ, in ascending order, joined across fewer than {@link #JOIN_GAP} unchanged bytes, each after its
+     * snapshot is copied from the shadow into the twin; whether there was one.
      */
-    static List<HubWire.Run> changedRuns(MemorySegment shadow, MemorySegment twin, long base) {
-        List<HubWire.Run> runs = new ArrayList<>();
+    static boolean changedRuns(MemorySegment shadow, MemorySegment twin, RunSink sink) {
+        boolean any = false;
         long size = shadow.byteSize();
         long pos = 0;
         while (pos < size) {
@@ -133,12 +147,12 @@ final class ShadowGrant implements Backend.Grant {
                     end = w + Long.BYTES;
                 }
             }
-            byte[] snapshot = shadow.asSlice(start, end - start).toArray(JAVA_BYTE);
-            MemorySegment.copy(snapshot, 0, twin, JAVA_BYTE, start, snapshot.length);
-            runs.add(new HubWire.Run(base + start, snapshot));
+            MemorySegment.copy(shadow, start, twin, start, end - start);
+            sink.run(start, end);
+            any = true;
             pos = end;
         }
-        return runs;
+        return any;
     }
 
     private void ensureOpen() {

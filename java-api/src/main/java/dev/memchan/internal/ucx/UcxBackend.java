@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -51,8 +52,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A node of a {@code ucx://HOST:PORT/NAME} fabric: this host's soft fabric (named from NAME and the hub's
  * address) plus the hub. The soft fabric gives the node's claim on this host, node sharing, the PCTs, receive
  * grants (read-only maps of the host's one copy of every page), notifications, page counters and the serving of
- * remote operations at homes on this host. Transmit grants are shadows ({@link ShadowGrant}): a push is one
- * WRITE to the hub, which sequences it into the stream of each destination host and sends it to every process
+ * remote operations at homes on this host. Transmit grants are shadows ({@link ShadowGrant}): pushes go to the hub
+ * as WRITE messages (one per push, or several pushes combined while the hub is behind), which it sequences into the stream of each destination host and sends it to every process
  * of that host; whichever holds the stream up to it first applies it into the pages, in order, word-atomically,
  * under the host's apply lock ({@link HostState}).
  * docs/ucx.md, "The backend", says when a store reaches the others and what the hub's death does.
@@ -60,6 +61,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class UcxBackend implements Backend, NodeShared {
     private static final VarHandle LONG = JAVA_LONG.varHandle();
     private static final VarHandle BYTE = JAVA_BYTE.varHandle();
+    /** A word of a message's bytes as it lies in memory (native order), read in place. */
+    private static final VarHandle BYTES_AS_LONG = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class,
+            java.nio.ByteOrder.nativeOrder());
     /** Time round trips to the hub for the clock's offset; the fastest one counts. */
     private static final int TIME_PROBES = 5;
     /**
@@ -77,7 +81,14 @@ public final class UcxBackend implements Backend, NodeShared {
      * no HUB_MODE (no NODES_UP register: the hub's admission gives node IDs), no link bits (UCX retransmits).
      */
     static final int CAPS = CAPS_MULTICAST_MASK | CAPS_REMOTE_READ_MASK | CAPS_ATOMICS_MASK | CAPS_PAGE_COUNTERS_MASK;
-    /** Writes of this port the hub may not have sequenced yet before the next one waits. */
+    /**
+     * WRITE messages of this port the hub may not have sequenced yet before pushes wait in a batch: while the hub is
+     * behind, the pushes made meanwhile go to it as one message of several runs when it confirms one (write-combining).
+     */
+    static final int SEND_AHEAD = 4;
+    /** Batches waiting for the hub before a push waits for room, and before a message that orders them waits to send them. */
+    static final int MAX_QUEUED = 4;
+    /** Writes and notifications of this port the hub may not have sequenced yet before the next one waits. */
     static final int MAX_UNSEQUENCED = 256;
     /**
      * System property: the name of the host this process belongs to, when one machine is to be several hosts of
@@ -120,7 +131,26 @@ public final class UcxBackend implements Backend, NodeShared {
      * WRITE and NOTIFY messages the hub has not confirmed as sequenced, by port sequence: sent once more to the standby
      * when it did not get them from the hub, else lost and counted as errors when the hub dies.
      */
-    private final TreeMap<Long, Message> unconfirmed = new TreeMap<>();
+    private final TreeMap<Long, byte[]> unconfirmed = new TreeMap<>();
+    /** WRITE messages not sent yet, in push order; pushes append to the last. Under the send lock, as are the spares. */
+    private final ArrayDeque<WriteBatch> queued = new ArrayDeque<>();
+    private final ArrayDeque<WriteBatch> spareBatches = new ArrayDeque<>();
+    /** WRITE messages this port made of its pushes (one sent again to a standby counts once). */
+    private long writeMessages;
+    private final Arena batchArena = Arena.ofShared();
+    /** The buffer other messages are sent from (under the send lock; a send returns once it may be reused). */
+    private MemorySegment sendBuffer = MemorySegment.NULL;
+    private final ShadowGrant.Sender pushes = new ShadowGrant.Sender() {
+        @Override
+        public void append(int entry, long at, MemorySegment snapshot, long from, long length) {
+            appendWrite(entry, at, snapshot, from, length);
+        }
+
+        @Override
+        public void pushed() {
+            UcxBackend.this.pushed();
+        }
+    };
     /** Whether this node is moving to the standby (under the send lock): sends wait, the progress thread's are dropped. */
     private boolean switching;
     /** Errors counted before the host's fabric (and this node's error count register in it) was open. */
@@ -133,8 +163,9 @@ public final class UcxBackend implements Backend, NodeShared {
     private final List<UcxRemoteWindow> windows = new ArrayList<>();
 
     /** Progress-thread state: the host stream's messages not applied yet, and the windows remote requests are served with. */
-    private final TreeMap<Long, Envelope> streamAhead = new TreeMap<>();
+    private final TreeMap<Long, byte[]> streamAhead = new TreeMap<>();
     private final Map<List<Integer>, RemoteWindow> served = new HashMap<>();
+    private final HubWire.RunVisitor storeRun = this::store;
     private boolean appliedDue;
 
     /** The last synchronization with the hub's clock; replaced whole, so a reader sees one consistent estimate. */
@@ -407,6 +438,14 @@ public final class UcxBackend implements Backend, NodeShared {
     private void fromHub(byte[] bytes) {
         Envelope e;
         try {
+            if (bytes.length > 0 && bytes[0] == HubWire.Type.STREAM_WRITE.ordinal()) { // the bulk of the stream: checked, applied in place
+                long seq = HubWire.checked(bytes);
+                if (seq > 0) {
+                    streamAhead.put(seq, bytes);
+                    applyStream();
+                }
+                return;
+            }
             e = HubWire.decode(bytes);
         } catch (MemchanException bad) {
             countErrors(1);
@@ -414,9 +453,9 @@ public final class UcxBackend implements Backend, NodeShared {
             return;
         }
         switch (e.message()) {
-            case Message.Write _, Message.Notify _, Message.Remote _ -> {
+            case Message.Notify _, Message.Remote _ -> {
                 if (e.seq() > 0) {
-                    streamAhead.put(e.seq(), e);
+                    streamAhead.put(e.seq(), bytes);
                     applyStream();
                 }
             }
@@ -428,6 +467,11 @@ public final class UcxBackend implements Backend, NodeShared {
             case Message.Sequenced s -> {
                 synchronized (sendLock) {
                     unconfirmed.headMap(s.portSeq(), true).clear();
+                    try {
+                        sendQueued(false);
+                    } catch (MemchanException failed) {
+                        // the PeerFailed event of the hub's endpoint counts what is lost
+                    }
                     sendLock.notifyAll();
                 }
             }
@@ -462,14 +506,14 @@ public final class UcxBackend implements Backend, NodeShared {
         hostState.lock();
         try {
             long applied = hostState.applied();
-            Map.Entry<Long, Envelope> next;
+            Map.Entry<Long, byte[]> next;
             while ((next = streamAhead.firstEntry()) != null && next.getKey() <= applied + 1) {
                 streamAhead.pollFirstEntry();
                 if (next.getKey() <= applied) {
                     any = true; // applied by another process of the host, which may be stopped before acknowledging it
                     continue;
                 }
-                Message.Answer answer = apply(next.getValue().message());
+                Message.Answer answer = apply(next.getValue());
                 if (answer != null) {
                     answers.add(answer);
                 }
@@ -496,15 +540,13 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
-    /** Applies one message of the host's stream; a remote request's answer, to be sent, or null. */
-    private Message.Answer apply(Message m) {
-        switch (m) {
-            case Message.Write w -> {
-                for (HubWire.Run r : w.runs()) {
-                    store(r.offset(), r.bytes());
-                }
-                return null;
-            }
+    /** Applies one message of the host's stream (checked when it came); a remote request's answer, to be sent, or null. */
+    private Message.Answer apply(byte[] bytes) {
+        if (bytes[0] == HubWire.Type.STREAM_WRITE.ordinal()) {
+            HubWire.forEachRun(bytes, storeRun);
+            return null;
+        }
+        switch (HubWire.decode(bytes).message()) {
             case Message.Notify n -> {
                 if (n.page() >= 0 && n.page() < soft.pageCount()) {
                     soft.raiseNotify(n.page());
@@ -518,23 +560,25 @@ public final class UcxBackend implements Backend, NodeShared {
         }
     }
 
-    /** Stores {@code bytes} at {@code offset} of the pages: each aligned 8-byte word in one store, in ascending order. */
-    private void store(long offset, byte[] bytes) {
-        if (offset < 0 || offset + bytes.length > data.byteSize()) {
+    /**
+     * Stores {@code length} bytes of {@code message} from {@code at} at window offset {@code offset} of the pages: each
+     * aligned 8-byte word in one store, in ascending order.
+     */
+    private void store(long offset, byte[] message, int at, int length) {
+        if (offset < 0 || offset + length > data.byteSize()) {
             countErrors(1);
             return;
         }
-        MemorySegment src = MemorySegment.ofArray(bytes);
         int i = 0;
-        while (i < bytes.length && ((offset + i) & 7) != 0) {
-            BYTE.setRelease(data, offset + i, bytes[i]);
+        while (i < length && ((offset + i) & 7) != 0) {
+            BYTE.setRelease(data, offset + i, message[at + i]);
             i++;
         }
-        for (; i + Long.BYTES <= bytes.length; i += Long.BYTES) {
-            LONG.setRelease(data, offset + i, src.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i));
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            LONG.setRelease(data, offset + i, (long) BYTES_AS_LONG.get(message, at + i));
         }
-        for (; i < bytes.length; i++) {
-            BYTE.setRelease(data, offset + i, bytes[i]);
+        for (; i < length; i++) {
+            BYTE.setRelease(data, offset + i, message[at + i]);
         }
     }
 
@@ -645,15 +689,18 @@ public final class UcxBackend implements Backend, NodeShared {
                 portSeq = 0;
                 int held = unconfirmed.headMap(welcome.resumedUpTo(), true).size();
                 unconfirmed.headMap(welcome.resumedUpTo(), true).clear();
-                List<Message> again = List.copyOf(unconfirmed.values());
+                List<byte[]> again = List.copyOf(unconfirmed.values());
                 unconfirmed.clear();
                 System.err.println("memchan " + location + ": resumed at the standby at " + hubName(next) + ": of this node's "
                         + (held + again.size()) + " unconfirmed writes and notifications it held " + held + ", " + again.size()
                         + " are sent again");
                 switching = false;
-                for (Message m : again) {
-                    transmit(m);
+                for (byte[] m : again) {
+                    byte[] renumbered = HubWire.renumbered(m, ++portSeq);
+                    unconfirmed.put(portSeq, renumbered);
+                    transmit(renumbered);
                 }
+                sendQueued(false);
                 sendLock.notifyAll();
             }
             former.close();
@@ -689,8 +736,10 @@ public final class UcxBackend implements Backend, NodeShared {
                 return;
             }
             hubFailure = failure;
-            countErrors(unconfirmed.size());
+            countErrors(unconfirmed.size() + queued.size());
             unconfirmed.clear();
+            spareBatches.addAll(queued);
+            queued.clear();
             sendLock.notifyAll();
         }
         if (hostState != null) { // stream messages behind a gap: never applied out of order
@@ -708,37 +757,142 @@ public final class UcxBackend implements Backend, NodeShared {
     // ---- messages to the hub ----------------------------------------------------------------------
 
     /**
-     * Sends {@code m} as this port's next message; DEVICE_ERROR once the hub is gone. A WRITE waits while
-     * {@link #MAX_UNSEQUENCED} of this port's writes are not sequenced yet: a sender goes at the hub's pace, and a
-     * barrier after many stores waits for a bounded tail, not for all of them.
+     * Sends {@code m} as this port's next message; DEVICE_ERROR once the hub is gone. The writes not sent yet go
+     * first, so that {@code m} comes after them in this port's order; an acknowledgement or an answer of the progress
+     * thread orders nothing and leaves them to be combined.
      */
     private void send(Message m) {
         synchronized (sendLock) {
             requireHub();
-            awaitWindow(m instanceof Message.Write);
-            transmit(m);
+            awaitWindow(false);
+            if (!(m instanceof Message.Applied || m instanceof Message.Answer)) {
+                sendQueued(true);
+            }
+            byte[] bytes = HubWire.encode(++portSeq, m);
+            if (m instanceof Message.Notify) {
+                unconfirmed.put(portSeq, bytes);
+            }
+            transmit(bytes);
         }
     }
 
     /**
-     * Under the send lock: {@code m} as this port's next message. A WRITE or NOTIFY is kept until the hub confirms
-     * it. A send that fails while a standby is ahead is not an error: the move to the standby sends what was not
-     * confirmed again, and the requests in flight.
+     * Under the send lock: a message of this port (numbered). A send that fails while a standby is ahead is not an
+     * error: the move to the standby sends what was not confirmed again, and the requests in flight.
      */
-    private void transmit(Message m) {
-        long seq = ++portSeq;
-        byte[] bytes = HubWire.encode(seq, m);
-        if (m instanceof Message.Write || m instanceof Message.Notify) {
-            unconfirmed.put(seq, m);
+    private void transmit(byte[] bytes) {
+        if (sendBuffer.byteSize() < bytes.length) {
+            sendBuffer = Arena.ofAuto().allocate(bytes.length, Long.BYTES);
         }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment payload = arena.allocate(bytes.length);
-            MemorySegment.copy(bytes, 0, payload, JAVA_BYTE, 0, bytes.length);
-            hub.send(HubWire.TO_HUB, arena.allocate(0), payload);
+        MemorySegment.copy(bytes, 0, sendBuffer, JAVA_BYTE, 0, bytes.length);
+        transmit(sendBuffer, bytes.length);
+    }
+
+    private void transmit(MemorySegment message, int length) {
+        try {
+            hub.send(HubWire.TO_HUB, message, length);
         } catch (MemchanException e) {
             if (!standbyAhead()) {
                 throw new MemchanException(Kind.DEVICE_ERROR, "hub at " + hubName() + " unreachable: " + e.getMessage(), e);
             }
+        }
+    }
+
+    /**
+     * Under the send lock: sends the queued WRITE messages in order, while fewer than {@link #SEND_AHEAD} of this port's
+     * messages are unconfirmed, or ({@code all}) every one, waiting for the hub at {@link #MAX_UNSEQUENCED}; none while
+     * this node moves to the standby (they follow what it sends again). Each is kept, as bytes, until the hub confirms
+     * it, for the standby.
+     */
+    private void sendQueued(boolean all) {
+        while (!queued.isEmpty() && !switching && (all || unconfirmed.size() < SEND_AHEAD)) {
+            if (unconfirmed.size() >= MAX_UNSEQUENCED) {
+                awaitWindow(true);
+                continue;
+            }
+            WriteBatch batch = queued.pollFirst();
+            writeMessages++;
+            long seq = ++portSeq;
+            batch.seal(seq);
+            unconfirmed.put(seq, batch.segment().asSlice(0, batch.size()).toArray(JAVA_BYTE));
+            try {
+                transmit(batch.segment(), batch.size());
+            } finally {
+                spareBatches.addLast(batch);
+            }
+        }
+    }
+
+    /**
+     * A grant's run as stores of transmit entry {@code entry}, appended to the last queued WRITE message of that entry
+     * while it has room, else to a new one (waiting while {@link #MAX_QUEUED} are queued); after the sender's own check
+     * of its transmit PCT (a page whose entry is no longer the grant's sends nothing, as an adapter drops it).
+     */
+    private void appendWrite(int entry, long at, MemorySegment snapshot, long from, long length) {
+        int pageSize = soft.pageSize();
+        if (length <= 0 || soft.txPct((int) (at / pageSize)) != entry || soft.txPct((int) ((at + length - 1) / pageSize)) != entry
+                || !TxPct.enabled(entry)) {
+            return;
+        }
+        synchronized (sendLock) {
+            requireHub();
+            long done = 0;
+            while (done < length) {
+                WriteBatch open = queued.peekLast();
+                int part = open == null || open.entry() != entry ? 0 : open.room(at + done, length - done);
+                if (part == 0) {
+                    open = newBatch(entry);
+                    part = open.room(at + done, length - done);
+                }
+                open.append(at + done, snapshot, from + done, part);
+                done += part;
+            }
+        }
+    }
+
+    /** Under the send lock: an empty WRITE message of {@code entry} at the end of the queue, once there is room for it. */
+    private WriteBatch newBatch(int entry) {
+        long deadline = System.nanoTime() + REPLY_TIMEOUT.toNanos();
+        while (queued.size() >= MAX_QUEUED) {
+            sendQueued(false);
+            if (queued.size() >= MAX_QUEUED) {
+                waitForHub(deadline);
+            }
+        }
+        WriteBatch batch = spareBatches.isEmpty() ? new WriteBatch(batchArena) : spareBatches.pollLast();
+        batch.start(entry);
+        queued.addLast(batch);
+        return batch;
+    }
+
+    /** Under the send lock: one wait for the hub's next confirmation (or the end of a move to the standby); TIMEOUT after {@code deadline}. */
+    private void waitForHub(long deadline) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + hubName() + " has not sequenced the writes of this node"
+                    + " before " + MAX_QUEUED + " more messages of them in " + REPLY_TIMEOUT.toSeconds() + " s");
+        }
+        try {
+            sendLock.wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MemchanException(Kind.TIMEOUT, location + ": interrupted while the hub sequences this node's writes");
+        }
+        requireHub();
+    }
+
+    /** The WRITE messages this port made of its pushes (pushes made while the hub is behind share one); for tests. */
+    long writeMessages() {
+        synchronized (sendLock) {
+            return writeMessages;
+        }
+    }
+
+    /** A push's runs are appended: the queued writes go out as far as the hub keeps pace. */
+    private void pushed() {
+        synchronized (sendLock) {
+            requireHub();
+            sendQueued(false);
         }
     }
 
@@ -937,7 +1091,7 @@ public final class UcxBackend implements Backend, NodeShared {
         Grant pct = soft.grantTransmit(firstPage, count, txEntry);
         try {
             ShadowGrant[] made = new ShadowGrant[1];
-            made[0] = new ShadowGrant(pct, txEntry, (long) firstPage * soft.pageSize(), pct.segment(), this::sendWrite, () -> {
+            made[0] = new ShadowGrant(pct, txEntry, (long) firstPage * soft.pageSize(), pct.segment(), pushes, () -> {
                 synchronized (shadows) {
                     shadows.remove(made[0]);
                 }
@@ -949,38 +1103,6 @@ public final class UcxBackend implements Backend, NodeShared {
         } catch (RuntimeException e) {
             pct.close();
             throw e;
-        }
-    }
-
-    /**
-     * A grant's runs as WRITE messages of at most {@link HubWire#MAX_WRITE_BYTES}, each after the sender's own
-     * check of its transmit PCT (a page whose entry is no longer the grant's sends nothing, as an adapter drops it).
-     */
-    private void sendWrite(int entry, List<HubWire.Run> runs) {
-        List<HubWire.Run> batch = new ArrayList<>();
-        int bytes = 0;
-        int pageSize = soft.pageSize();
-        for (HubWire.Run run : runs) {
-            int page = (int) (run.offset() / pageSize);
-            int lastPage = (int) ((run.offset() + run.bytes().length - 1) / pageSize);
-            if (run.bytes().length == 0 || soft.txPct(page) != entry || soft.txPct(lastPage) != entry || !TxPct.enabled(entry)) {
-                continue;
-            }
-            for (int from = 0; from < run.bytes().length; from += HubWire.MAX_WRITE_BYTES) {
-                int length = Math.min(HubWire.MAX_WRITE_BYTES, run.bytes().length - from);
-                if (bytes + length > HubWire.MAX_WRITE_BYTES && !batch.isEmpty()) {
-                    send(new Message.Write(entry, List.copyOf(batch)));
-                    batch.clear();
-                    bytes = 0;
-                }
-                byte[] part = from == 0 && length == run.bytes().length ? run.bytes()
-                        : java.util.Arrays.copyOfRange(run.bytes(), from, from + length);
-                batch.add(new HubWire.Run(run.offset() + from, part));
-                bytes += length;
-            }
-        }
-        if (!batch.isEmpty()) {
-            send(new Message.Write(entry, List.copyOf(batch)));
         }
     }
 
@@ -1195,6 +1317,7 @@ public final class UcxBackend implements Backend, NodeShared {
         if (dataArena != null) {
             dataArena.close();
         }
+        batchArena.close();
         if (hostState != null) {
             hostState.close();
         }

@@ -229,16 +229,32 @@ public final class UcxEndpoint implements AutoCloseable {
      * receiver may reply on the endpoint its handler is given.
      */
     public void send(int id, MemorySegment header, MemorySegment payload) {
-        requireUsable("send");
-        UcxWorker.checkAmId(id);
         requireNative(header, "send");
-        requireNative(payload, "send");
         if (header.byteSize() > worker.maxHeader()) {
             throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "send: a header of " + header.byteSize()
                     + " bytes, more than UCX's " + worker.maxHeader());
         }
+        send(id, header, payload, payload.byteSize());
+    }
+
+    /**
+     * {@link #send(int, MemorySegment, MemorySegment)} with no header and the first {@code length} bytes of {@code payload}
+     * (a reused buffer): nothing allocated.
+     */
+    public void send(int id, MemorySegment payload, long length) {
+        send(id, MemorySegment.NULL, payload, length);
+    }
+
+    private void send(int id, MemorySegment header, MemorySegment payload, long length) {
+        requireUsable("send");
+        UcxWorker.checkAmId(id);
+        requireNative(payload, "send");
+        if (length < 0 || length > payload.byteSize()) {
+            throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "send: " + length + " bytes of a payload of "
+                    + payload.byteSize());
+        }
         MemorySegment param = Scratch.get().flags(UcpDefs.UCP_AM_SEND_FLAG_EAGER | UcpDefs.UCP_AM_SEND_FLAG_REPLY);
-        worker.await(Ucp.amSendNbx(handle, id, header, header.byteSize(), payload, payload.byteSize(), param), "send", this);
+        worker.await(Ucp.amSendNbx(handle, id, header, header.byteSize(), payload, length, param), "send", this);
     }
 
     /** Closes the connection (force-closed when the peer failed) and its remote memory; idempotent. */

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -117,6 +118,55 @@ class HubWireTest {
     }
 
     @Test
+    void aBatchIsTheWriteMessageOfItsRunsAndIsCheckedInPlaceAsDecodeChecksIt() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment source = arena.allocate(64);
+            for (int i = 0; i < 64; i++) {
+                source.set(JAVA_BYTE, i, (byte) i);
+            }
+            WriteBatch batch = new WriteBatch(arena);
+            batch.start(0x0301);
+            batch.append(4096, source, 0, 8);
+            batch.append(4104, source, 8, 4);     // continues the run: the same run, longer
+            batch.append(16, source, 32, 3);
+            batch.seal(77);
+            byte[] bytes = batch.segment().asSlice(0, batch.size()).toArray(JAVA_BYTE);
+            Message.Write expected = new Message.Write(0x0301, List.of(new Run(4096, Arrays.copyOf(toArray(source), 12)),
+                    new Run(16, new byte[]{32, 33, 34})));
+            assertArrayEquals(HubWire.encode(77, expected), bytes, "the byte form encode gives");
+            assertEquals(77, HubWire.checked(bytes));
+            assertEquals(0x0301, HubWire.writeEntry(bytes));
+            List<String> seen = new ArrayList<>();
+            HubWire.forEachRun(bytes, (offset, message, at, length) -> seen.add(offset + Arrays.toString(Arrays.copyOfRange(message, at, at + length))));
+            assertEquals(List.of("4096" + Arrays.toString(Arrays.copyOf(toArray(source), 12)), "16[32, 33, 34]"), seen);
+            batch.start(5);
+            assertTrue(batch.isEmpty(), "reused: a new message");
+            for (int length = 0; length < bytes.length; length++) {
+                byte[] cut = Arrays.copyOf(bytes, length);
+                assertEquals(MemchanException.Kind.BAD_FORMAT, assertThrows(MemchanException.class, () -> HubWire.checked(cut)).kind());
+            }
+            byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+            assertTrue(assertThrows(MemchanException.class, () -> HubWire.checked(longer)).getMessage().contains("too many"));
+        }
+    }
+
+    @Test
+    void aBatchCombinesRunsUpToItsBoundAndTakesALargeRunWholeOnlyWhenEmpty() {
+        try (Arena arena = Arena.ofConfined()) {
+            WriteBatch batch = new WriteBatch(arena);
+            batch.start(1);
+            assertEquals(HubWire.MAX_WRITE_BYTES, batch.room(0, 1 << 20), "an empty message takes as much as fits");
+            batch.append(0, arena.allocate(8), 0, 8);
+            assertEquals(100, batch.room(8, 100));
+            assertEquals(0, batch.room(64, WriteBatch.COMBINED), "beyond the combined bound: a message of its own");
+        }
+    }
+
+    private static byte[] toArray(MemorySegment s) {
+        return s.toArray(JAVA_BYTE);
+    }
+
+    @Test
     void garbageTruncationAndUnknownTypesAreRefused() {
         byte[] hello = HubWire.encode(1, new Message.Remote(1, 2, 3, 4, HubWire.RemoteOp.SWAP, 8, 9, 10, 0));
         for (int length = 0; length < hello.length; length++) {
@@ -149,19 +199,30 @@ class HubWireTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment shadow = arena.allocate(4096, 8);
             MemorySegment twin = arena.allocate(4096, 8);
-            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty(), "nothing stored: nothing sent");
+            assertTrue(changedRuns(shadow, twin).isEmpty(), "nothing stored: nothing sent");
             shadow.set(JAVA_BYTE, 3, (byte) 1);              // word 0
             shadow.set(JAVA_LONG, 40, 5L);                    // 32 bytes later: joined
             shadow.set(JAVA_LONG, 1000, 6L);                  // far away: a run of its own
             shadow.set(JAVA_BYTE, 4095, (byte) 9);            // the last word
-            List<Run> runs = ShadowGrant.changedRuns(shadow, twin, 8192);
-            assertEquals(List.of(8192L, 8192L + 1000, 8192L + 4088), runs.stream().map(Run::offset).toList());
+            List<Run> runs = changedRuns(shadow, twin);
+            assertEquals(List.of(0L, 1000L, 4088L), runs.stream().map(Run::offset).toList());
             assertEquals(List.of(48, 8, 8), runs.stream().map(r -> r.bytes().length).toList());
+            assertEquals(1, runs.get(0).bytes()[3], "a run's bytes are the snapshot in the twin");
+            assertEquals(9, runs.get(2).bytes()[7]);
             assertEquals(-1, shadow.mismatch(twin), "the twin holds what was sent");
-            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty(), "sent once");
+            assertTrue(changedRuns(shadow, twin).isEmpty(), "sent once");
             shadow.set(JAVA_LONG, 1000, 6L);                  // the same value again: not a change
-            assertTrue(ShadowGrant.changedRuns(shadow, twin, 0).isEmpty());
+            assertTrue(changedRuns(shadow, twin).isEmpty());
         }
+    }
+
+    /** {@link ShadowGrant#changedRuns}' runs, each with the twin's bytes when it was given. */
+    private static List<Run> changedRuns(MemorySegment shadow, MemorySegment twin) {
+        List<Run> runs = new ArrayList<>();
+        boolean any = ShadowGrant.changedRuns(shadow, twin, (start, end) -> runs.add(new Run(start, twin.asSlice(start, end - start)
+                .toArray(JAVA_BYTE))));
+        assertEquals(!runs.isEmpty(), any);
+        return runs;
     }
 
     @Test

@@ -115,6 +115,7 @@ public final class UcxNodeMain {
                         out.println("count " + backend.notifyCount());
                     }
                     case "errors" -> out.println("errors " + backend.errorCount());
+                    case "writes" -> out.println("writes " + ((UcxBackend) backend).writeMessages());
                     case "applied" -> out.println("applied " + ((UcxBackend) backend).appliedHostSeq());
                     case "clock" -> out.println("outside " + readingsOutsideTheirBounds(backend, Integer.parseInt(a[1])));
                     case "exit" -> {
