@@ -40,8 +40,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * path, and a blocking operation progresses the worker in the calling thread until its request completes.
  * The alternative, a single-threaded worker that only the progress thread touches, would cost every
  * operation two thread wake-ups. The progress thread ({@code ucx-progress-NAME}) progresses the worker
- * while there is work, then arms it ({@code ucp_worker_arm}) and sleeps in {@code poll} on its wakeup
- * descriptor: an idle node does not spin. Over TCP it is what serves the peers' puts, gets and atomics,
+ * while there is work and for a short adaptive spin after it ({@link #MAX_SPIN_NANOS}), then arms it
+ * ({@code ucp_worker_arm}) and sleeps in {@code poll} on its wakeup descriptor: an idle node sleeps. Over TCP it is what serves the peers' puts, gets and atomics,
  * which UCX emulates with active messages the target must progress.
  *
  * <p><b>Callbacks.</b> Active-message handlers, event listeners and {@link #execute} tasks run on the
@@ -55,6 +55,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class UcxWorker implements AutoCloseable {
     /** The largest active-message id (handlers are a table indexed by id). */
     public static final int MAX_AM_ID = 255;
+    /**
+     * The longest the progress thread goes on progressing the worker after its last event or task before it arms the
+     * worker and sleeps: a message that follows within it is taken without a wake-up. Adaptive: each spin that
+     * expires halves the next one, a wake-up from sleep sooner than this restores it; a node idle for longer sleeps.
+     * 50 us; the system property {@code memchan.ucx.spinMicros} sets it (0: no spin, for a machine without a core to
+     * spare).
+     */
+    static final long MAX_SPIN_NANOS = Math.max(0, Long.getLong("memchan.ucx.spinMicros", 50)) * 1000;
 
     private static final AtomicReferenceArray<UcxWorker> SLOTS = new AtomicReferenceArray<>(4096);
     private static final MemorySegment AM_UPCALL;
@@ -161,13 +169,29 @@ public final class UcxWorker implements AutoCloseable {
     private void progressLoop() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pollfd = Posix.pollfd(arena, wakeupFd, Posix.POLLIN);
+            long spin = MAX_SPIN_NANOS;
+            long idleSince = System.nanoTime();
+            boolean spinning = false;
             while (!closing) {
+                boolean worked = false;
                 while (Ucp.workerProgress(handle) != 0) {
-                    // drain every event before arming
+                    worked = true; // drain every event before arming
                 }
-                if (runTasks()) {
+                if (runTasks() || worked) {
+                    spinning = false;
                     continue;
                 }
+                long now = System.nanoTime();
+                if (!spinning) {
+                    spinning = true;
+                    idleSince = now;
+                }
+                if (now - idleSince < spin) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                spin /= 2; // it expired: spin less until a wake-up says more would have paid
+                spinning = false;
                 int armed = Ucp.workerArm(handle);
                 if (armed == UcpDefs.UCS_ERR_BUSY) {
                     continue; // events arrived meanwhile
@@ -176,7 +200,11 @@ public final class UcxWorker implements AutoCloseable {
                 if (closing || !ownTasks.isEmpty() || !otherTasks.isEmpty()) {
                     continue; // a task posted before arming; its signal may have been consumed
                 }
+                long asleep = System.nanoTime();
                 Posix.poll(pollfd, -1);
+                if (System.nanoTime() - asleep < MAX_SPIN_NANOS) { // a spin this long would have caught it
+                    spin = MAX_SPIN_NANOS;
+                }
             }
         } catch (RuntimeException | ErrnoException e) {
             // Nothing above fails in normal operation; blocking calls still progress the worker themselves.
