@@ -14,6 +14,7 @@ module dev.memchan.tools {
     requires HdrHistogram;
     requires org.agrona;
     requires jmh.core;
+    requires jdk.management; // the benchmarks' per-thread allocation counts (com.sun.management.ThreadMXBean)
 
     uses dev.memchan.spi.BackendProvider;
 

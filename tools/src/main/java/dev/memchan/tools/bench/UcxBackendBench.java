@@ -65,6 +65,10 @@ public final class UcxBackendBench {
     private static final int PERFTEST_WARMUP = 2_000;
     private static final int ATOMIC_OPS = 3_000;
 
+    /** The sending thread's heap allocation (HotSpot's per-thread count): what a message costs the garbage collector. */
+    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory
+            .getThreadMXBean();
+
     private final int reps;
     private final String perftest;
     private final String aeronClassPath;
@@ -318,11 +322,12 @@ public final class UcxBackendBench {
                 + "memchan: MessageChannel, %d MiB ring, the hub in the sending process; Aeron: an exclusive publication, "
                 + "each process with its embedded media driver (threading SHARED below 4 KiB, DEDICATED from 4 KiB: the faster "
                 + "of the two in trials), socket buffers and receiver window of the ring's size. The sender writes "
-                + "each message's pattern in place, the receiver checks every byte. Per size one uncounted run of each, then "
+                + "each message's pattern in place, the receiver checks every byte; heap B/msg: what the sending thread allocated in "
+                + "a run (the channel's setup included) per message. Per size one uncounted run of each, then "
                 + "%d rounds of one run each in alternating order; medians over the runs with min..max, the ratio the median "
                 + "of the per-round ratios.%n%n", CAPACITY >> 20, reps));
-        md.append("| message | messages per run | memchan msg/s | memchan MB/s | spread MB/s | Aeron msg/s | Aeron MB/s | spread MB/s "
-                + "| memchan / Aeron | spread |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| message | messages per run | memchan msg/s | memchan MB/s | spread MB/s | memchan heap B/msg | Aeron msg/s | Aeron MB/s "
+                + "| spread MB/s | memchan / Aeron | spread |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int size : sizes) {
             md.append(throughputAt(node, size));
         }
@@ -332,6 +337,7 @@ public final class UcxBackendBench {
     private String throughputAt(Node node, int size) throws Exception {
         long count = messages(size);
         List<Double> mc = new ArrayList<>();
+        List<Double> heap = new ArrayList<>();
         List<Double> ae = new ArrayList<>();
         List<Double> ratio = new ArrayList<>();
         try (AeronPair aeron = new AeronPair(aeronClassPath, size, count, reps + 1)) {
@@ -340,15 +346,19 @@ public final class UcxBackendBench {
                 boolean memchanFirst = (round & 1) == 0;
                 double m = 0;
                 double a = 0;
+                double allocated = 0;
                 for (int side = 0; side < 2; side++) {
                     if ((side == 0) == memchanFirst) {
+                        long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
                         m = channelRun(node, size, count);
+                        allocated = (double) (THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore) / count;
                     } else {
                         a = aeron.run();
                     }
                 }
                 if (round > 0) {
                     mc.add(m);
+                    heap.add(allocated);
                     ae.add(a);
                     ratio.add(m / a);
                 }
@@ -357,8 +367,9 @@ public final class UcxBackendBench {
         Stats m = Stats.of(mc);
         Stats a = Stats.of(ae);
         Stats r = Stats.of(ratio);
-        return String.format(Locale.ROOT, "| %s | %,d | %,.0f | %.1f | %s | %,.0f | %.1f | %s | **%.2f** | %s |%n", ThroughputSection.sizeName(size), count,
-                m.median() / size, m.median() / 1e6, mb(m), a.median() / size, a.median() / 1e6, mb(a), r.median(), r.spread("%.2f"));
+        return String.format(Locale.ROOT, "| %s | %,d | %,.0f | %.1f | %s | %.1f | %,.0f | %.1f | %s | **%.2f** | %s |%n", ThroughputSection.sizeName(size),
+                count, m.median() / size, m.median() / 1e6, mb(m), Stats.of(heap).median(), a.median() / size, a.median() / 1e6, mb(a), r.median(),
+                r.spread("%.2f"));
     }
 
     /**
