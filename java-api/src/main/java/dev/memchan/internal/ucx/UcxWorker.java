@@ -40,9 +40,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * path, and a blocking operation progresses the worker in the calling thread until its request completes.
  * The alternative, a single-threaded worker that only the progress thread touches, would cost every
  * operation two thread wake-ups. The progress thread ({@code ucx-progress-NAME}) progresses the worker
- * while there is work and for a short adaptive spin after it ({@link #MAX_SPIN_NANOS}), then arms it
- * ({@code ucp_worker_arm}) and sleeps in {@code poll} on its wakeup descriptor: an idle node sleeps. Over TCP it is what serves the peers' puts, gets and atomics,
- * which UCX emulates with active messages the target must progress.
+ * while there is work and, where configured, for a short adaptive spin after it ({@link #MAX_SPIN_NANOS}),
+ * then arms it ({@code ucp_worker_arm}) and sleeps in {@code poll} on its wakeup descriptor: an idle node
+ * sleeps. Over TCP it is what serves the peers' puts, gets and atomics, which UCX emulates with active
+ * messages the target must progress.
  *
  * <p><b>Callbacks.</b> Active-message handlers, event listeners and {@link #execute} tasks run on the
  * progress thread only, one at a time. A message that arrives while another thread progresses the worker
@@ -59,10 +60,10 @@ public final class UcxWorker implements AutoCloseable {
      * The longest the progress thread goes on progressing the worker after its last event or task before it arms the
      * worker and sleeps: a message that follows within it is taken without a wake-up. Adaptive: each spin that
      * expires halves the next one, a wake-up from sleep sooner than this restores it; a node idle for longer sleeps.
-     * 50 us; the system property {@code memchan.ucx.spinMicros} sets it (0: no spin, for a machine without a core to
-     * spare).
+     * The system property {@code memchan.ucx.spinMicros}; 0 (no spin) unless set: on the project's 2-vCPU machine,
+     * where the application's own threads spin, a 50 us spin tripled the ping-pong's latency (docs/ucx.md).
      */
-    static final long MAX_SPIN_NANOS = Math.max(0, Long.getLong("memchan.ucx.spinMicros", 50)) * 1000;
+    static final long MAX_SPIN_NANOS = Math.max(0, Long.getLong("memchan.ucx.spinMicros", 0)) * 1000;
 
     private static final AtomicReferenceArray<UcxWorker> SLOTS = new AtomicReferenceArray<>(4096);
     private static final MemorySegment AM_UPCALL;
