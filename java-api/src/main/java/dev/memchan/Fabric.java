@@ -4,6 +4,7 @@ import dev.memchan.MemchanException.Kind;
 import dev.memchan.admin.ClusterAdmin;
 import dev.memchan.internal.node.NodeContext;
 import dev.memchan.layout.Regs;
+import dev.memchan.spi.Backend;
 
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -233,10 +234,13 @@ public final class Fabric implements AutoCloseable {
 
     /**
      * Acknowledge sweep: every store this process made before the call has reached its destinations.
-     * Stronger than {@link OutgoingMapping#fence()}, which only orders stores.
+     * Stronger than {@link OutgoingMapping#fence()}, which only orders stores. TIMEOUT when the acknowledgements
+     * do not come within the backend's bound (1 s on an adapter or the soft fabric; on {@code ucx://} the time a
+     * live hub may take, its death failing the barrier at once).
      */
     public void ackBarrier() {
-        context.backend().ackBarrier(Duration.ofSeconds(1));
+        Backend backend = context.backend();
+        backend.ackBarrier(backend.ackBarrierBound());
     }
 
     /** Leaves the cluster: closes every region, lock set and mapping of this node, then the adapter. */

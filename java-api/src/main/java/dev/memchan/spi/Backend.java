@@ -88,6 +88,16 @@ public interface Backend extends AutoCloseable {
     void ackBarrier(Duration timeout);
 
     /**
+     * How long the library's acknowledge barriers ({@code Fabric.ackBarrier}, a new region's zeroing, a dead
+     * node's lock bids cleared) wait before TIMEOUT: the time in which a live path acknowledges. 1 s where the
+     * acknowledgements come from adapters or this host; a network backend whose lost peer fails the barrier at
+     * once (DEVICE_ERROR) waits as long as a live but busy peer may take to answer.
+     */
+    default Duration ackBarrierBound() {
+        return Duration.ofSeconds(1);
+    }
+
+    /**
      * The adapter's interrupt on receive for {@code page}: wakes the receivers whose RX PCT entry has
      * IRQ_ON_RX. On a board the packet itself does this and the call only orders it after earlier stores.
      */

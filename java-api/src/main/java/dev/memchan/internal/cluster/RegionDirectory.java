@@ -11,7 +11,6 @@ import dev.memchan.layout.SystemPagesDescriptor;
 import dev.memchan.spi.Backend;
 
 import java.lang.foreign.MemorySegment;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.BiPredicate;
 import java.util.function.IntSupplier;
@@ -167,7 +166,7 @@ public final class RegionDirectory {
     private void zeroPages(int first, int count) {
         try (Backend.Grant g = backend.grantTransmit(first, count, ClusterService.SYSTEM_TX_ENTRY)) {
             new TransmitStores(backend, g).zero(0, g.segment().byteSize());
-            backend.ackBarrier(Duration.ofSeconds(1));
+            backend.ackBarrier(backend.ackBarrierBound());
         }
     }
 
@@ -322,7 +321,7 @@ public final class RegionDirectory {
             for (int l = 0; l < e.lockCount(); l++) {
                 BidLock.clearBid(stores, l * row, n);
             }
-            backend.ackBarrier(Duration.ofSeconds(1));
+            backend.ackBarrier(backend.ackBarrierBound());
         }
     }
 

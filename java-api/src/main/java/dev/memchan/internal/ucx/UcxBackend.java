@@ -1130,6 +1130,12 @@ public final class UcxBackend implements Backend, NodeShared {
         return false;
     }
 
+    /** A live hub answers a barrier once every host applied; its death (control socket's end) fails it at once. */
+    @Override
+    public Duration ackBarrierBound() {
+        return REPLY_TIMEOUT;
+    }
+
     @Override
     public void ackBarrier(Duration timeout) {
         ensureOpen();
