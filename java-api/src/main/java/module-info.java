@@ -10,6 +10,8 @@
  */
 @SuppressWarnings("module") // the qualified export names dev.memchan.tools, which is built after this module
 module dev.memchan {
+    requires jdk.net; // TCP keepalive timing on the ucx:// control connections
+
     exports dev.memchan;
     exports dev.memchan.admin;
     exports dev.memchan.layout;

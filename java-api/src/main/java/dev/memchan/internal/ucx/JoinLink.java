@@ -1,6 +1,7 @@
 package dev.memchan.internal.ucx;
 
 import dev.memchan.internal.ucx.JoinRefusal.Reason;
+import jdk.net.ExtendedSocketOptions;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +9,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +32,24 @@ final class JoinLink implements AutoCloseable {
     private final OutputStream out;
     private final String peer;
 
+    /**
+     * TCP keepalive on the connection, in seconds: idle time before the first probe, time between probes, and
+     * probes unanswered before the kernel ends it. A peer whose link is cut (no FIN, no RST) is so found gone
+     * within about {@value #KEEP_IDLE_S} + {@value #KEEP_COUNT} x {@value #KEEP_INTERVAL_S} s, at both ends, as a
+     * process's death is at once: the hub drops its port (its node ID free, barriers no longer waiting for it,
+     * nothing it sends later applied) and the cut node fails with DEVICE_ERROR. A stopped or busy process still
+     * answers (its kernel does).
+     */
+    static final int KEEP_IDLE_S = 1;
+    static final int KEEP_INTERVAL_S = 1;
+    static final int KEEP_COUNT = 3;
+
     JoinLink(SocketChannel channel) throws IOException {
         this.channel = channel;
+        channel.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        channel.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, KEEP_IDLE_S);
+        channel.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, KEEP_INTERVAL_S);
+        channel.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, KEEP_COUNT);
         this.socket = channel.socket();
         this.socket.setTcpNoDelay(true);
         this.in = socket.getInputStream();

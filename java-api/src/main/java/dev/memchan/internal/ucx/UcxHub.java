@@ -517,7 +517,9 @@ public final class UcxHub implements AutoCloseable {
                 for (Port p : ports.values()) {
                     if (p.member == member) {
                         drop(p);
-                        p.endpoint.close();
+                        // forced: a peer gone with its link (keepalive) never acknowledges a flushing close, which
+                        // would hold this thread, and with it every host's stream, until TCP gives up
+                        p.endpoint.close(true);
                         return;
                     }
                 }
