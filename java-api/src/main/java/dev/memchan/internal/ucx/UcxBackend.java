@@ -872,13 +872,18 @@ public final class UcxBackend implements Backend, NodeShared {
             throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + hubName() + " has not sequenced the writes of this node"
                     + " before " + MAX_QUEUED + " more messages of them in " + REPLY_TIMEOUT.toSeconds() + " s");
         }
+        waitOnSendLock(left);
+        requireHub();
+    }
+
+    /** Under the send lock: waits up to {@code left} ns for a notify; an interrupt is a TIMEOUT. */
+    private void waitOnSendLock(long left) {
         try {
             sendLock.wait(Math.max(1, left / 1_000_000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new MemchanException(Kind.TIMEOUT, location + ": interrupted while the hub sequences this node's writes");
         }
-        requireHub();
     }
 
     /** The WRITE messages this port made of its pushes (pushes made while the hub is behind share one); for tests. */
@@ -908,12 +913,7 @@ public final class UcxBackend implements Backend, NodeShared {
                 throw new MemchanException(Kind.TIMEOUT, location + ": the hub at " + hubName() + (switching ? " did not take this node over"
                         : " has not sequenced " + unconfirmed.size() + " writes of this node") + " in " + REPLY_TIMEOUT.toSeconds() + " s");
             }
-            try {
-                sendLock.wait(Math.max(1, left / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MemchanException(Kind.TIMEOUT, location + ": interrupted while the hub sequences this node's writes");
-            }
+            waitOnSendLock(left);
         }
         requireHub();
     }
