@@ -176,7 +176,11 @@ def submit_side(config, force=False):
         beside = getattr(r, "beside", None)
         if not force and beside in selected and beside not in config._memchan_reached:
             continue
-        if isinstance(r, tables.Host):
+        if isinstance(r, tables.Host) and r.argv is None:
+            # a step of test_host.py: once the session fixtures it names are made
+            if all(n in MADE for n in r.needs):
+                SIDE.submit(r.name, lambda out, r=r: side_function(out, r))
+        elif isinstance(r, tables.Host):
             # mvn verify builds in the checkout's target/ directories: not while the Java
             # snapshot's package build runs there, when this session makes one
             if config._memchan_snapshot and "java_snapshot" not in MADE:
@@ -195,6 +199,32 @@ def side_step(out, argv):
     r = sh(argv)
     out(r.log)
     r.log = ""   # written: the test that reports it shows out.lines
+    return r
+
+
+# the side lane's steps that are functions of test_host.py (registered there, by row name)
+SIDE_FUNCTIONS = {}
+
+
+class MadeFixtures:
+    """what a side-lane function step gets for pytest's request: the session fixtures' values the
+    main thread made (MADE), by name; the row's needs say which, so all are made when it runs"""
+
+    def __init__(self, row):
+        self.row = row
+
+    def getfixturevalue(self, name):
+        if name not in MADE:
+            raise RuntimeError("side-lane step %s uses fixture %s, not in its row's needs" % (self.row.name, name))
+        return MADE[name]
+
+
+def side_function(out, row):
+    """a side-lane step of test_host.py: its lines into its log (shown by its test)"""
+    r = SIDE_FUNCTIONS[row.name](MadeFixtures(row), out)
+    if r.log:
+        out(r.log)
+    r.log = ""
     return r
 
 
@@ -473,6 +503,7 @@ class Env:
 @pytest.fixture(scope="session")
 def env(request, packages):
     e = Env(request.config)
+    MADE["env"] = e
     yield e
     e.close()
 
@@ -481,6 +512,7 @@ def env(request, packages):
 def kernel(env):
     if not env.kver:
         pytest.fail("a kernel image with headers is installed (none found; --kver)", pytrace=False)
+    MADE["kernel"] = env.kver
     return env.kver
 
 
@@ -488,12 +520,14 @@ def kernel(env):
 def driver(kernel):
     """the module, built with -Werror against the kernel's headers"""
     sh(["make", "-C", native.N, "clean", "KVER=" + kernel])
-    return sh(["make", "-C", native.N, "KVER=" + kernel, "-j2"])
+    r = MADE["driver"] = sh(["make", "-C", native.N, "KVER=" + kernel, "-j2"])
+    return r
 
 
 @pytest.fixture(scope="session")
 def tools(driver):
-    return sh(["make", "-C", native.N, "tools"])
+    r = MADE["tools"] = sh(["make", "-C", native.N, "tools"])
+    return r
 
 
 @pytest.fixture(scope="session")

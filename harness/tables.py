@@ -21,9 +21,11 @@ from typing import Callable, Optional
 # shares with the boots is built outside the idle class first), "java" the Java build's tests,
 # "native" the driver's checks (before the boots). snapshot: the step makes or uses the Java
 # snapshot (a package build in the checkout, which a side lane's mvn verify waits for). argv: a
-# side-lane step's command (run in the checkout, must exit 0). beside: a side-lane step starts when
-# the main sequence reaches this row (when it is selected), so that it runs beside a boot that
-# leaves a core free (a board guest has one vCPU) rather than beside one with two
+# side-lane step's command (run in the checkout, must exit 0); a side-lane step without one is its
+# function in test_host.py, started once the session fixtures it needs are made (checks the boots
+# do not wait for: they run beside the first boots). beside: a side-lane step starts when the main
+# sequence reaches this row (when it is selected), so that it runs beside a boot that leaves a core
+# free (a board guest has one vCPU) rather than beside one with two
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Host:
     argv: Optional[list] = None
     beside: Optional[str] = None
     default: bool = True
+    needs: tuple = ()   # a side-lane step of test_host.py: the session fixtures it uses (conftest.MADE)
 
 
 HOST = [
@@ -57,7 +60,8 @@ HOST = [
     Host("c-reference", "java", 1, "the C benchmark reference compiles warning-free"),
     Host("netns", "java", 20, "network namespaces joined by veth on a hub's bridge (harness/netns.py): pings, "
          "ucx_perftest and the UCX test peers across them, 5 % loss, a cut link, NodeProcess's netns launchers, "
-         "teardown leaving nothing; needs root, netns, veth, bridge, nf_tables"),
+         "teardown leaving nothing; needs root, netns, veth, bridge, nf_tables",
+         lane="side", needs=("env", "java_snapshot")),
     Host("ucx-netns-tools", "java", 40, "mcctl and the demo on ucx:// across network namespaces "
          "(harness/ucx_netns_tools.py): mcctl hub in the hub's, bench serve and status in node 1, bench pingpong "
          "from node 2, the demo's responder and initiator in nodes 1 and 2, the hub's counts; needs root",
@@ -72,13 +76,16 @@ HOST = [
          "survivors arriving in order through a third node's cut; needs root, netns, veth, bridge",
          lane="side", argv=["scripts/conformance-ucx-netns", "cut"], beside="board-java", default=False),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
-    Host("sparse", "native", 10, "sparse (make C=1) is clean"),
-    Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean"),
+    Host("sparse", "native", 10, "sparse (make C=1) is clean", lane="side",
+         needs=("env", "kernel", "driver", "tools")),
+    Host("checkpatch", "native", 20, "checkpatch.pl --strict of the driver sources and headers is clean", lane="side"),
     Host("modinfo", "native", 1, "modinfo: name, documented parameters, PCI aliases (board, ivshmem)"),
     Host("tools-build", "native", 10, "user-space tools and tests build with -Werror"),
-    Host("dkms", "native", 15, "dkms add/build of native/dkms.conf (private trees)"),
+    Host("dkms", "native", 15, "dkms add/build of native/dkms.conf (private trees)", lane="side",
+         needs=("env", "kernel", "driver", "tools")),
     Host("layout", "native", 10, "Java's and mcfab-create's soft-fabric files agree (mcctl's build)",
-         snapshot=True),
+         snapshot=True,
+         lane="side", needs=("env", "tools", "java_snapshot")),
     Host("guest-jvm-aot", "native", 30, "the AOT caches the guests' test JVMs start from "
          "(scripts/test-jvm-aot-cache; --no-java-aot leaves them out)", snapshot=True),
 ]
@@ -119,13 +126,17 @@ class Boot:
 
 
 # board-java's steps (native/tests/board_java.sh; step 1, the node IDs, always runs; "2", "2flips",
-# "cost" and "jvm" are opt-in): step 4 runs the ordering and lock tests under bit flips with link
-# retry on the two cabled adapters; the whole suite runs under flips once on the RTL, on the hub
-# (board-hub-java). The selectors are those of the opt-in steps 2 and 2flips; board-hub-java's
-# ("" = the whole suite). Each is also a command-line option (conftest.py): --board-java-steps ...
-BOARD_JAVA_STEPS = "1 4 3 5"
+# "4", "cost" and "jvm" are opt-in). Rule 3 with link retry under bit flips runs once through the
+# driver and the library, on the hub (board-hub-java: the whole suite under flips on 8 cables, the
+# same adapter RTL); on a direct cable it runs in the firmware lane (link_errors, b2b); step 4 (the
+# ordering and lock tests under flips on the two cabled adapters) repeats it. The selectors are
+# those of the opt-in steps 2 and 2flips; board-hub-java's: the suite less the tests of what one
+# node's processes share (the JUnit tag TestBackend.PROCESSES_OF_ONE_NODE: the driver's code common
+# to every device, run on the conformance boot's 8 adapters; "" = the whole suite). Each is also a
+# command-line option (conftest.py): --board-java-steps ...
+BOARD_JAVA_STEPS = "1 3 5"
 BOARD_JAVA_SELECT = "--select-package dev.memchan.conformance"
-BOARD_HUB_SELECT = ""
+BOARD_HUB_SELECT = "--select-package dev.memchan.conformance --exclude-tag processes-of-one-node"
 BOARD_HUB_TIMEOUT = 2400
 
 BOOTS = [
@@ -166,8 +177,8 @@ BOOTS = [
     Boot("board-java", [Guest("board-java", "board-java", "0,1")], usual=300, timeout=2400,
          mem=2048, board=True, launch=["--cable", "0:1"], needs=("java", "console"),
          files={"board-java.select": "board_java_select", "board-java.steps": "board_java_steps"},
-         doc="two RTL adapters cabled: node IDs from the link, mcctl, the ordering and lock "
-             "tests under bit flips with link retry, retry off (native/tests/board_java.sh)"),
+         doc="two RTL adapters cabled: node IDs from the link, mcctl, rule 3 with link retry off "
+             "(native/tests/board_java.sh)"),
     Boot("board-duo", [Guest("board-duo-a", "board-duo-a", "0"), Guest("board-duo-b", "board-duo-b", "1")],
          usual=40, timeout=900, mem=1024, board=True, launch=["--cable", "0:1"], needs=("java",),
          doc="two guests, one RTL adapter each: node IDs from the link, the demo, mcctl bench"),

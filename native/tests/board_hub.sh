@@ -19,8 +19,9 @@
 #      routes. "java" (board-hub-java): every test that skips below 3 or 4 nodes: also the IRIW
 #      ordering test (two senders, two receivers), RemoteConformanceTest's SIGKILLed requesters (a
 #      home, two victims and a last requester) and its fetch-and-add from four processes,
-#      Fabric.clusterTime() through the library; or native/test.sh's MEMCHAN_BOARD_HUB_SELECT
-#      (the whole suite: --select-package dev.memchan.conformance), under 200 ppm bit flips on all
+#      Fabric.clusterTime() through the library; or the harness's selection (its default
+#      BOARD_HUB_SELECT in harness/tables.py: the suite less the tests tagged
+#      processes-of-one-node; an empty one: the whole suite), under 200 ppm bit flips on all
 #      8 cables with link retry (rule 3 for every test; the counters show the flips were real and
 #      hidden); then mcctl status with the hub's NODES_UP
 # Usage: board_hub.sh ROOT [quick|java]. TAP lines; exit 0 only if all pass.
@@ -143,7 +144,7 @@ clock_agrees "clock, 30 % stalls toward node 2"
 $CTL stall 6 0 > /dev/null
 
 # ---- 5. the Java conformance suite on the hub's 4 nodes ----
-# java: the whole suite (docs/performance.md, "The test command's time"), or the selectors in /run/work/board-hub.select (MEMCHAN_BOARD_HUB_SELECT);
+# java: the selectors in /run/work/board-hub.select (the harness's --board-hub-select), or the whole suite;
 # quick (board-hub): the two tests that need 4 nodes and take seconds
 C=dev.memchan.conformance
 case "${2:-}" in
@@ -156,8 +157,8 @@ esac
 props="-Dmemchan.test.backend=dev:/dev/memchan* -Dmemchan.test.nodes=4 -Dmemchan.test.timeScale=8 -Dmemchan.test.countScale=0.05 -Dmemchan.test.failureTimeoutMs=15000"
 # java: the suite runs under 200 ppm bit flips on all 8 cables with link retry on (rule 3 for every
 # test on the hub); afterwards the counters must show that the flips were real and that retry hid
-# them. The same check as board-java's, which since then runs only its ordering and lock subset
-# under flips on two cabled adapters (native/tests/board_java.sh, step 4).
+# them (board-java's opt-in step 4 runs the ordering and lock subset under flips on two cabled
+# adapters with the same check).
 ppm=0
 [ "$2" = java ] && ppm=200
 crc0=0

@@ -9,8 +9,9 @@
 #      "2flips": the same under step 4's flips and checks (opt-in: the whole suite runs under
 #      flips on the hub's cables, native/tests/board_hub.sh step 5)
 #   3. mcctl as an operator runs it (native/tests/mcctl_guest.sh, less what only the ivshmem run needs)
-#   4. rule 3 with link retry: bit flips on both cables while the ordering and lock tests run;
-#      they pass, CRC_ERRORS and LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
+#   4. (opt-in: board-hub-java runs the whole suite under flips with retry) rule 3 with link retry:
+#      bit flips on both cables while the ordering and lock tests run; they pass, CRC_ERRORS and
+#      LINK_RETRIES show the flips were real, ERROR_COUNT stays 0
 #   5. rule 3 without retry: a receiver gets a prefix of the sender's stores in order, never a
 #      flag ahead of its data; Fabric.errorsSince and mcctl status report the error; after
 #      CTRL.ERR_RESET delivery resumes
@@ -20,8 +21,8 @@
 #      clock, with nobody joined and with a joined process, in the same boot (comments only)
 #   jvm (opt-in; runs after step 1 and cost) a node JVM's start, with and without its AOT cache in
 #      turn, 3 times each (comments, and whether the cache was used)
-# The steps to run come from the test harness (default "1 4 3 5"); step 1
-# always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
+# The steps to run come from the test harness (/run/work/board-java.steps, its default
+# BOARD_JAVA_STEPS in harness/tables.py); step 1 always runs (the others need its node IDs). Each step's time is printed ("# step N took S s").
 # Usage: board_java.sh ROOT. TAP lines; exit 0 only if all pass.
 R=$1
 N=$R/native
@@ -33,7 +34,7 @@ cd /tmp || exit 1
 i=0
 while [ ! -e /dev/memchan1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 steps=$(cat /run/work/board-java.steps 2> /dev/null)
-[ -n "$steps" ] || steps="1 4 3 5"
+[ -n "$steps" ] || { check 1 "the harness names board-java's steps in /run/work/board-java.steps"; exit 1; }
 for s in $steps; do
 	case $s in
 	1 | 2 | 2flips | 3 | 4 | 5 | cost | jvm) ;;

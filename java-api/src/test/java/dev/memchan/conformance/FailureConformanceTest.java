@@ -4,6 +4,7 @@ import dev.memchan.ClusterEvent;
 import dev.memchan.Fabric;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -151,6 +152,7 @@ class FailureConformanceTest {
      * the node lives, and the survivor takes the slot over once continued.
      */
     @Test
+    @Tag(TestBackend.PROCESSES_OF_ONE_NODE)
     void aNodeWhoseNamedProcessDiesLivesWhileItsTableListsAStoppedSurvivor() throws Exception {
         // The watcher finds the node's table where the node's processes opened the fabric on this host
         // (Backend.locationsOfNodeHere: the soft fabric's file, or the adapter whose node ID is the

@@ -4,6 +4,7 @@ import dev.memchan.ClusterEvent;
 import dev.memchan.Fabric;
 import dev.memchan.admin.DirectoryEntry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and an observer node in the test's JVM. Membership events describe nodes; lock sets exclude
  * processes of one node as well as nodes; one process's death releases only what it held.
  */
+@Tag(TestBackend.PROCESSES_OF_ONE_NODE)
 class SharedNodeConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(120));
     private static final int PER_NODE = 3;

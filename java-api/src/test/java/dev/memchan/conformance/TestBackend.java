@@ -34,6 +34,14 @@ public final class TestBackend {
     public static final String NODES = "memchan.test.nodes";
     /** The system property of {@link #failureTimeout()}. */
     public static final String FAILURE_TIMEOUT = "memchan.test.failureTimeoutMs";
+    /**
+     * The JUnit tag of the tests whose subject is what the processes of one node share among themselves
+     * (the node's claim, its member slot's hand-over, one node's regions and locks between its processes):
+     * the library and the driver's code common to every device, which the fabric between nodes adds nothing
+     * to that the suite's other tests do not cover. The co-simulated hub board leaves them out (each starts
+     * up to six JVMs on its one vCPU); every other run, the 8-adapter ivshmem guest among them, runs them.
+     */
+    public static final String PROCESSES_OF_ONE_NODE = "processes-of-one-node";
     /** Nodes of the soft fabric each test creates (and of the 8-adapter guest in native/test.sh). */
     private static final int SOFT_NODES = 8;
 
