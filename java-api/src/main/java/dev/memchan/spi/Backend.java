@@ -255,6 +255,25 @@ public interface Backend extends AutoCloseable {
     long errorCount();
 
     /**
+     * Called by the cluster service when it has declared node {@code node}'s incarnation {@code incarnation} dead,
+     * before it takes the cluster lock and cleans up: a backend whose barriers wait for every live port (a hub) cuts that
+     * incarnation off at once, so the barrier does not wait for the transport to find it gone. A backend without
+     * such a hub does nothing. Throws when the backend refuses the declaration (no such incarnation there), which
+     * then changes nothing.
+     */
+    default void fenceDeadNode(int node, long incarnation) {
+    }
+
+    /**
+     * Whether the fabric cut this node off because the cluster declared its incarnation dead (a hub's fence at another
+     * node's {@link #fenceDeadNode}): the cluster's writes no longer reach it, its member slot included, so the cluster
+     * service takes the node as evicted.
+     */
+    default boolean fencedOff() {
+        return false;
+    }
+
+    /**
      * Called by the cluster service after it has cleaned up a dead node's directory state: frees the
      * dead node's adapter-side state where this backend can see it (the soft fabric clears the node
      * block's PCTs and releases its OWNER word if still held by that incarnation).

@@ -160,6 +160,9 @@ public final class Membership implements AutoCloseable {
             for (int n = 0; n < nodes; n++) {
                 MemberSlot m = member(n);
                 if (m.state() != SYS_NODE_STATE_ABSENT && (n == me || isDeadNow(n))) { // my node's previous life, or a dead peer
+                    if (n != me) {
+                        fence(n, m.incarnation());
+                    }
                     cleanupLocked(n, m.incarnation(), true);
                 }
             }
@@ -235,7 +238,7 @@ public final class Membership implements AutoCloseable {
             lastTick = tick;
             try {
                 MemberSlot mine = member(me);
-                if (!mine.alive() || mine.incarnation() != backend.incarnation()) {
+                if (!mine.alive() || mine.incarnation() != backend.incarnation() || backend.fencedOff()) {
                     evicted(mine);
                     return; // this process no longer writes the slot: it is not its node's any more
                 }
@@ -314,10 +317,23 @@ public final class Membership implements AutoCloseable {
                 System.err.println("memchan: node " + me + " cluster agent: node " + n + " (incarnation " + inc + ") declared dead, "
                         + (goneSince[n] != 0 ? "no live process of it seen for " + (now - goneSince[n]) / 1_000_000 + " ms"
                         : "its heartbeat still for " + (now - lastChange[n]) / 1_000_000 + " ms") + " (" + timing() + ")");
+                fence(n, inc); // first: taking the cluster lock and the cleanup's barrier would wait for it
                 lock.clearBid(n); // it may have died holding the cluster lock
                 int dead = n;
                 lock.with(() -> cleanupLocked(dead, inc, true));
             }
+        }
+    }
+
+    /**
+     * Tells the backend that node {@code n}'s incarnation {@code inc} is declared dead, so that a hub cuts it off before
+     * barriers wait for it; a refusal (it left, or came back as another incarnation, meanwhile) changes nothing here.
+     */
+    private void fence(int n, long inc) {
+        try {
+            backend.fenceDeadNode(n, inc);
+        } catch (MemchanException refused) {
+            System.err.println("memchan: node " + me + " cluster agent: " + refused.getMessage());
         }
     }
 

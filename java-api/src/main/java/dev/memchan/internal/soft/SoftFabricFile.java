@@ -24,6 +24,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 public final class SoftFabricFile {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final long READY_WAIT_NANOS = 2_000_000_000L;
+    private static final java.lang.invoke.VarHandle INCARNATION = JAVA_LONG.varHandle();
 
     private SoftFabricFile() {
     }
@@ -263,6 +264,30 @@ public final class SoftFabricFile {
             for (int n = 0; n < Math.min(incarnations.length, f.layout().maxNodes()); n++) {
                 control.set(JAVA_LONG, f.layout().nodeBlock(n) + SF_NODE_INCARNATION, incarnations[n]);
             }
+        } catch (ErrnoException e) {
+            throw new MemchanException(Kind.DEVICE_ERROR, "cannot map fabric " + path + ": " + e.getMessage(), e);
+        } finally {
+            Posix.close(f.fd());
+        }
+    }
+
+    /**
+     * Raises node {@code node}'s INCARNATION in the fabric file at {@code path} to {@code floor} when it is below, so that
+     * the node's next claim there is past an incarnation it had elsewhere (a network fabric's node that moved between
+     * hosts); a claim that holds the node now keeps its own incarnation (its OWNER word's).
+     */
+    public static void raiseIncarnation(Path path, int node, long floor) {
+        Opened f = open(path);
+        try (Arena arena = Arena.ofConfined()) {
+            if (node < 0 || node >= f.layout().maxNodes()) {
+                throw new MemchanException(Kind.INVALID_ARGUMENT, "node " + node + " is not a node of fabric " + path);
+            }
+            MemorySegment control = Posix.mmap(f.fd(), 0, f.layout().dataOffset(), true, arena);
+            long at = f.layout().nodeBlock(node) + SF_NODE_INCARNATION;
+            long now;
+            do {
+                now = (long) INCARNATION.getVolatile(control, at);
+            } while (now < floor && !INCARNATION.compareAndSet(control, at, now, floor));
         } catch (ErrnoException e) {
             throw new MemchanException(Kind.DEVICE_ERROR, "cannot map fabric " + path + ": " + e.getMessage(), e);
         } finally {

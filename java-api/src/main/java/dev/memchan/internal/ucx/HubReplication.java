@@ -74,6 +74,13 @@ final class HubReplication {
     record Acked(long hostKey, long acked) implements Record {
     }
 
+    /**
+     * Port {@code session}'s node {@code node} has incarnation {@code incarnation}, as its process reported it; session
+     * 0 in the state a standby gets at its join: the highest incarnation of a node seen so far, of processes gone too.
+     */
+    record Incarnation(long session, int node, long incarnation) implements Record {
+    }
+
     /** The hub's next remote request id. */
     record NextRemote(long next) implements Record {
     }
@@ -83,7 +90,7 @@ final class HubReplication {
     }
 
     private enum Code {
-        IMAGE, HOST, HOST_READY, HOST_GONE, LOGGED, PORT, PORT_GONE, SEQUENCED, ACKED, NEXT_REMOTE, ACK;
+        IMAGE, HOST, HOST_READY, HOST_GONE, LOGGED, PORT, PORT_GONE, SEQUENCED, ACKED, NEXT_REMOTE, ACK, INCARNATION;
 
         private static final Code[] ALL = values();
     }
@@ -109,6 +116,7 @@ final class HubReplication {
             case Acked a -> head(Code.ACKED, 16).putLong(a.hostKey()).putLong(a.acked()).array();
             case NextRemote n -> head(Code.NEXT_REMOTE, 8).putLong(n.next()).array();
             case Ack a -> head(Code.ACK, 8).putLong(a.records()).array();
+            case Incarnation i -> head(Code.INCARNATION, 20).putLong(i.session()).putInt(i.node()).putLong(i.incarnation()).array();
         };
     }
 
@@ -136,6 +144,7 @@ final class HubReplication {
                 case ACKED -> new Acked(b.getLong(), b.getLong());
                 case NEXT_REMOTE -> new NextRemote(b.getLong());
                 case ACK -> new Ack(b.getLong());
+                case INCARNATION -> new Incarnation(b.getLong(), b.getInt(), b.getLong());
             };
             if (b.hasRemaining()) {
                 throw bad(Code.ALL[code] + " with " + b.remaining() + " bytes too many");

@@ -25,7 +25,7 @@ public final class HubWire {
     /** The active-message id of messages to a node. */
     public static final int TO_NODE = 41;
     /** The protocol version a node's join fields carry; the hub refuses any other. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The bytes of the envelope before a body. */
     static final int ENVELOPE = 1 + Long.BYTES;
     /** The largest body of a WRITE's runs a sender puts in one message; a larger push is several. */
@@ -37,7 +37,7 @@ public final class HubWire {
     /** What a message is. Codes are the first byte on the wire. */
     public enum Type {
         HOST_READY, WRITE, NOTIFY, BARRIER, REMOTE, ANSWER, APPLIED, TIME, BYE,
-        REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY;
+        REFUSED, STREAM_WRITE, STREAM_NOTIFY, STREAM_REMOTE, SEQUENCED, BARRIER_DONE, RESULT, TIME_REPLY, INCARNATION, DECLARE_DEAD;
 
         private static final Type[] ALL = values();
     }
@@ -84,6 +84,18 @@ public final class HubWire {
         record Bye() implements Message {
         }
 
+        /** The incarnation of this process's node: its claim in the host's fabric, which the process shares. */
+        record Incarnation(long incarnation) implements Message {
+        }
+
+        /**
+         * Request {@code request}: this node declares node {@code node}'s {@code incarnation} dead; the hub drops that
+         * incarnation's ports at once, or refuses when it holds none (answered by {@link Result}). On a dropped port's
+         * control connection (request 0): why the hub let it go.
+         */
+        record DeclareDead(long request, int node, long incarnation) implements Message {
+        }
+
         /** The hub ends the connection: the error's kind and why (a message it does not take from a joined node). */
         record Refused(Kind kind, String message) implements Message {
         }
@@ -108,7 +120,7 @@ public final class HubWire {
     /** The head of a node's join fields' data before its worker address. */
     private static final int NODE_JOIN_HEAD = 28;
     /** The head of a hub's welcome fields' data before its worker address. */
-    private static final int HUB_WELCOME_HEAD = 42;
+    private static final int HUB_WELCOME_HEAD = 50;
     /** The join fields' id of a standby hub joining its primary: a role no node asks for. */
     public static final long STANDBY_ROLE = -2;
 
@@ -162,15 +174,16 @@ public final class HubWire {
      * What the hub answers in the handshake's WELCOME: the node ID as the fields' id; the fabric's geometry, the hub's
      * instance, whether this process is the first of its host (it makes the host's fabric), whether the host's
      * fabric is ready (else a {@link Message.HostReady} follows), for a resumed session the last of its former port's
-     * messages the hub holds as sequenced (0 otherwise), and the hub's UCX worker address (which the node connects
-     * its endpoint to) as their data.
+     * messages the hub holds as sequenced (0 otherwise), the incarnation the node's claim must go past (the highest
+     * the hub has seen of this node ID on any host, when the node has no process on this host; 0 otherwise), and the
+     * hub's UCX worker address (which the node connects its endpoint to) as their data.
      */
     public record HubWelcome(int node, long fabricSize, int pageSize, int maxNodes, long hubId, boolean first, boolean ready,
-                             long resumedUpTo, byte[] worker) {
+                             long resumedUpTo, long incarnationFloor, byte[] worker) {
         public JoinFields toFields() {
             return new JoinFields(node, ByteBuffer.allocate(HUB_WELCOME_HEAD + worker.length).order(ByteOrder.LITTLE_ENDIAN)
                     .putLong(fabricSize).putInt(pageSize).putInt(maxNodes).putLong(hubId).putInt(first ? 1 : 0).putInt(ready ? 1 : 0)
-                    .putShort((short) VERSION).putLong(resumedUpTo).put(worker).array());
+                    .putShort((short) VERSION).putLong(resumedUpTo).putLong(incarnationFloor).put(worker).array());
         }
 
         /** The hub's fields; BAD_FORMAT when they are not a hub's welcome of this protocol. */
@@ -181,26 +194,26 @@ public final class HubWire {
                 throw bad("a hub's welcome fields of " + d.length + " bytes with node " + fields.id() + " (another protocol version?)");
             }
             return new HubWelcome((int) fields.id(), b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt() != 0, b.getInt() != 0,
-                    b.getLong(34), Arrays.copyOfRange(d, HUB_WELCOME_HEAD, d.length));
+                    b.getLong(34), b.getLong(42), Arrays.copyOfRange(d, HUB_WELCOME_HEAD, d.length));
         }
 
         @Override
         public boolean equals(Object o) {
             return o instanceof HubWelcome w && w.node == node && w.fabricSize == fabricSize && w.pageSize == pageSize
                     && w.maxNodes == maxNodes && w.hubId == hubId && w.first == first && w.ready == ready && w.resumedUpTo == resumedUpTo
-                    && Arrays.equals(w.worker, worker);
+                    && w.incarnationFloor == incarnationFloor && Arrays.equals(w.worker, worker);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(node, fabricSize, pageSize, maxNodes, hubId, first, ready, resumedUpTo, Arrays.hashCode(worker));
+            return Objects.hash(node, fabricSize, pageSize, maxNodes, hubId, first, ready, resumedUpTo, incarnationFloor, Arrays.hashCode(worker));
         }
 
         @Override
         public String toString() {
             return "HubWelcome[node=" + node + ", fabric " + fabricSize + " bytes, page " + pageSize + ", " + maxNodes + " nodes, hub "
                     + Long.toHexString(hubId) + ", first=" + first + ", ready=" + ready + ", resumed up to " + resumedUpTo
-                    + ", worker address of " + worker.length + " bytes]";
+                    + ", incarnation floor " + incarnationFloor + ", worker address of " + worker.length + " bytes]";
         }
     }
 
@@ -276,6 +289,8 @@ public final class HubWire {
             case Message.Result r -> w.head(Type.RESULT, seq).l(r.request()).l(r.watermark()).i(r.status()).l(r.value())
                     .bytes(r.bytes()).s(r.message());
             case Message.TimeReply t -> w.head(Type.TIME_REPLY, seq).l(t.request()).l(t.hubNanos());
+            case Message.Incarnation i -> w.head(Type.INCARNATION, seq).l(i.incarnation());
+            case Message.DeclareDead d -> w.head(Type.DECLARE_DEAD, seq).l(d.request()).i(d.node()).l(d.incarnation());
         }
         return w.toArray();
     }
@@ -331,6 +346,8 @@ public final class HubWire {
                 case BARRIER_DONE -> new Message.BarrierDone(b.getLong(), b.getLong(), readString(b));
                 case RESULT -> new Message.Result(b.getLong(), b.getLong(), b.getInt(), b.getLong(), readBytes(b), readString(b));
                 case TIME_REPLY -> new Message.TimeReply(b.getLong(), b.getLong());
+                case INCARNATION -> new Message.Incarnation(b.getLong());
+                case DECLARE_DEAD -> new Message.DeclareDead(b.getLong(), b.getInt(), b.getLong());
             };
             if (b.hasRemaining()) {
                 throw bad(type + " with " + b.remaining() + " bytes too many");

@@ -68,6 +68,14 @@ public final class JoinGate implements AutoCloseable {
             this.carrier = carrier;
         }
 
+        /**
+         * Sends {@code message} as one frame on the control connection (why the hub lets the node go, before {@link
+         * #close}); a connection that is gone changes nothing.
+         */
+        public void tell(byte[] message) {
+            link.writeQuietly(message);
+        }
+
         /** Ends the control connection: the node learns at once that the hub let it go. */
         @Override
         public void close() {

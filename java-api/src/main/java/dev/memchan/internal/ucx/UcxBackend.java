@@ -153,6 +153,8 @@ public final class UcxBackend implements Backend, NodeShared {
     };
     /** Whether this node is moving to the standby (under the send lock): sends wait, the progress thread's are dropped. */
     private boolean switching;
+    /** Whether the hub let this node go because the cluster declared its incarnation dead. */
+    private volatile boolean fencedOff;
     /** Errors counted before the host's fabric (and this node's error count register in it) was open. */
     private final AtomicLong errorsBeforeOpen = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
@@ -381,6 +383,9 @@ public final class UcxBackend implements Backend, NodeShared {
         } else {
             hostState = HostState.open(fabricName, welcome.hubId());
         }
+        if (welcome.incarnationFloor() > 0) { // the node's first process here: its claim goes past its incarnations elsewhere
+            SoftFabricFile.raiseIncarnation(path, welcome.node(), welcome.incarnationFloor());
+        }
         soft = SoftFabricBackend.join("shm:" + fabricName, path, welcome.node(), options.heartbeatPeriod(), options.failureTimeout());
         SoftFabricFile.Opened file = SoftFabricFile.open(path);
         dataArena = Arena.ofShared();
@@ -393,6 +398,7 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         ready = true;
         worker.execute(this::applyStream);
+        send(new Message.Incarnation(soft.incarnation())); // what a survivor names when it declares this node dead
         if (make) {
             send(new Message.HostReady(false));
         }
@@ -617,15 +623,14 @@ public final class UcxBackend implements Backend, NodeShared {
     private void watchControl(JoinLink link) {
         String why;
         try {
-            link.read(Long.MAX_VALUE);
-            why = "it sent a message on the control connection after its WELCOME";
+            why = letGo(link.read(Long.MAX_VALUE));
         } catch (JoinRefusal r) {
             why = "its control connection ended: " + r.getMessage();
         }
         if (link != control) {
             return; // a former hub's connection: this node has moved on
         }
-        if (standbyAhead()) {
+        if (standbyAhead() && !fencedOff) { // a standby holds no session of a fenced node
             moveToStandby(why);
             return;
         }
@@ -635,6 +640,27 @@ public final class UcxBackend implements Backend, NodeShared {
         } catch (MemchanException closing) {
             // this node is closed: its own close ended the connection
         }
+    }
+
+    /**
+     * Why the hub let this node go, from what it said on the control connection: a survivor declared this node's
+     * incarnation dead (the hub dropped it: {@link #fencedOff}), or a message that has no place there.
+     */
+    private String letGo(byte[] said) {
+        try {
+            if (HubWire.decode(said).message() instanceof Message.DeclareDead d && d.node() == node && d.incarnation() == incarnation()) {
+                fencedOff = true;
+                return "the cluster declared node " + node + " (incarnation " + d.incarnation() + ") dead and the hub let it go";
+            }
+        } catch (MemchanException notAMessage) {
+            // what follows says so
+        }
+        return "it sent a message on the control connection after its WELCOME";
+    }
+
+    @Override
+    public boolean fencedOff() {
+        return fencedOff;
     }
 
     /** Returns once the progress thread has run what was handed to it before (the former hub's last messages). */
@@ -985,14 +1011,18 @@ public final class UcxBackend implements Backend, NodeShared {
         Message.Result r = (Message.Result) request(id -> new Message.Remote(id, home, firstPage, count, op, offset, a, b, length), what, deadline);
         hostState.awaitApplied(r.watermark(), deadline, location + ": " + what, this::failure);
         if (r.status() != 0) {
-            Kind[] kinds = Kind.values();
-            Kind kind = r.status() - 1 < kinds.length ? kinds[r.status() - 1] : Kind.DEVICE_ERROR;
-            throw new MemchanException(kind, r.message());
+            throw refused(r);
         }
         if (into != null) {
             MemorySegment.copy(MemorySegment.ofArray(r.bytes()), 0, into, 0, r.bytes().length);
         }
         return r.value();
+    }
+
+    /** A refusal the hub (or a home) answered: its kind and message. */
+    private static MemchanException refused(Message.Result r) {
+        Kind[] kinds = Kind.values();
+        return new MemchanException(r.status() - 1 < kinds.length ? kinds[r.status() - 1] : Kind.DEVICE_ERROR, r.message());
     }
 
     private MemchanException failure() {
@@ -1255,6 +1285,21 @@ public final class UcxBackend implements Backend, NodeShared {
             errorsBeforeOpen.addAndGet(n);
         } else {
             opened.addErrors(n);
+        }
+    }
+
+    /**
+     * Tells the hub that node {@code n}'s incarnation {@code deadIncarnation} is dead: the hub drops its processes at
+     * once, so barriers no longer wait for them and nothing they send is taken. NOT_FOUND when the hub holds no process
+     * of that incarnation (it left, or came back as another), which then changes nothing.
+     */
+    @Override
+    public void fenceDeadNode(int n, long deadIncarnation) {
+        ensureOpen();
+        Message.Result r = (Message.Result) request(id -> new Message.DeclareDead(id, n, deadIncarnation),
+                "declaring node " + n + " incarnation " + deadIncarnation + " dead", System.nanoTime() + REPLY_TIMEOUT.toNanos());
+        if (r.status() != 0) {
+            throw refused(r);
         }
     }
 

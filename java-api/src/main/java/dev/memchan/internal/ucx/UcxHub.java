@@ -108,6 +108,12 @@ public final class UcxHub implements AutoCloseable {
     private final Map<Long, RemoteWait> remotes = new HashMap<>();
     private final Set<Port> sequencedDue = new LinkedHashSet<>();
     private long nextRemote = 1;
+    /**
+     * Per node ID, the highest incarnation any of its processes reported (on any host): a node's claim on a host where
+     * it has no process goes past it, so an incarnation names one claim across the fabric, and a declaration of a
+     * dead incarnation never matches a node that came back.
+     */
+    private final long[] highestIncarnation;
 
     /** One authenticated connection: a process of node {@code node} on {@code host}. */
     private static final class Port {
@@ -118,6 +124,8 @@ public final class UcxHub implements AutoCloseable {
         final int node;
         /** The node process's session: the same at the standby it resumes at. */
         final long session;
+        /** Its node's incarnation as the process reported it after opening its host's fabric; 0 until then. */
+        long incarnation;
         long expected = 1;
         final TreeMap<Long, byte[]> early = new TreeMap<>();
 
@@ -130,11 +138,12 @@ public final class UcxHub implements AutoCloseable {
         }
     }
 
-    /** A port's session as the standby knows it: its node ID, its host, its messages sequenced so far. */
+    /** A port's session as the standby knows it: its node ID, its host, its messages sequenced so far, its node's incarnation. */
     private static final class Session {
         final int node;
         final long hostKey;
         long sequenced;
+        long incarnation;
 
         Session(int node, long hostKey, long sequenced) {
             this.node = node;
@@ -241,6 +250,7 @@ public final class UcxHub implements AutoCloseable {
         this.pageSize = pageSize;
         this.maxNodes = maxNodes;
         this.pageCount = SoftFabricLayout.forCreation(fabricSize, pageSize, maxNodes).pageCount();
+        this.highestIncarnation = new long[maxNodes];
         this.image = imageArena.allocate((long) pageCount * pageSize, 4096);
         this.context = UcxContext.open(settings);
         try {
@@ -351,6 +361,8 @@ public final class UcxHub implements AutoCloseable {
                 drop(port);
                 port.endpoint.close();
             }
+            case Message.Incarnation i -> incarnation(port, i.incarnation());
+            case Message.DeclareDead d -> declareDead(port, d);
             default -> refuse(port, Kind.BAD_FORMAT, "hub protocol: " + e.type() + " is not a message to the hub");
         }
     }
@@ -410,6 +422,8 @@ public final class UcxHub implements AutoCloseable {
         } catch (MemchanException e) {
             throw refusal(Kind.INVALID_ARGUMENT, "the node's worker address: " + e.getMessage());
         }
+        // with processes of its own on this host (else refused above), or one that may resume here, it shares their claim
+        long floor = portsOf(node).isEmpty() && awaitingOn(node) == null ? highestIncarnation[node] : 0;
         boolean first = host == null; // after a takeover a host whose processes may resume has no port yet, and is not new
         if (first) {
             host = new Host(join.hostKey());
@@ -429,7 +443,7 @@ public final class UcxHub implements AutoCloseable {
                 sendBytes(port, m);
             }
         }
-        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready, 0, workerAddress).toFields();
+        return new HubWire.HubWelcome(node, fabricSize, pageSize, maxNodes, hubId, first, host.ready, 0, floor, workerAddress).toFields();
     }
 
     /**
@@ -456,16 +470,20 @@ public final class UcxHub implements AutoCloseable {
         }
         awaiting.remove(join.session());
         Port port = new Port(endpoint, member, host, s.node, join.session());
+        port.incarnation = s.incarnation;
         ports.put(endpoint, port);
         host.ports.add(port);
         record(new HubReplication.Port(port.session, port.node, host.id, 0));
+        if (port.incarnation != 0) {
+            record(new HubReplication.Incarnation(port.session, port.node, port.incarnation));
+        }
         if (host.ports.size() <= RECEIVERS) {
             for (byte[] m : host.log) { // from what the host acknowledged to the former hub: it skips what it applied
                 sendBytes(port, m);
             }
         }
         hostReady(host); // a resuming process has its host's fabric open
-        return new HubWire.HubWelcome(s.node, fabricSize, pageSize, maxNodes, hubId, false, true, s.sequenced, workerAddress).toFields();
+        return new HubWire.HubWelcome(s.node, fabricSize, pageSize, maxNodes, hubId, false, true, s.sequenced, 0, workerAddress).toFields();
     }
 
     /** A session that may still resume and holds node ID {@code node}, or null. */
@@ -614,6 +632,59 @@ public final class UcxHub implements AutoCloseable {
         send(port, new Message.Refused(kind, message));
         drop(port);
         port.endpoint.close();
+    }
+
+    // ---- incarnations and declared deaths ---------------------------------------------------------
+
+    /** A port's node incarnation, reported once its process has opened its host's fabric. */
+    private void incarnation(Port port, long incarnation) {
+        port.incarnation = incarnation;
+        highestIncarnation[port.node] = Math.max(highestIncarnation[port.node], incarnation);
+        record(new HubReplication.Incarnation(port.session, port.node, incarnation));
+    }
+
+    /**
+     * A node declares node {@code d.node()}'s incarnation {@code d.incarnation()} dead (its membership judged it by its
+     * heartbeat): the hub drops that incarnation's ports at once, as it would at their connections' end, so nothing
+     * waits for them (barriers, the host's stream) and nothing they send is taken. A declaration that matches no port
+     * (a node that left or came back as another incarnation, a wrong ID, the declarer itself) is refused and changes
+     * nothing. The answer goes once the standby holds the drop.
+     */
+    private void declareDead(Port from, Message.DeclareDead d) {
+        String refused = null;
+        Kind kind = Kind.INVALID_ARGUMENT;
+        List<Port> dead = new ArrayList<>();
+        if (d.node() < 0 || d.node() >= maxNodes) {
+            refused = "node ID " + d.node() + " out of range 0.." + (maxNodes - 1) + " of this fabric";
+        } else if (d.node() == from.node) {
+            refused = "node " + d.node() + " declares itself dead";
+        } else {
+            kind = Kind.NOT_FOUND;
+            List<Long> held = new ArrayList<>();
+            for (Port p : portsOf(d.node())) {
+                held.add(p.incarnation);
+                if (p.incarnation == d.incarnation()) {
+                    dead.add(p);
+                }
+            }
+            if (dead.isEmpty()) {
+                refused = "the hub holds no process of node " + d.node() + " incarnation " + d.incarnation()
+                        + (held.isEmpty() ? " (none of that node)" : " (it holds incarnation " + held.getFirst() + ")");
+            }
+        }
+        if (refused != null) {
+            send(from, new Message.Result(d.request(), from.host.lastSeq, kind.ordinal() + 1, 0, new byte[0],
+                    "declared dead: " + refused + "; nothing dropped"));
+            return;
+        }
+        System.err.println("memchan hub: node " + from.node + " declared node " + d.node() + " incarnation " + d.incarnation()
+                + " dead: its " + dead.size() + " process(es) dropped");
+        for (Port p : dead) {
+            p.member.tell(HubWire.encode(0, new Message.DeclareDead(0, p.node, p.incarnation))); // so a process that lives learns it
+            drop(p);
+            p.endpoint.close(true); // forced, as at a member's end: a peer cut off answers no flush
+        }
+        send(from, new Message.Result(d.request(), from.host.lastSeq, 0, dead.size(), new byte[0], ""));
     }
 
     // ---- the sequencer ----------------------------------------------------------------------------
@@ -862,6 +933,14 @@ public final class UcxHub implements AutoCloseable {
         }
         for (Port p : ports.values()) {
             record(new HubReplication.Port(p.session, p.node, p.host.id, p.expected - 1));
+            if (p.incarnation != 0) {
+                record(new HubReplication.Incarnation(p.session, p.node, p.incarnation));
+            }
+        }
+        for (int n = 0; n < maxNodes; n++) { // of nodes gone too: a node that comes back after a takeover goes past them
+            if (highestIncarnation[n] != 0) {
+                record(new HubReplication.Incarnation(0, n, highestIncarnation[n]));
+            }
         }
         member.carry(link -> serveStandby(s, link));
         System.err.println("memchan hub: standby " + member.peer() + " attached");
@@ -979,6 +1058,15 @@ public final class UcxHub implements AutoCloseable {
             case HubReplication.Logged l -> hosts.get(l.hostKey()).log.add(l.message());
             case HubReplication.Port p -> awaiting.put(p.session(), new Session(p.node(), p.hostKey(), p.sequenced()));
             case HubReplication.PortGone p -> awaiting.remove(p.session());
+            case HubReplication.Incarnation i -> {
+                Session session = awaiting.get(i.session());
+                if (session != null) {
+                    session.incarnation = i.incarnation();
+                }
+                if (i.node() >= 0 && i.node() < maxNodes) {
+                    highestIncarnation[i.node()] = Math.max(highestIncarnation[i.node()], i.incarnation());
+                }
+            }
             case HubReplication.Sequenced q -> {
                 if (!skipSequenced) {
                     keepSequenced(q);
@@ -1089,18 +1177,32 @@ public final class UcxHub implements AutoCloseable {
      * is closed, TIMEOUT when that thread does not run it within {@code timeout}.
      */
     public Census census(Duration timeout) {
-        CompletableFuture<Census> taken = new CompletableFuture<>();
-        worker.execute(() -> taken.complete(new Census(hosts.size(), ports.size(),
-                (int) ports.values().stream().mapToInt(p -> p.node).distinct().count())));
+        return onProgressThread(() -> new Census(hosts.size(), ports.size(),
+                (int) ports.values().stream().mapToInt(p -> p.node).distinct().count()), timeout, "census");
+    }
+
+    /** A process the hub serves: its node ID, its host, its node's incarnation (0 until the process has reported it). */
+    public record Member(int node, long host, long incarnation) {
+    }
+
+    /** The processes the hub serves, by node ID, taken on its progress thread; CLOSED and TIMEOUT as {@link #census}. */
+    public List<Member> members(Duration timeout) {
+        return onProgressThread(() -> ports.values().stream().map(p -> new Member(p.node, p.host.id, p.incarnation))
+                .sorted(java.util.Comparator.comparingInt(Member::node).thenComparingLong(Member::host)).toList(), timeout, "members");
+    }
+
+    private <T> T onProgressThread(java.util.function.Supplier<T> read, Duration timeout, String what) {
+        CompletableFuture<T> taken = new CompletableFuture<>();
+        worker.execute(() -> taken.complete(read.get()));
         try {
             return taken.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw new MemchanException(Kind.TIMEOUT, "the hub's thread did not answer within " + timeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MemchanException(Kind.TIMEOUT, "interrupted while waiting for the hub's census");
+            throw new MemchanException(Kind.TIMEOUT, "interrupted while waiting for the hub's " + what);
         } catch (ExecutionException e) {
-            throw new MemchanException(Kind.DEVICE_ERROR, "the hub's census failed: " + e.getCause());
+            throw new MemchanException(Kind.DEVICE_ERROR, "the hub's " + what + " failed: " + e.getCause());
         }
     }
 

@@ -39,7 +39,9 @@ class HubWireTest {
                 new Message.Sequenced(44),
                 new Message.BarrierDone(8, 1000, ""),
                 new Message.Result(9, 12, 0, 42, new byte[]{1, 2}, ""),
-                new Message.TimeReply(10, 123_456_789L));
+                new Message.TimeReply(10, 123_456_789L),
+                new Message.Incarnation(0x1_0000_0003L),
+                new Message.DeclareDead(11, 5, 3));
         long seq = 1;
         for (Message m : all) {
             HubWire.Envelope e = HubWire.decode(HubWire.encode(seq, m));
@@ -64,7 +66,7 @@ class HubWireTest {
     void theJoinsFieldsRoundTripAndOthersAreRefused() {
         HubWire.NodeJoin join = new HubWire.NodeJoin(-1, HubWire.VERSION, 0x1234_5678_9abcL, 4242, -99, true, new byte[]{1, 2, 3});
         assertEquals(join, HubWire.NodeJoin.of(join.toFields()));
-        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false, 1234, new byte[]{4, 5});
+        HubWire.HubWelcome welcome = new HubWire.HubWelcome(2, 1 << 24, 4096, 16, -77, true, false, 1234, 9, new byte[]{4, 5});
         assertEquals(welcome, HubWire.HubWelcome.of(welcome.toFields()));
         HubWire.StandbyJoin standby = new HubWire.StandbyJoin(HubWire.VERSION, 77);
         assertEquals(standby, HubWire.StandbyJoin.of(standby.toFields()));
@@ -88,7 +90,7 @@ class HubWireTest {
                 new HubReplication.HostReady(7), new HubReplication.HostGone(7), new HubReplication.Port(-5, 3, 7, 40),
                 new HubReplication.PortGone(-5), new HubReplication.Sequenced(-5, 41, HubWire.Type.STREAM_WRITE, new long[]{7, 8},
                         new long[]{10, 2}, new byte[]{9}), new HubReplication.Acked(7, 9), new HubReplication.NextRemote(12),
-                new HubReplication.Ack(100));
+                new HubReplication.Incarnation(-5, 3, 2), new HubReplication.Ack(100));
         for (HubReplication.Record r : records) {
             byte[] bytes = HubReplication.encode(r);
             assertArrayEquals(bytes, HubReplication.encode(HubReplication.decode(bytes)), r.toString());

@@ -200,6 +200,95 @@ class UcxBackendTest {
         }
     }
 
+    /**
+     * A survivor's declaration of a dead incarnation at the hub: the hub drops that incarnation's processes at once, so
+     * a barrier completes while the dead node's only process is stopped (SIGSTOP: its connections live, as a cut
+     * host's do, and its host acknowledges nothing). Declarations that name no process the hub holds (an ID out of
+     * range, the declarer itself, an incarnation the hub never held, the incarnation of a node that came back on its
+     * host or on another) are refused and leave the hub's members as they were. A node that comes back on another
+     * host goes past every incarnation it had (host files number claims each on their own).
+     */
+    @Test
+    void aDeclaredDeadIncarnationIsDroppedAtOnceAndAStaleOneChangesNothing() throws Exception {
+        String name = fabric("f");
+        try (UcxHub hub = hub(name)) {
+            String at = location(hub.address(), name);
+            UcxPeer b = node("b", "h2");
+            int nb = Integer.parseInt(b.request("join " + at + " -1", "node"));
+            UcxPeer a = node("a", "h1");
+            int na = Integer.parseInt(a.request("join " + at + " 5", "node"));
+            long first = incarnationAtTheHub(hub, a, na);
+            long own = incarnationAtTheHub(hub, b, nb);
+            List<UcxHub.Member> members = hub.members(HUB_READ);
+            assertRefused(hub, members, b, "declare 99 " + first, "INVALID_ARGUMENT");
+            assertRefused(hub, members, b, "declare " + nb + " " + own, "INVALID_ARGUMENT");
+            assertRefused(hub, members, b, "declare " + na + " " + (first + 1), "NOT_FOUND");
+            assertRefused(hub, members, b, "declare 6 " + first, "NOT_FOUND");
+
+            a.request("exit", "");
+            nodes.remove(a);
+            awaitGone(hub, na);
+            UcxPeer a2 = node("a2", "h1");
+            assertEquals(na, Integer.parseInt(a2.request("join " + at + " " + na, "node")));
+            long second = incarnationAtTheHub(hub, a2, na);
+            assertTrue(second > first, "a claim on the same host is a new incarnation: " + first + ", then " + second);
+            assertRefused(hub, hub.members(HUB_READ), b, "declare " + na + " " + first, "NOT_FOUND");
+
+            a2.request("exit", "");
+            nodes.remove(a2);
+            awaitGone(hub, na);
+            UcxPeer a3 = node("a3", "h3"); // a host whose file never held node 5: its own count would start at 1 again
+            assertEquals(na, Integer.parseInt(a3.request("join " + at + " " + na, "node")));
+            long third = incarnationAtTheHub(hub, a3, na);
+            assertTrue(third > second, "a claim on another host goes past the node's incarnations elsewhere: " + second + ", then " + third);
+            members = hub.members(HUB_READ);
+            assertRefused(hub, members, b, "declare " + na + " " + first, "NOT_FOUND");
+            assertRefused(hub, members, b, "declare " + na + " " + second, "NOT_FOUND");
+
+            b.request("tx 20 1 " + BROADCAST_LOCAL, "ok");
+            signal("STOP", a3);
+            try {
+                b.request("store 0 1 1", "ok"); // into h3's stream too, which nothing there acknowledges
+                b.request("declare " + na + " " + third, "ok");
+                assertFalse(hub.members(HUB_READ).stream().anyMatch(m -> m.node() == na), "node 5 dropped: " + hub.members(HUB_READ));
+                b.request("barrier", "ok");
+            } finally {
+                signal("CONT", a3);
+            }
+            String after = a3.ask("barrier");
+            assertTrue(after.startsWith("error DEVICE_ERROR"), "the dropped node is no longer the hub's: " + after);
+            assertRefused(hub, hub.members(HUB_READ), b, "declare " + na + " " + third, "NOT_FOUND");
+        }
+    }
+
+    private static final java.time.Duration HUB_READ = java.time.Duration.ofSeconds(60);
+
+    /** {@code p}'s node incarnation, checked against the one the hub holds for it (its report precedes its barrier). */
+    private static long incarnationAtTheHub(UcxHub hub, UcxPeer p, int node) throws IOException, InterruptedException {
+        long incarnation = Long.parseLong(p.request("incarnation", "incarnation"));
+        p.request("barrier", "ok");
+        List<UcxHub.Member> of = hub.members(HUB_READ).stream().filter(m -> m.node() == node).toList();
+        assertEquals(1, of.size(), "one process of node " + node + ": " + of);
+        assertEquals(incarnation, of.getFirst().incarnation(), "the hub holds the node's incarnation");
+        return incarnation;
+    }
+
+    /** {@code command} refused with {@code kind}, and the hub's members as they were. */
+    private static void assertRefused(UcxHub hub, List<UcxHub.Member> members, UcxPeer p, String command, String kind)
+            throws IOException, InterruptedException {
+        String answer = p.ask(command);
+        assertTrue(answer.startsWith("error " + kind), command + ": " + answer);
+        assertEquals(members, hub.members(HUB_READ), command + " changed the hub's members");
+    }
+
+    /** Waits until the hub holds no process of {@code node} (it takes a process's end from its control connection). */
+    private static void awaitGone(UcxHub hub, int node) throws InterruptedException {
+        for (int attempt = 0; attempt < 6000 && hub.members(HUB_READ).stream().anyMatch(m -> m.node() == node); attempt++) {
+            Thread.sleep(10);
+        }
+        assertFalse(hub.members(HUB_READ).stream().anyMatch(m -> m.node() == node), "node " + node + " left the hub");
+    }
+
     private static void signal(String sig, UcxPeer... peers) throws IOException, InterruptedException {
         for (UcxPeer p : peers) {
             assertEquals(0, new ProcessBuilder("kill", "-" + sig, "" + p.pid()).inheritIO().start().waitFor(), "kill -" + sig);

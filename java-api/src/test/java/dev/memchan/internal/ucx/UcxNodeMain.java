@@ -39,6 +39,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   awaitnotify OBSERVED           -> count C           (once NOTIFY_COUNT is no longer OBSERVED)
  *   errors                         -> errors E
  *   applied                        -> applied S         (this host's stream applied up to S)
+ *   incarnation                    -> incarnation I     (this node's claim)
+ *   declare NODE INCARNATION       -> ok                (that incarnation declared dead at the hub)
  *   clock N                        -> outside K         (of N cluster-time readings, those whose bound misses the hub's time)
  *   exit
  * </pre>
@@ -117,6 +119,11 @@ public final class UcxNodeMain {
                     case "errors" -> out.println("errors " + backend.errorCount());
                     case "writes" -> out.println("writes " + ((UcxBackend) backend).writeMessages());
                     case "applied" -> out.println("applied " + ((UcxBackend) backend).appliedHostSeq());
+                    case "incarnation" -> out.println("incarnation " + backend.incarnation());
+                    case "declare" -> {
+                        backend.fenceDeadNode(Integer.parseInt(a[1]), Long.parseLong(a[2]));
+                        out.println("ok");
+                    }
                     case "clock" -> out.println("outside " + readingsOutsideTheirBounds(backend, Integer.parseInt(a[1])));
                     case "exit" -> {
                         if (backend != null) {

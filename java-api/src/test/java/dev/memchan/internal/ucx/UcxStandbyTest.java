@@ -308,4 +308,72 @@ class UcxStandbyTest {
             }
         }
     }
+
+    /**
+     * A death declared at a primary with a standby: the primary answers once the standby holds the drop, so after the
+     * takeover the dropped node has no session to resume and fails as without a standby; the others resume with the
+     * incarnations they reported (a's before the standby joined, in the state it got then; b's after, as a change),
+     * and at the standby a declaration drops by incarnation as at the primary, a wrong or stale one nothing.
+     */
+    @Test
+    void aDeclaredDeathReachesTheStandbyAndTheStandbyMatchesIncarnations() throws Exception {
+        fabric = "f" + ProcessHandle.current().pid();
+        JoinSecret secret = JoinSecret.load(secret("secret"));
+        Duration read = Duration.ofSeconds(60);
+        UcxHub primary = new UcxHub(loopback(0), fabric, secret, SF_DEFAULT_FILE_SIZE, SF_DEFAULT_PAGE_SIZE, SF_DEFAULT_MAX_NODES,
+                LOOPBACK_TCP);
+        boolean primaryClosed = false;
+        try {
+            int standbyPort;
+            try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                standbyPort = free.getLocalPort();
+            }
+            String at = "ucx://127.0.0.1:" + primary.address().getPort() + ",127.0.0.1:" + standbyPort + "/" + fabric;
+            UcxPeer a = process("a", "h1");
+            int na = Integer.parseInt(a.request("join " + at + " -1", "node"));
+            a.request("barrier", "ok"); // its incarnation is at the primary (reported before the barrier) before the standby joins
+            try (UcxHub standby = UcxHub.standby(loopback(standbyPort), fabric, secret, primary.address(), LOOPBACK_TCP)) {
+                UcxPeer b = process("b", "h2");
+                int nb = Integer.parseInt(b.request("join " + at + " -1", "node"));
+                UcxPeer c = process("c", "h3");
+                int nc = Integer.parseInt(c.request("join " + at + " -1", "node"));
+                b.request("barrier", "ok");
+                long ia = Long.parseLong(a.request("incarnation", "incarnation"));
+                long ib = Long.parseLong(b.request("incarnation", "incarnation"));
+                long ic = Long.parseLong(c.request("incarnation", "incarnation"));
+                c.request("barrier", "ok");
+                List<UcxHub.Member> before = primary.members(read);
+                String wrong = a.ask("declare " + nc + " " + (ic + 1));
+                assertTrue(wrong.startsWith("error NOT_FOUND"), wrong);
+                assertEquals(before, primary.members(read), "a refused declaration changed the primary's members");
+                a.request("declare " + nc + " " + ic, "ok");
+                List<UcxHub.Member> survivors = before.stream().filter(m -> m.node() != nc).toList();
+                assertEquals(List.of(na + ":" + ia, nb + ":" + ib), survivors.stream().map(m -> m.node() + ":" + m.incarnation()).toList(),
+                        "a and b (nodes in the order they joined) with their incarnations");
+                assertEquals(survivors, primary.members(read));
+
+                primary.close(); // its end is the standby's takeover, and the nodes' move there
+                primaryClosed = true;
+                List<UcxHub.Member> resumed = List.of();
+                for (int attempt = 0; attempt < 6000 && !resumed.equals(survivors); attempt++) {
+                    Thread.sleep(10);
+                    resumed = standby.members(read);
+                }
+                assertEquals(survivors, resumed, "a and b resumed at the standby with their incarnations, c not");
+                String dropped = c.ask("barrier");
+                assertTrue(dropped.startsWith("error DEVICE_ERROR"), "c has no session at the standby: " + dropped);
+                for (String bad : List.of("declare " + na + " " + (ia + 1), "declare " + nc + " " + ic, "declare " + nb + " " + ib)) {
+                    String refused = b.ask(bad);
+                    assertTrue(refused.startsWith(bad.endsWith(nb + " " + ib) ? "error INVALID_ARGUMENT" : "error NOT_FOUND"), bad + ": " + refused);
+                    assertEquals(resumed, standby.members(read), bad + " changed the standby's members");
+                }
+                b.request("declare " + na + " " + ia, "ok"); // a's incarnation came to the standby in the primary's state
+                assertEquals(resumed.stream().filter(m -> m.node() == nb).toList(), standby.members(read));
+            }
+        } finally {
+            if (!primaryClosed) {
+                primary.close();
+            }
+        }
+    }
 }
