@@ -203,6 +203,23 @@ def build(rm):
     for group, prefix in (("membership", "SYS_MEMBER"), ("directory", "SYS_DIR"), ("region", "SYS_REGION")):
         for f in sysm[group]:
             c.add(f"{prefix}_{f['name']}", f["offset"], 32, f["desc"])
+
+    nq = rm["notify_queue"]
+    c.section("Notification queue (a receiving node's page of notifications that carry data)")
+    c.add("NQ_HEADER_SIZE", nq["header_size"], 32)
+    c.add("NQ_SLOT_SIZE", nq["slot_size"], 32)
+    for group, prefix in (("header", "NQ"), ("slot", "NQ_SLOT")):
+        for f in nq[group]:
+            if f["offset"] + f["size"] > nq[f"{group}_size"]:
+                raise SystemExit(f"notify_queue.{group}.{f['name']}: beyond the {group} ({nq[group + '_size']} bytes)")
+            c.add(f"{prefix}_{f['name']}", f["offset"], 32, f["desc"])
+    check_fields("notify_queue.entry", nq["entry"], 64)
+    for f in nq["entry"]:
+        lsb, w = bits(f["bits"])
+        c.add(f"NQ_ENTRY_{f['name']}_SHIFT", lsb, 32)
+        c.add(f"NQ_ENTRY_{f['name']}_MASK", ((1 << w) - 1) << lsb, 64, f["desc"])
+    if (1 << bits(next(f for f in nq["entry"] if f["name"] == "SENDER")["bits"])[1]) < rm["meta"]["max_nodes"]:
+        raise SystemExit("notify_queue.entry.SENDER: too narrow for meta.max_nodes")
     return c
 
 

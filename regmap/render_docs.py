@@ -113,6 +113,14 @@ def register_map(rm, geom, sysp, txr):
     for word in ("region_flags", "region_route"):
         out += md_table([(f["bits"], f["name"], f["desc"]) for f in sysm[word]], ("bits", f"{word} field", "meaning"))
         out.append("")
+    nq = rm["notify_queue"]
+    out += ["## Notification queue", "", nq["desc"], ""]
+    for group in ("header", "slot"):
+        out += md_table([(f"0x{f['offset']:02X}", f["size"], f["name"], f["desc"]) for f in nq[group]],
+                        ("offset", "size", f"{group} field", "meaning"))
+        out.append("")
+    out += md_table([(f["bits"], f["name"], f["desc"]) for f in nq["entry"]], ("bits", "ENTRY field", "meaning"))
+    out.append("")
     out += ["## No hand-computed layout", "",
             "`python3 regmap/gen.py --check` also fails when the code that uses these layouts computes one by "
             "hand instead of using the generated constants and functions. It searches "

@@ -415,6 +415,19 @@ package memchan_regs_pkg;
   localparam logic [31:0] MC_SYS_REGION_FLAGS = 32'h34;  // region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT
   localparam logic [31:0] MC_SYS_REGION_GENERATION = 32'h38;  // directory GENERATION when the entry was allocated
 
+  // Notification queue (a receiving node's page of notifications that carry data)
+  localparam logic [31:0] MC_NQ_HEADER_SIZE = 32'h80;
+  localparam logic [31:0] MC_NQ_SLOT_SIZE = 32'h10;
+  localparam logic [31:0] MC_NQ_TAIL = 32'h0;  // the next position a producer claims (compare-and-set); positions count from 0 and never wrap in practice (u64)
+  localparam logic [31:0] MC_NQ_OVERFLOW = 32'h8;  // notifications refused because the queue was full (atomic add by the producer that found it full)
+  localparam logic [31:0] MC_NQ_HEAD = 32'h40;  // the next position a consumer takes (compare-and-set: several processes of the node may poll one queue)
+  localparam logic [31:0] MC_NQ_SLOT_SEQ = 32'h0;  // p - i: free for position p; p + 1 - i: holds position p's entry (stored last, release)
+  localparam logic [31:0] MC_NQ_SLOT_ENTRY = 32'h8;  // notify_entry: the payload and the sender's node ID
+  localparam logic [31:0] MC_NQ_ENTRY_PAYLOAD_SHIFT = 32'h0;
+  localparam logic [63:0] MC_NQ_ENTRY_PAYLOAD_MASK = 64'hFFFFFFFFFFFF;  // the sender's payload: 48 bits
+  localparam logic [31:0] MC_NQ_ENTRY_SENDER_SHIFT = 32'h30;
+  localparam logic [63:0] MC_NQ_ENTRY_SENDER_MASK = 64'h1F000000000000;  // the sender's node ID
+
   // Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check
   localparam logic [31:0] MC_TX_RULE_OK = 32'h0;  // verdict: a usable entry
   localparam logic [31:0] MC_TX_RULE_RESERVED = 32'h1;  // verdict: reserved

@@ -422,6 +422,19 @@
 #define MC_SYS_REGION_FLAGS 0x34U /* region_flags: bit 0 LOCKSET, bit 1 STATIC, bit 2 CAS, bits 15:8 HOME, bits 31:16 LOCK_COUNT */
 #define MC_SYS_REGION_GENERATION 0x38U /* directory GENERATION when the entry was allocated */
 
+/* Notification queue (a receiving node's page of notifications that carry data) */
+#define MC_NQ_HEADER_SIZE 0x80U
+#define MC_NQ_SLOT_SIZE 0x10U
+#define MC_NQ_TAIL 0x0U /* the next position a producer claims (compare-and-set); positions count from 0 and never wrap in practice (u64) */
+#define MC_NQ_OVERFLOW 0x8U /* notifications refused because the queue was full (atomic add by the producer that found it full) */
+#define MC_NQ_HEAD 0x40U /* the next position a consumer takes (compare-and-set: several processes of the node may poll one queue) */
+#define MC_NQ_SLOT_SEQ 0x0U /* p - i: free for position p; p + 1 - i: holds position p's entry (stored last, release) */
+#define MC_NQ_SLOT_ENTRY 0x8U /* notify_entry: the payload and the sender's node ID */
+#define MC_NQ_ENTRY_PAYLOAD_SHIFT 0x0U
+#define MC_NQ_ENTRY_PAYLOAD_MASK 0xFFFFFFFFFFFFULL /* the sender's payload: 48 bits */
+#define MC_NQ_ENTRY_SENDER_SHIFT 0x30U
+#define MC_NQ_ENTRY_SENDER_MASK 0x1F000000000000ULL /* the sender's node ID */
+
 /* Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check */
 #define MC_TX_RULE_OK 0x0U /* verdict: a usable entry */
 #define MC_TX_RULE_RESERVED 0x1U /* verdict: reserved */

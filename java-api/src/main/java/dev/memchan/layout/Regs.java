@@ -626,6 +626,26 @@ public final class Regs {
     /** directory GENERATION when the entry was allocated */
     public static final int SYS_REGION_GENERATION = 0x38;
 
+    // Notification queue (a receiving node's page of notifications that carry data)
+    public static final int NQ_HEADER_SIZE = 0x80;
+    public static final int NQ_SLOT_SIZE = 0x10;
+    /** the next position a producer claims (compare-and-set); positions count from 0 and never wrap in practice (u64) */
+    public static final int NQ_TAIL = 0x0;
+    /** notifications refused because the queue was full (atomic add by the producer that found it full) */
+    public static final int NQ_OVERFLOW = 0x8;
+    /** the next position a consumer takes (compare-and-set: several processes of the node may poll one queue) */
+    public static final int NQ_HEAD = 0x40;
+    /** p - i: free for position p; p + 1 - i: holds position p's entry (stored last, release) */
+    public static final int NQ_SLOT_SEQ = 0x0;
+    /** notify_entry: the payload and the sender's node ID */
+    public static final int NQ_SLOT_ENTRY = 0x8;
+    public static final int NQ_ENTRY_PAYLOAD_SHIFT = 0x0;
+    /** the sender's payload: 48 bits */
+    public static final long NQ_ENTRY_PAYLOAD_MASK = 0xFFFFFFFFFFFFL;
+    public static final int NQ_ENTRY_SENDER_SHIFT = 0x30;
+    /** the sender's node ID */
+    public static final long NQ_ENTRY_SENDER_MASK = 0x1F000000000000L;
+
     // Transmit PCT rule (tx_pct_rule): what an entry's OP needs; verdicts of mc_tx_pct_rule / TxPctRule.check
     /** verdict: a usable entry */
     public static final int TX_RULE_OK = 0x0;
