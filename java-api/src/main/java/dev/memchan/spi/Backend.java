@@ -110,6 +110,34 @@ public interface Backend extends AutoCloseable {
     void awaitNotify(int observed, long timeoutNanos);
 
     /**
+     * Refuses with UNSUPPORTED unless this backend carries notifications with data ({@link #postNotification},
+     * {@link #openNotificationQueue}). The soft fabric and {@code ucx:} do; the driver and its adapters have no
+     * notification queue yet.
+     */
+    default void requireNotificationData() {
+        throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
+                location() + ": notifications that carry data are not supported on this backend: the driver and the adapter"
+                        + " have no notification queue yet (docs/architecture.md, \"Notifications that carry data\")");
+    }
+
+    /**
+     * A notification with data from this node: {@code payload} (0 .. {@code NotifyQueueDescriptor.MAX_PAYLOAD}) and
+     * this node's ID into node {@code dest}'s queue in network page {@code page}, after every store this process made
+     * before (rule 1), then the receive interrupt of that page at {@code dest}. A full queue counts it in its
+     * OVERFLOW word instead. Refused before anything is sent: a node or page out of range, a payload out of range
+     * (INVALID_ARGUMENT); where this backend sees the receiver's PCT, a page {@code dest} does not receive (PERMISSION).
+     */
+    default void postNotification(int dest, int page, long payload) {
+        requireNotificationData();
+    }
+
+    /** This node's notification queue in {@code page}, which it receives (PERMISSION otherwise). */
+    default NotificationQueue openNotificationQueue(int page) {
+        requireNotificationData();
+        throw new IllegalStateException("requireNotificationData allowed a backend without a notification queue");
+    }
+
+    /**
      * Sets LOOPBACK.MODE (0 off, 1 internal, 2 external; privileged). Only adapters whose CAPS has the
      * LOOPBACK_* bits have a loopback mode: a soft fabric has no link to loop.
      */

@@ -57,6 +57,11 @@ public final class NodeMain {
         System.out.flush();
     }
 
+    /** The test's next line, or null when it went away. */
+    static String nextLine() throws IOException {
+        return STDIN.readLine();
+    }
+
     static void await(String word) throws IOException {
         String line;
         while ((line = STDIN.readLine()) != null) {
@@ -134,7 +139,7 @@ public final class NodeMain {
                 case "survive" -> survive(f, Long.parseLong(a[2]), Long.parseLong(a[3]));
                 case "clock-read" -> clockRead(f);
                 default -> {
-                    if (!RemoteScenarios.run(f, a)) {
+                    if (!RemoteScenarios.run(f, a) && !DataNotifyScenarios.run(f, a)) {
                         fail("unknown scenario " + scenario);
                     }
                 }

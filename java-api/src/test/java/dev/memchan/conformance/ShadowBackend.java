@@ -167,6 +167,23 @@ final class ShadowBackend implements Backend, NodeShared {
     }
 
     @Override
+    public void requireNotificationData() {
+        soft.requireNotificationData();
+    }
+
+    /** After the stores before it, as a network backend sends it behind its pushes. */
+    @Override
+    public void postNotification(int dest, int page, long payload) {
+        pushAllGrants();
+        soft.postNotification(dest, page, payload);
+    }
+
+    @Override
+    public dev.memchan.spi.NotificationQueue openNotificationQueue(int page) {
+        return soft.openNotificationQueue(page);
+    }
+
+    @Override
     public int notifyCount() {
         return soft.notifyCount();
     }

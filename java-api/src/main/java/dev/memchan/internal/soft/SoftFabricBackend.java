@@ -12,12 +12,14 @@ import dev.memchan.internal.local.NodeShared;
 import dev.memchan.internal.local.NodeLocalDescriptor;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.layout.NotifyQueueDescriptor;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.SoftFabricGeometry;
 import dev.memchan.layout.SoftFabricLayout;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
+import dev.memchan.spi.NotificationQueue;
 import dev.memchan.spi.RemoteWindow;
 
 import java.lang.foreign.Arena;
@@ -60,6 +62,9 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     private final List<MappedGrant> grants = new ArrayList<>();
     private final List<SoftRemoteWindow> remotes = new ArrayList<>();
     private final CounterStripes stripes;
+    /** Every data page, writable: the notification queues' pages, which producers and consumers both write. */
+    private final Arena queueArena = Arena.ofShared();
+    private volatile MemorySegment queuePages;
     private boolean closed;
 
     private SoftFabricBackend(String location, SoftFabricFile.Opened opened, int requestedNode, Liveness liveness) {
@@ -624,6 +629,76 @@ public final class SoftFabricBackend implements Backend, NodeShared {
     }
 
     @Override
+    public void requireNotificationData() {
+        // the emulated adapter's notification queues are pages of the file
+    }
+
+    @Override
+    public void postNotification(int dest, int page, long payload) {
+        ensureOpen();
+        SoftNotificationQueue.checkNotification(dest, layout.maxNodes(), page, layout.pageCount(), payload);
+        if (!deliverNotification(dest, page, node, payload)) {
+            throw new MemchanException(Kind.PERMISSION, "node " + dest + " does not receive page " + page
+                    + " (receive PCT " + RxPct.describe(rxPct(dest, page)) + "): no notification queue of it there");
+        }
+    }
+
+    /**
+     * What node {@code dest}'s adapter does with a notification from {@code sender}: unless {@code dest} does not
+     * receive {@code page} (false, nothing changed), enqueues {@code payload} and the sender into its queue there
+     * (a full queue counts it in OVERFLOW) and raises its receive interrupt where the page has IRQ_ON_RX. The
+     * stores before it are visible to whoever takes the entry: the enqueue's compare-and-set is a full fence.
+     */
+    public boolean deliverNotification(int dest, int page, int sender, long payload) {
+        long entry = rxPct(dest, page);
+        if (!RxPct.enabled(entry)) {
+            return false;
+        }
+        SoftNotificationQueue.offer(queuePages(), layout.dataPage(page) - layout.dataPage(0), NotifyQueueDescriptor.capacity(layout.pageSize()),
+                NotifyQueueDescriptor.entry(sender, payload));
+        if (RxPct.interruptOnReceive(entry)) {
+            long r = layout.nodeBlock(dest);
+            INT.getAndBitwiseOr(control, r + REG_IRQ_STATUS, IRQ_STATUS_RX_NOTIFY_MASK);
+            INT.setVolatile(control, r + REG_RX_NOTIFY_PAGE, page);
+            INT.getAndAdd(control, r + REG_NOTIFY_COUNT, 1);
+            Posix.futexWake(control.asSlice(r + REG_NOTIFY_COUNT, 4));
+        }
+        return true;
+    }
+
+    @Override
+    public NotificationQueue openNotificationQueue(int page) {
+        ensureOpen();
+        checkRange(page, 1);
+        if (!RxPct.enabled(rxPct(page))) {
+            throw new MemchanException(Kind.PERMISSION, "node " + node + " does not receive page " + page
+                    + ": a notification queue is a page its node receives");
+        }
+        return new SoftNotificationQueue(queuePages(), layout.dataPage(page) - layout.dataPage(0), layout.pageSize());
+    }
+
+    /** The data pages mapped writable, once per process. */
+    private MemorySegment queuePages() {
+        MemorySegment pages = queuePages;
+        if (pages == null) {
+            synchronized (this) {
+                ensureOpen();
+                pages = queuePages;
+                if (pages == null) {
+                    try {
+                        pages = Posix.mmap(fd, layout.dataPage(0), (long) layout.pageCount() * layout.pageSize(), true, queueArena);
+                    } catch (ErrnoException e) {
+                        throw new MemchanException(Kind.DEVICE_ERROR, location + ": cannot map the data pages for notification queues: "
+                                + e.getMessage(), e);
+                    }
+                    queuePages = pages;
+                }
+            }
+        }
+        return pages;
+    }
+
+    @Override
     public int notifyCount() {
         return (int) INT.getVolatile(control, regs + REG_NOTIFY_COUNT);
     }
@@ -701,6 +776,7 @@ public final class SoftFabricBackend implements Backend, NodeShared {
             return null;
         });
         closed = true;
+        queueArena.close();
         stripes.close();
         local.close();
         controlArena.close();

@@ -55,8 +55,18 @@ public final class HubWire {
         record Write(int entry, List<Run> runs) implements Message {
         }
 
-        /** The receive interrupt of {@code page}, after the stores before it. */
-        record Notify(int page) implements Message {
+        /**
+         * The receive interrupt of {@code page}, after the stores before it; with a {@code dest} (not {@link #NO_DEST}),
+         * also a notification with data: {@code payload} from node {@code sender} into {@code dest}'s queue there.
+         */
+        record Notify(int page, int dest, int sender, long payload) implements Message {
+            /** The dest of a notification without data. */
+            public static final int NO_DEST = -1;
+
+            /** The receive interrupt alone. */
+            Notify(int page) {
+                this(page, NO_DEST, NO_DEST, 0);
+            }
         }
 
         /** The acknowledge barrier of request {@code request}. */
@@ -276,7 +286,7 @@ public final class HubWire {
         switch (message) {
             case Message.HostReady h -> w.head(Type.HOST_READY, seq).i(h.make() ? 1 : 0);
             case Message.Write x -> writeBody(w.head(Type.WRITE, seq), x);
-            case Message.Notify n -> w.head(Type.NOTIFY, seq).i(n.page());
+            case Message.Notify n -> w.head(Type.NOTIFY, seq).i(n.page()).i(n.dest()).i(n.sender()).l(n.payload());
             case Message.Barrier b -> w.head(Type.BARRIER, seq).l(b.request());
             case Message.Remote r -> remoteBody(w.head(Type.REMOTE, seq), r);
             case Message.Answer a -> w.head(Type.ANSWER, seq).l(a.request()).i(a.status()).l(a.value()).bytes(a.bytes()).s(a.message());
@@ -333,7 +343,7 @@ public final class HubWire {
             Message m = switch (type) {
                 case HOST_READY -> new Message.HostReady(b.getInt() != 0);
                 case WRITE, STREAM_WRITE -> readWrite(b);
-                case NOTIFY, STREAM_NOTIFY -> new Message.Notify(b.getInt());
+                case NOTIFY, STREAM_NOTIFY -> new Message.Notify(b.getInt(), b.getInt(), b.getInt(), b.getLong());
                 case BARRIER -> new Message.Barrier(b.getLong());
                 case REMOTE, STREAM_REMOTE -> new Message.Remote(b.getLong(), b.getInt(), b.getInt(), b.getInt(), remoteOp(b.getInt()),
                         b.getLong(), b.getLong(), b.getLong(), b.getInt());

@@ -11,11 +11,14 @@ import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.internal.soft.SoftFabricBackend;
 import dev.memchan.internal.soft.SoftFabricFile;
+import dev.memchan.internal.soft.SoftNotificationQueue;
 import dev.memchan.internal.ucx.HubWire.Envelope;
 import dev.memchan.internal.ucx.HubWire.Message;
 import dev.memchan.internal.ucx.HubWire.RemoteOp;
+import dev.memchan.layout.NotifyQueueDescriptor;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
+import dev.memchan.spi.NotificationQueue;
 import dev.memchan.spi.RemoteWindow;
 
 import java.lang.foreign.Arena;
@@ -554,8 +557,17 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         switch (HubWire.decode(bytes).message()) {
             case Message.Notify n -> {
-                if (n.page() >= 0 && n.page() < soft.pageCount()) {
+                if (n.page() < 0 || n.page() >= soft.pageCount()) {
+                    return null;
+                }
+                if (n.dest() == Message.Notify.NO_DEST) {
                     soft.raiseNotify(n.page());
+                } else if (n.dest() >= 0 && n.dest() < soft.maxNodes() && n.sender() >= 0 && n.sender() < soft.maxNodes()
+                        && n.payload() >= 0 && n.payload() <= NotifyQueueDescriptor.MAX_PAYLOAD) {
+                    // every host hears it; the receiver's host alone has the page in the receiver's receive PCT
+                    soft.deliverNotification(n.dest(), n.page(), n.sender(), n.payload());
+                } else {
+                    countErrors(1);
                 }
                 return null;
             }
@@ -1184,6 +1196,30 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         pushAllGrants();
         send(new Message.Notify(page));
+    }
+
+    @Override
+    public void requireNotificationData() {
+        // the hub carries them in each host's stream; the receiving host's soft fabric holds the queue
+    }
+
+    /**
+     * A notification with data as the receive interrupt's message, in this port's order after the stores before
+     * it: the receiver's host enqueues it when it applies the message. The receiver's PCT is on its host, so a
+     * page it does not receive is not refused here: no host enqueues it.
+     */
+    @Override
+    public void postNotification(int dest, int page, long payload) {
+        ensureOpen();
+        SoftNotificationQueue.checkNotification(dest, soft.maxNodes(), page, soft.pageCount(), payload);
+        pushAllGrants();
+        send(new Message.Notify(page, dest, node, payload));
+    }
+
+    @Override
+    public NotificationQueue openNotificationQueue(int page) {
+        ensureOpen();
+        return soft.openNotificationQueue(page);
     }
 
     @Override

@@ -29,6 +29,7 @@ class HubWireTest {
                 new Message.HostReady(true),
                 new Message.Write(0x0301, List.of(new Run(8, new byte[]{1, 2, 3}), new Run(4096, new byte[0]))),
                 new Message.Notify(17),
+                new Message.Notify(17, 3, 5, 0xABCD_EF01_2345L),
                 new Message.Barrier(99),
                 new Message.Remote(5, 3, 10, 2, HubWire.RemoteOp.CAS, 24, -1, 7, 0),
                 new Message.Answer(6, 4, -5, new byte[]{9}, "refused: é"),
