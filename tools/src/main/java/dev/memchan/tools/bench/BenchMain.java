@@ -20,16 +20,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * <pre>
  *   BenchMain run --reference PATH [--quick] [--rounds N] [--only SECTION,...] [--sizes BYTES,...] [--markdown FILE]
  * </pre>
- * SECTION: latency, throughput, store, lock, remote (default all); N counted rounds per measurement (default 5, 2 with --quick);
+ * SECTION: latency, throughput, store, lock, remote, notify (default all); N counted rounds per measurement (default 5, 2 with --quick);
  * BYTES: the throughput section's message sizes (default 32, 64, 256, 1024, 4096, 65536).
  * runs, interleaved so that machine noise hits both sides alike: Java ping-pong vs C ping-pong on the
  * same kind of shared memory (batch means and per-round percentiles); message throughput of the channel
  * beside Agrona's OneToOneRingBuffer and the channel protocol in C, 32 B to 64 KiB; the JMH store-overhead
  * benchmark; uncontended bid lock and CAS lock vs a CAS spinlock; remote read and atomic latency vs a one-way
- * remote write. Peers are separate JVMs ({@code BenchMain peer ...}).
+ * remote write; notifications with data vs the payload-less notifier. Peers are separate JVMs ({@code BenchMain peer ...}).
  */
 public final class BenchMain {
-    private static final List<String> SECTIONS = List.of("latency", "throughput", "store", "lock", "remote");
+    private static final List<String> SECTIONS = List.of("latency", "throughput", "store", "lock", "remote", "notify");
 
     private BenchMain() {
     }
@@ -98,6 +98,9 @@ public final class BenchMain {
             }
             if (only.contains("remote")) {
                 md.append(remote(f, location, reps, quick ? 100_000 : 500_000));
+            }
+            if (only.contains("notify")) {
+                md.append(notifications(f, location, reps, quick ? 100_000 : 500_000));
             }
         } finally {
             FabricAdmin.remove("shm:" + name);
@@ -191,6 +194,29 @@ public final class BenchMain {
                     Stats.of(ratio.get(i)).median()));
         }
         return md.append('\n').toString();
+    }
+
+    /** Notifications from a second node of this process to node 0: with data against the payload-less notifier. */
+    private static String notifications(Fabric receiver, String location, int reps, int iterations) {
+        List<Double> data = new ArrayList<>();
+        List<Double> plain = new ArrayList<>();
+        try (Fabric sender = Fabric.open(location, FabricOptions.defaults().withCreate(false))) {
+            for (int rep = 0; rep < reps; rep++) {
+                double[] r = NotifyTiming.againstPayloadless(receiver, sender, ThreadLocalRandom.current().nextLong(1, 1L << 40), iterations);
+                data.add(r[0]);
+                plain.add(r[1]);
+            }
+        }
+        Stats ds = Stats.of(data);
+        Stats ps = Stats.of(plain);
+        return "### Notifications: with data against the payload-less notifier (ns per notification, signal to receiver)\n\n"
+                + "| notification | median ns | min | max | million per second (median) |\n|---|---|---|---|---|\n"
+                + String.format(Locale.ROOT, "| with data: 48-bit payload + sender, queued (DataNotifier) | %.1f | %.1f | %.1f | %.2f |%n",
+                        ds.median(), ds.min(), ds.max(), 1e3 / ds.median())
+                + String.format(Locale.ROOT, "| payload-less: a word + the interrupt (Notifier, reference) | %.1f | %.1f | %.1f | %.2f |%n",
+                        ps.median(), ps.min(), ps.max(), 1e3 / ps.median())
+                + String.format(Locale.ROOT, "%n**rate with data / payload-less rate = %.2f** (median of the per-round ratios)%n%n",
+                        perRound(plain, data));
     }
 
     private static void peer(String[] a) {
