@@ -1,6 +1,5 @@
 package dev.memchan;
 
-import dev.memchan.internal.soft.SoftNotificationQueue;
 import dev.memchan.layout.NotifyQueueDescriptor;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.NotificationQueue;
@@ -81,11 +80,10 @@ public final class DataNotifier implements AutoCloseable {
 
     /**
      * Sends {@code payload} (0 .. {@link #MAX_PAYLOAD}) with this node's ID to node {@code node}'s queue, after this
-     * process's earlier stores. Refused with INVALID_ARGUMENT, nothing sent, for a payload out of range, a node out of
-     * range, or a node that has no queue under this key (not a {@link #receiver}).
+     * process's earlier stores. Refused with INVALID_ARGUMENT, nothing sent, for a node out of range, a node that has
+     * no queue under this key (not a {@link #receiver}), or a payload out of range (the backend's check).
      */
     public void signal(int node, long payload) {
-        SoftNotificationQueue.checkPayload(payload);
         if (node < 0 || node >= fabric.maxNodes()) {
             throw new MemchanException(MemchanException.Kind.INVALID_ARGUMENT, "node " + node + " out of range 0.."
                     + (fabric.maxNodes() - 1) + " on " + fabric.location());

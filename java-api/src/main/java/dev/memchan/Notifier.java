@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Wakes a blocked receiver: the signaller stores a new value into a notification word and raises
  * the adapter's interrupt on receive; the waiter polls the word first and then sleeps until the
- * interrupt (soft fabric: a futex on its adapter's NOTIFY_COUNT; board: the driver's poll()).
+ * interrupt (soft fabric: a futex on its adapter's NOTIFY_COUNT; board: the driver's poll()). A waiter learns only
+ * that the word changed; {@link DataNotifier} delivers every notification, with a payload and its sender.
  *
  * <pre>
  *  page 0 of region KEY:  +0  u64 notification word: (signaller node << 48) | signaller's count
