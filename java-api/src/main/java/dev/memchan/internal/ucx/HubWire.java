@@ -25,7 +25,7 @@ public final class HubWire {
     /** The active-message id of messages to a node. */
     public static final int TO_NODE = 41;
     /** The protocol version a node's join fields carry; the hub refuses any other. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     /** The bytes of the envelope before a body. */
     static final int ENVELOPE = 1 + Long.BYTES;
     /** The largest body of a WRITE's runs a sender puts in one message; a larger push is several. */
