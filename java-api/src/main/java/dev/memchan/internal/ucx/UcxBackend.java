@@ -457,8 +457,7 @@ public final class UcxBackend implements Backend, NodeShared {
             }
             e = HubWire.decode(bytes);
         } catch (MemchanException bad) {
-            countErrors(1);
-            System.err.println("memchan " + location + ": from the hub: " + bad.getMessage());
+            countErrors(1, "from the hub: " + bad.getMessage());
             return;
         }
         switch (e.message()) {
@@ -470,8 +469,7 @@ public final class UcxBackend implements Backend, NodeShared {
             }
             case Message.HostReady h -> hostReady.complete(h);
             case Message.Refused r -> {
-                countErrors(1);
-                System.err.println("memchan " + location + ": the hub ends this node's connection: " + r.message());
+                countErrors(1, "the hub ends this node's connection: " + r.message());
             }
             case Message.Sequenced s -> {
                 synchronized (sendLock) {
@@ -488,8 +486,7 @@ public final class UcxBackend implements Backend, NodeShared {
             case Message.Result r -> complete(r.request(), r);
             case Message.TimeReply t -> complete(t.request(), t);
             default -> {
-                countErrors(1);
-                System.err.println("memchan " + location + ": the hub sent " + e.type() + ", which is not a message to a node");
+                countErrors(1, "the hub sent " + e.type() + ", which is not a message to a node");
             }
         }
     }
@@ -584,7 +581,7 @@ public final class UcxBackend implements Backend, NodeShared {
      */
     private void store(long offset, byte[] message, int at, int length) {
         if (offset < 0 || offset + length > data.byteSize()) {
-            countErrors(1);
+            countErrors(1, "a stream's run of " + length + " bytes at " + offset + " outside the " + data.byteSize() + "-byte window");
             return;
         }
         int i = 0;
@@ -744,7 +741,7 @@ public final class UcxBackend implements Backend, NodeShared {
             former.close();
             for (Pending p : inFlight) {
                 if (p.request() instanceof Message.Remote r) {
-                    countErrors(1);
+                    countErrors(1, "remote request " + r.request() + " in flight when the hub at " + formerName + " died");
                     p.answer().completeExceptionally(new MemchanException(Kind.DEVICE_ERROR, "request " + r.request() + " was in flight "
                             + "when the hub at " + formerName + " died: whether node " + r.home() + " applied it is unknown"));
                 } else {
@@ -774,7 +771,8 @@ public final class UcxBackend implements Backend, NodeShared {
                 return;
             }
             hubFailure = failure;
-            countErrors(unconfirmed.size() + queued.size());
+            countErrors(unconfirmed.size() + queued.size(), "writes and notifications the hub had not confirmed, or not sent ("
+                    + reason + ")");
             unconfirmed.clear();
             spareBatches.addAll(queued);
             queued.clear();
@@ -782,7 +780,7 @@ public final class UcxBackend implements Backend, NodeShared {
         }
         if (hostState != null) { // stream messages behind a gap: never applied out of order
             long applied = hostState.applied();
-            countErrors(streamAhead.tailMap(applied, false).size());
+            countErrors(streamAhead.tailMap(applied, false).size(), "stream messages behind a gap after " + applied + " (" + reason + ")");
         }
         streamAhead.clear();
         hostReady.completeExceptionally(failure);
@@ -1311,12 +1309,16 @@ public final class UcxBackend implements Backend, NodeShared {
         return errorsBeforeOpen.get() + (opened == null ? 0 : opened.errorCount());
     }
 
-    /** Counts {@code n} errors: lost writes, stream messages behind a gap, requests whose outcome is unknown. */
-    private void countErrors(int n) {
+    /**
+     * Counts {@code n} errors (lost writes, stream messages behind a gap, requests whose outcome is unknown) and says
+     * what they were on stderr: the count register says how many, the log which.
+     */
+    private void countErrors(int n, String what) {
         SoftFabricBackend opened = soft;
         if (n == 0) {
             return;
         }
+        System.err.println("memchan " + location + " node " + node + ": " + n + " error(s) counted: " + what);
         if (opened == null) {
             errorsBeforeOpen.addAndGet(n);
         } else {

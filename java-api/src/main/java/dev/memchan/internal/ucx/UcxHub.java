@@ -358,6 +358,9 @@ public final class UcxHub implements AutoCloseable {
             case Message.Time t -> // at once: a reading of the clock waits for no standby
                     transmit(port, HubWire.encode(0, new Message.TimeReply(t.request(), System.nanoTime())));
             case Message.Bye _ -> {
+                if (sequencedDue.contains(port)) { // what it sent before leaving is sequenced: it counts none of it as lost
+                    send(port, new Message.Sequenced(port.expected - 1));
+                }
                 drop(port);
                 port.endpoint.close();
             }

@@ -153,7 +153,7 @@ class UcxBackendTest {
             assertTrue(olds.stream().allMatch(v -> v >= 0 && v < 200), "olds are 0..199: " + olds);
             assertTrue(c.ask("fetchadd " + na + " 22 16 1").startsWith("error PERMISSION"), "a grants no atomics on page 22");
             for (UcxPeer p : List.of(a, b, c)) {
-                assertEquals("0", p.request("errors", "errors"));
+                assertEquals("0", p.request("errors", "errors"), p::logTail);
             }
 
             // cluster time: the hub (a thread of this JVM) reads this host's monotonic clock, so each node's
@@ -195,7 +195,7 @@ class UcxBackendTest {
             d.request("barrier", "ok");
             assertEquals("43", c.request("load 8", "value"));
             for (UcxPeer p : List.of(a, b, c, d)) {
-                assertEquals("0", p.request("errors", "errors"));
+                assertEquals("0", p.request("errors", "errors"), p::logTail);
             }
         }
     }

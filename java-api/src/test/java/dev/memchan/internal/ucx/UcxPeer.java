@@ -139,7 +139,8 @@ final class UcxPeer implements AutoCloseable {
         process.waitFor();
     }
 
-    private String logTail() {
+    /** The last lines of the peer's stderr (where a node says what it counted as errors), for an assertion's message. */
+    String logTail() {
         try {
             List<String> all = Files.readAllLines(log);
             return "\n  " + name + " stderr (" + log + "):\n    " + String.join("\n    ", all.subList(Math.max(0, all.size() - 30), all.size()));
