@@ -564,7 +564,8 @@ public final class UcxBackend implements Backend, NodeShared {
                     // every host hears it; the receiver's host alone has the page in the receiver's receive PCT
                     soft.deliverNotification(n.dest(), n.page(), n.sender(), n.payload());
                 } else {
-                    countErrors(1);
+                    countErrors(1, "a notification of page " + n.page() + " to node " + n.dest() + " from node " + n.sender()
+                            + " with payload " + n.payload() + " outside the fabric's bounds");
                 }
                 return null;
             }
