@@ -24,9 +24,18 @@ import java.util.function.Consumer;
 import static dev.memchan.layout.Regs.*;
 
 /**
- * Membership of one node (system page 1): join and leave, the heartbeat agent, failure detection with
- * the {@link Liveness} rule, join/leave events, and the cleanup of a dead node's share of the cluster
- * (its directory entries, its bids) under the cluster lock.
+ * Membership of one node (system page 1): join and leave, the heartbeat, failure detection with the
+ * {@link Liveness} rule, join/leave events, and the cleanup of a dead node's share of the cluster (its
+ * directory entries, its bids) under the cluster lock.
+ * <p>
+ * Two threads per process: the <em>heartbeat</em> thread writes this node's HEARTBEAT every period and
+ * reports its own lateness to {@link Liveness#tickReturned} (local health); the <em>agent</em> watches the
+ * other nodes and does the work a death asks for (a dead process's share of this node, a dead node's
+ * cleanup), which takes the cluster lock and an acknowledge barrier and may take seconds on a lossy
+ * network. Peers judge this node by its heartbeat, so a survivor busy cleaning up after one death must not
+ * look dead itself: the heartbeat goes on while the agent works, as long as the agent's current step is
+ * younger than {@link #agentStallNanos}; an agent stuck longer (a deadlock, a lost hub) stops the heartbeat,
+ * and the cluster then takes the node for dead and releases what it held, as for any death.
  */
 public final class Membership implements AutoCloseable {
 
@@ -58,6 +67,15 @@ public final class Membership implements AutoCloseable {
     }
     private volatile boolean running;
     private Thread agent;
+    private Thread heartbeater;
+    /** When the agent began its current step (System.nanoTime, never 0), or 0 while it sleeps between ticks. */
+    private volatile long agentStepStart;
+    /**
+     * The longest an agent's step may take while the heartbeat goes on: four failure timeouts plus the
+     * backend's acknowledge barrier bound (a cleanup waits for the cluster lock and one barrier).
+     */
+    private final long agentStallNanos;
+    private boolean stallReported;
 
     private final NodeLocal local;
     private final boolean ownsSlot;
@@ -91,6 +109,7 @@ public final class Membership implements AutoCloseable {
         this.lastChange = new long[nodes];
         this.goneSince = new long[nodes];
         this.judgedDead = new boolean[nodes];
+        this.agentStallNanos = 4 * liveness.baseFailureTimeoutNanos() + backend.ackBarrierBound().toNanos();
     }
 
     private long slot(int n) {
@@ -181,6 +200,7 @@ public final class Membership implements AutoCloseable {
             return null;
         }));
         running = true;
+        heartbeater = Thread.ofPlatform().daemon().name("memchan-heartbeat-" + me).start(this::heartbeatLoop);
         agent = Thread.ofPlatform().daemon().name("memchan-agent-" + me).start(this::agentLoop);
     }
 
@@ -226,23 +246,59 @@ public final class Membership implements AutoCloseable {
         local.unregister(s);
     }
 
-    private void agentLoop() {
+    /**
+     * Writes this node's HEARTBEAT every period while the member slot is this incarnation's and the agent is
+     * not stuck (see the class comment); each sleep's lateness is this detector's local health.
+     */
+    private void heartbeatLoop() {
         long lastTick = 0;
-        while (running) {
+        while (running && evicted == null) {
             long tick = System.nanoTime();
             if (lastTick != 0 && tick - lastTick > liveness.baseHandOverNanos() / 2) {
                 // peers judge this node by these heartbeats (another host) or by a survivor's hand-over (this host)
-                System.err.println("memchan: node " + me + " cluster agent: " + (tick - lastTick) / 1_000_000
+                System.err.println("memchan: node " + me + " heartbeat: " + (tick - lastTick) / 1_000_000
                         + " ms between heartbeats (" + timing() + ")");
             }
             lastTick = tick;
+            long step = agentStepStart;
+            try {
+                if (step != 0 && tick - step > agentStallNanos) {
+                    if (!stallReported) {
+                        stallReported = true;
+                        System.err.println("memchan: node " + me + " heartbeat: stopped, the cluster agent has been in one step for "
+                                + (tick - step) / 1_000_000 + " ms (more than " + agentStallNanos / 1_000_000
+                                + " ms): the cluster will take this node for dead and release what it held");
+                    }
+                } else {
+                    MemberSlot mine = member(me);
+                    if (mine.alive() && mine.incarnation() == backend.incarnation() && !backend.fencedOff()) {
+                        tx.setLongVolatile(slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
+                    }
+                }
+            } catch (MemchanException e) {
+                if (!running) {
+                    return;
+                }
+                System.err.println("memchan: node " + me + " heartbeat: " + e.getMessage());
+            } catch (IllegalStateException e) {
+                return; // mappings closed under us: the fabric is closing
+            }
+            long asleep = System.nanoTime();
+            Liveness.sleepNanos(heartbeatPeriodNanos);
+            liveness.tickReturned(heartbeatPeriodNanos, System.nanoTime() - asleep); // local health
+        }
+    }
+
+    private void agentLoop() {
+        while (running) {
+            long began = System.nanoTime();
+            agentStepStart = began == 0 ? 1 : began;
             try {
                 MemberSlot mine = member(me);
                 if (!mine.alive() || mine.incarnation() != backend.incarnation() || backend.fencedOff()) {
                     evicted(mine);
                     return; // this process no longer writes the slot: it is not its node's any more
                 }
-                tx.setLongVolatile(slot(me) + SYS_MEMBER_HEARTBEAT, ++heartbeat);
                 releaseDeadProcesses();
                 watch();
                 directory.syncMulticastRegisters(); // a group changed at another node reaches this adapter
@@ -254,10 +310,15 @@ public final class Membership implements AutoCloseable {
                 System.err.println("memchan: node " + me + " cluster agent: " + e.getMessage());
             } catch (IllegalStateException e) {
                 return; // mappings closed under us: the fabric is closing
+            } finally {
+                agentStepStart = 0;
             }
-            long asleep = System.nanoTime();
+            long took = System.nanoTime() - began;
+            if (took > liveness.baseHandOverNanos() / 2) {
+                System.err.println("memchan: node " + me + " cluster agent: a tick's work took " + took / 1_000_000
+                        + " ms; the heartbeat went on (" + timing() + ")");
+            }
             Liveness.sleepNanos(heartbeatPeriodNanos);
-            liveness.tickReturned(heartbeatPeriodNanos, System.nanoTime() - asleep); // local health
         }
     }
 
@@ -398,12 +459,14 @@ public final class Membership implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        if (agent != null) {
-            agent.interrupt();
-            try {
-                agent.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (Thread t : new Thread[]{heartbeater, agent}) {
+            if (t != null) {
+                t.interrupt();
+                try {
+                    t.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         if (evicted != null) { // the cluster cleaned up after the node: only this process's row is left
