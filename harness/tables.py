@@ -325,9 +325,21 @@ def pair_bench(name, *plusargs, usual=150):
 FIRMWARE = [
     # yosys is single-threaded and reads only the RTL: the two syntheses start first, the hub's
     # (the longer) before the adapter's, and are reported at the end
-    FwJob("synth_hub", 200, [Synth("synth_hub", ["memchan_hub"])], late=True,
-          doc="the hub's synthesis: no latches, no combinational loops, resources, depth"),
-    FwJob("synth", 120, [Synth("synth", [])], late=True, doc="the adapter's synthesis"),
+    # each synthesis fails when a path has more LUT levels than core_clk allows (synth/depth.py,
+    # the clock from the U50 top's MMCM); its control: one level less must fail on the deepest
+    FwJob("synth_hub", 200, [
+        Synth("synth_hub", ["memchan_hub"]),
+        Cmd("synth_hub_depth_control", ["synth/depth_control.sh", "build/synth_hub"]),
+        Show(["synth_hub.log"], r"^depth (limit|within)"),
+        Show(["synth_hub_depth_control.log"], r"^depth control"),
+    ], late=True, doc="the hub's synthesis: no latches, no combinational loops, resources, depth within "
+                      "the clock's limit (one level less must fail)"),
+    FwJob("synth", 120, [
+        Synth("synth", []),
+        Cmd("synth_depth_control", ["synth/depth_control.sh", "build/synth"]),
+        Show(["synth.log"], r"^depth (limit|within)"),
+        Show(["synth_depth_control.log"], r"^depth control"),
+    ], late=True, doc="the adapter's synthesis, its depth within the clock's limit (one level less must fail)"),
     FwJob("checks", 40, [
         Cmd("regmap_check", ["python3", "{root}/regmap/gen.py", "--check"]),
         Cmd("lint", LINT + ["--top-module", "memchan_top"]),

@@ -17,6 +17,11 @@
 //     pend is cleared, and the requests queued until it is awaited again are completed
 //     without it: per sender a count of them, so that none of those waits for it when it is
 //     back). A sender that goes down is owed nothing: its queue and owed count are cleared.
+//   * Pipelining: pushes and consumed ACKs come from the crossbar's grant (the deepest logic
+//     of the hub); both are registered here before they reach the queue and the pending
+//     counts, so a request is queued, and an ACK counted, one cycle after its grant. A receiver
+//     answers a request long after its frame's grant, so no ACK overtakes its request; the
+//     full flag's margin covers the grants in flight (below).
 `default_nettype none
 
 module memchan_hub_ack #(
@@ -45,8 +50,17 @@ module memchan_hub_ack #(
     $error("memchan_hub_ack: DEPTH must be a power of two >= 2");
   end
 
+  // consumed ACKs' counts, registered (per receiver; which sender each is for: ack_q below)
+  logic [PORTS*8-1:0] ack_cnt_q;
+  always_ff @(posedge clk_i) ack_cnt_q <= ack_cnt_i;
+
   for (genvar s = 0; s < PORTS; s++) begin : g_snd
     logic [PORTS-1:0] set_q [DEPTH];
+    // the registered push and its set, and per receiver r an ACK for s registered (counted
+    // only while s is up and r awaited at its grant, as the state it would enter is cleared
+    // then)
+    logic             push_q;
+    logic [PORTS-1:0] push_set_q, ack_q;
     logic [DW:0]      wr_q, rd_q;
     logic [PORTS*8-1:0] pend_q;      // [8*r +: 8]: from receiver r, not merged yet
     logic [7:0]       owed_q;
@@ -62,7 +76,7 @@ module memchan_hub_ack #(
       for (int r = 0; r < PORTS; r++)
         need[r] = head[r] && wait_i[r] && excused_q[(DW+1)*r +: DW+1] == '0;
     end
-    assign held = (wr_q - rd_q) + (DW+1)'(push_i[s]) - (DW+1)'(done);
+    assign held = (wr_q - rd_q) + (DW+1)'(push_q) - (DW+1)'(done);
     always_comb begin
       done = nonempty && (owed_q != 8'hFF);
       for (int r = 0; r < PORTS; r++)
@@ -72,21 +86,33 @@ module memchan_hub_ack #(
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
+        push_q <= 1'b0; ack_q <= '0;
+      end else begin
+        push_q <= push_i[s] && up_i[s];
+        for (int r = 0; r < PORTS; r++)
+          ack_q[r] <= ack_i[r] && ack_dst_i[PW*r +: PW] == PW'(s) && wait_i[r] && up_i[s];
+      end
+    end
+    always_ff @(posedge clk_i) push_set_q <= push_set_i[PORTS*s +: PORTS];
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
         wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
         excused_q <= '0;
       end else if (!up_i[s]) begin
         wr_q <= '0; rd_q <= '0; pend_q <= '0; owed_q <= '0; full_o[s] <= 1'b0;
         excused_q <= '0;
       end else begin
-        if (push_i[s]) wr_q <= wr_q + 1'b1;
+        if (push_q) wr_q <= wr_q + 1'b1;
         if (done) rd_q <= rd_q + 1'b1;
-        // one push per cycle at most: full one entry early
-        full_o[s] <= ((wr_q - rd_q) + (DW+1)'(push_i[s])) >= (DW+1)'(DEPTH - 1);
+        // full_o in cycle c counts the grants up to c-2 (push_q holds c-2's): the grants of
+        // c-1 and c (one a cycle at most) still fit when it is low, so it is high from DEPTH-1
+        full_o[s] <= ((wr_q - rd_q) + (DW+1)'(push_q)) >= (DW+1)'(DEPTH - 1);
         owed_q <= (taken_i[s] ? 8'd0 : owed_q) + 8'(done);
         for (int r = 0; r < PORTS; r++) begin
           logic [8:0] p;
           p = {1'b0, pend_q[8*r +: 8]};
-          if (ack_i[r] && ack_dst_i[PW*r +: PW] == PW'(s)) p = p + {1'b0, ack_cnt_i[8*r +: 8]};
+          if (ack_q[r]) p = p + {1'b0, ack_cnt_q[8*r +: 8]};
           if (done && need[r]) p = p - 9'd1;
           // saturates (only acknowledgements that no request of the queue asked for, e.g.
           // of a port that just came up again, could pile up)
@@ -100,7 +126,7 @@ module memchan_hub_ack #(
       end
     end
     always_ff @(posedge clk_i) begin
-      if (push_i[s]) set_q[wr_q[DW-1:0]] <= push_set_i[PORTS*s +: PORTS];
+      if (push_q) set_q[wr_q[DW-1:0]] <= push_set_q;
     end
   end
 endmodule : memchan_hub_ack

@@ -241,13 +241,13 @@ module memchan_rx_deliver #(
   assign m_bready_o  = 1'b1;
   assign bus_err_o   = m_bvalid_i && (m_bresp_i != 2'b00);
 
-  always_comb begin
-    src_ready_o = 2'b00;
-    if (pick) src_ready_o[pick_src] = 1'b1;
-    if ((st_q == D_SEND && m_wready_i && left_q != 6'd0) ||
-        ((st_q == D_DROP || st_q == D_OPND) && left_q != 6'd0))
-      src_ready_o[src_q] = 1'b1;
-  end
+  // the current frame's source moves a word (outside D_IDLE, so never with pick); both
+  // readies written out bit by bit: an indexed assignment (src_ready_o[pick_src] = 1)
+  // synthesizes into a 32-bit index subtraction in front of the FIFOs' read side
+  logic move;
+  assign move = left_q != 6'd0 && ((st_q == D_SEND && m_wready_i) || st_q == D_DROP || st_q == D_OPND);
+  assign src_ready_o[0] = (pick && !pick_src) || (move && !src_q);
+  assign src_ready_o[1] = (pick && pick_src) || (move && src_q);
 
   assign ack_rcv_o = pick && in_link && (in_hdr[H_TP_LSB +: 4] == TP_ACK);
   assign ack_cnt_o = in_hdr[H_ADDR_LSB +: 8];
@@ -272,17 +272,17 @@ module memchan_rx_deliver #(
       if (ar_fire) ar_q <= 1'b0;
       if (m_wvalid_o && m_wready_i && st_q == D_AWR) wpend_q <= 1'b0;
       // operands of an atomic: the first payload word, then (compare-and-swap) the second
-      if (st_q == D_OPND && src_ready_o[src_q] && cur_valid) begin
+      if (st_q == D_OPND && move && cur_valid) begin
         if (first_q) opa_q <= cur_data;
         else opb_q <= cur_data;
         first_q <= 1'b0;
       end
       bout_q <= bout_q + 8'(aw_fire) - 8'(m_bvalid_i);
       if (aw_fire) aw_q <= 1'b0;
-      if (src_ready_o[src_q] && cur_valid && st_q != D_IDLE) left_q <= left_q - 1'b1;
+      if (move && cur_valid) left_q <= left_q - 1'b1;
       if (w_fire) first_q <= 1'b0;
       // a response's first payload word (written or not)
-      if (resp_q && first_q && src_ready_o[src_q] && cur_valid &&
+      if (resp_q && first_q && move && cur_valid &&
           (st_q == D_SEND || st_q == D_DROP)) begin
         rval_q  <= cur_data;
         first_q <= 1'b0;
@@ -348,7 +348,7 @@ module memchan_rx_deliver #(
                   st_q <= resp_q ? D_DONE : (notify_q || ackreq_q) ? D_WAITB : D_IDLE;
         D_DROP: if (left_q == 6'd0) st_q <= resp_q ? D_DONE : ackreq_q ? D_WAITB : D_IDLE;
         D_DONE: if (bout_q == 8'd0) st_q <= D_IDLE;
-        D_OPND: if (left_q == 6'd0 || (left_q == 6'd1 && src_ready_o[src_q] && cur_valid))
+        D_OPND: if (left_q == 6'd0 || (left_q == 6'd1 && move && cur_valid))
                   st_q <= D_REQ;
         D_REQ: if (!ok_q) st_q <= D_ERESP;
                else if (req_go) begin

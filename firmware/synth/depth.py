@@ -6,14 +6,57 @@ sequential elements (flip-flop, block RAM, LUTRAM, SRL) or ports, traversing MUX
 CARRY cells (counted separately: they add delay but are not LUT levels). Reported for the
 whole design and per instance of the top module (memchan_top or memchan_hub; the instance
 owning the path's end point, a per-port one of the hub named with its generate block).
-Usage: depth.py netlist.json  ->  "depth: <instance> <LUT levels> LUT (+<muxf> MUXF, +<carry>
-CARRY), <start> -> <end>" lines, deepest first.
+Usage: depth.py [--clock au50_top.sv | --limit N] netlist.json  ->  "depth: <instance> <LUT
+levels> LUT (+<muxf> MUXF, +<carry> CARRY), <start> -> <end>" lines, deepest first.
+
+The limit (exit 1 when a path has more LUT levels, each such instance on a "depth over the limit:"
+line): --limit N, or --clock FILE: the limit the core's clock allows, the clock read from the
+board top's MMCM (its u_core_mmcm parameters), so that the clock is stated once. Budget of a
+clock period: 0.5 ns for the launching flop's clock-to-out, the capturing flop's setup and the
+clock's uncertainty, and 0.5 ns per LUT level (the LUT and the net into the next one on an
+UltraScale+ -2 part, where routing is about half of a path's delay: UG949, "Datapath Delay and
+Logic Levels"); MUXF7/8/9 and CARRY8 stay inside a slice (about 0.1 ns, no net) and are not
+counted. At 250 MHz (4.0 ns): 7 levels.
 """
-import json, re, sys
+import argparse, json, math, re, sys
 from functools import lru_cache
 
+PATH_OVERHEAD_NS = 0.5     # clock-to-out + setup + clock uncertainty
+LEVEL_NS = 0.5             # one LUT and its net
+
+
+def clock_period_ns(top_sv):
+    """the period of CLKOUT0 of the MMCME4_BASE u_core_mmcm in top_sv (core_clk)"""
+    text = open(top_sv).read()
+    m = re.search(r"MMCME4_BASE\s*#\((.*?)\)\s*u_core_mmcm", text, re.S)
+    if not m:
+        sys.exit(f"depth.py: no MMCME4_BASE u_core_mmcm in {top_sv}")
+    params = dict((k, float(v)) for k, v in re.findall(r"\.(\w+)\(([0-9.]+)\)", m.group(1)))
+    need = ("CLKIN1_PERIOD", "DIVCLK_DIVIDE", "CLKFBOUT_MULT_F", "CLKOUT0_DIVIDE_F")
+    missing = [k for k in need if k not in params]
+    if missing:
+        sys.exit(f"depth.py: u_core_mmcm in {top_sv} lacks {', '.join(missing)}")
+    return (params["CLKIN1_PERIOD"] * params["DIVCLK_DIVIDE"] * params["CLKOUT0_DIVIDE_F"]
+            / params["CLKFBOUT_MULT_F"])
+
+
+ap = argparse.ArgumentParser(description="LUT levels per instance of a yosys synth_xilinx netlist")
+ap.add_argument("netlist")
+lim = ap.add_mutually_exclusive_group()
+lim.add_argument("--limit", type=int, help="most LUT levels allowed")
+lim.add_argument("--clock", help="the board top whose u_core_mmcm sets the clock, and so the limit")
+args = ap.parse_args()
+limit, basis = args.limit, "given"
+if args.clock:
+    period = clock_period_ns(args.clock)
+    limit = math.floor((period - PATH_OVERHEAD_NS) / LEVEL_NS + 1e-9)
+    basis = (f"core_clk {1000 / period:g} MHz ({period:g} ns, {args.clock}): ({period:g} - "
+             f"{PATH_OVERHEAD_NS}) ns / {LEVEL_NS} ns per level")
+if limit is not None and limit < 1:
+    sys.exit(f"depth.py: a limit of {limit} LUT levels allows no logic")
+
 sys.setrecursionlimit(100000)
-modules = json.load(open(sys.argv[1]))["modules"]
+modules = json.load(open(args.netlist))["modules"]
 top_name = next(n for n, m in modules.items() if m.get("attributes", {}).get("top"))
 top = modules[top_name]
 cells = top["cells"]
@@ -87,5 +130,16 @@ for name, p in top["ports"].items():
                 d = depth(driver[b])
                 if top_name not in per or d[0] > per[top_name][0][0]:
                     per[top_name] = (d, name)
-for inst, (d, end) in sorted(per.items(), key=lambda kv: -kv[1][0][0]):
+ranked = sorted(per.items(), key=lambda kv: -kv[1][0][0])
+for inst, (d, end) in ranked:
     print(f"depth: {inst} {d[0]} LUT (+{d[1]} MUXF, +{d[2]} CARRY), {d[3]} -> {end}")
+if not ranked:
+    sys.exit("depth.py: no combinational path between sequential elements in the netlist")
+if limit is not None:
+    print(f"depth limit: {limit} LUT levels ({basis})")
+    over = [(inst, d[0]) for inst, (d, _) in ranked if d[0] > limit]
+    for inst, levels in over:
+        print(f"depth over the limit: {inst} {levels} LUT levels > {limit}")
+    if over:
+        sys.exit(1)
+    print(f"depth within the limit: deepest {ranked[0][1][0][0]} LUT levels ({ranked[0][0]}) <= {limit}")

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Synthesize the adapter (memchan_top) or the hub (memchan_hub, PORTS at its default of 8)
 # with yosys for AMD Virtex UltraScale+ (Alveo U50, xcu50), check that there are no latches
-# and no combinational loops, and print the resource report.
+# and no combinational loops and that no path has more LUT levels than the core's clock allows
+# (both tops run on core_clk, set by the U50 board top's MMCM: synth/depth.py), and print the
+# resource report.
 # Usage: firmware/synth/synth.sh [outdir [top]]   top: memchan_top (default) or memchan_hub
-#        (log in outdir/yosys.log, report in outdir/stat.txt, logic depth per instance in
-#        outdir/depth.txt, see synth/depth.py)
+#        (log in outdir/yosys.log, report in outdir/stat.txt, logic depth per instance and the
+#        limit in outdir/depth.txt, see synth/depth.py; synth/depth_control.sh outdir is its
+#        negative control)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$here/build/synth}"
@@ -29,8 +32,11 @@ yosys -l "$out/yosys.log" -q -p "
   tee -o $out/stat.txt stat
   write_json $out/netlist.json
 " > /dev/null
-# logic depth (LUT levels) per instance: an estimate, not timing analysis
-python3 synth/depth.py "$out/netlist.json" | tee "$out/depth.txt"
+# logic depth (LUT levels) per instance against the clock's limit: an estimate, not timing
+# analysis (fails after the resource report when a path is over the limit)
+depth_rc=0
+python3 synth/depth.py --clock boards/au50/rtl/au50_top.sv "$out/netlist.json" > "$out/depth.txt" || depth_rc=$?
+cat "$out/depth.txt"
 python3 - "$out/stat.txt" <<'PY'
 import re, sys
 txt = open(sys.argv[1]).read()
@@ -44,3 +50,4 @@ carry = cells.get('CARRY8', 0) + cells.get('CARRY4', 0)
 muxf = sum(v for k, v in cells.items() if k.startswith('MUXF'))
 print(f"resources: LUT {lut}  LUTRAM {lutram} (RAM32M16 cells)  FF {ff}  RAMB36 {b36}  RAMB18 {b18}  DSP {dsp}  CARRY {carry}  MUXF {muxf}")
 PY
+exit $depth_rc
