@@ -5,7 +5,8 @@ No timing analysis: counts the LUT levels of the longest combinational path betw
 sequential elements (flip-flop, block RAM, LUTRAM, SRL) or ports, traversing MUXF7/8/9 and
 CARRY cells (counted separately: they add delay but are not LUT levels). Reported for the
 whole design and per instance of the top module (memchan_top or memchan_hub; the instance
-owning the path's end point, a per-port one of the hub named with its generate block).
+owning the path's end point, named by the net into it, else by the register it feeds; a
+per-port one of the hub named with its generate block).
 Usage: depth.py [--clock au50_top.sv | --limit N] netlist.json  ->  "depth: <instance> <LUT
 levels> LUT (+<muxf> MUXF, +<carry> CARRY), <start> -> <end>" lines, deepest first.
 
@@ -111,6 +112,16 @@ def owner(n):
     m = re.match(inst, n or "") or re.search(r"\$flatten\\" + inst, n or "")
     return m.group(1) if m else top_name
 
+def out_name(c):
+    """the public name of a sequential cell's output (its register), if any"""
+    for port, bits in c["connections"].items():
+        if c["port_directions"].get(port) == "output":
+            for b in bits:
+                if b in netname:
+                    return netname[b]
+    return None
+
+
 per = {}
 for name, c in cells.items():
     if comb(c["type"]):
@@ -119,7 +130,7 @@ for name, c in cells.items():
     for b in inputs(c):
         if b in driver:
             d = depth(driver[b])
-            end = netname.get(b) or flatname.get(b, name)
+            end = netname.get(b) or flatname.get(b) or out_name(c) or name
             inst = owner(end)
             if inst not in per or (d[0], d[1] + d[2]) > (per[inst][0][0], per[inst][0][1] + per[inst][0][2]):
                 per[inst] = (d, end)
