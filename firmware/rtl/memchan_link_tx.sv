@@ -204,11 +204,7 @@ module memchan_link_tx #(
   logic [7:0]  oldest, sdist;
   logic        rx_lack_q, rx_lnak_q;
   logic [7:0]  ack_seq_q;         // sequence number acknowledged (LNAK(e): e - 1)
-  logic [7:0]  ack_next_q;        // ack_seq_q + 1
   logic        ack_ok, do_retry, exhaust, ack_in;
-  logic        unack_none;        // unack_d == 0, without unack_d's subtraction in front of
-                                  // timer_q: an acknowledgement leaves none unacknowledged
-                                  // when it names the newest frame (oldest + unack_q = nseq_q)
   // retry stage: registered causes of a rewind (a valid LNAK, the timeout without progress)
   // and whether frames stayed unacknowledged after that cycle's acknowledgement
   logic        nak_rt_q, tmo_rt_q, unack_nz_q;
@@ -222,7 +218,6 @@ module memchan_link_tx #(
     ack_ok  = ack_in && (sdist < 8'(unack_q));
     free_d  = ack_ok ? fend_q[ack_seq_q[4:0]] : free_q;
     unack_d = unack_q - (ack_ok ? 6'(sdist + 1'b1) : 6'd0);
-    unack_none = ack_ok ? (ack_next_q == nseq_q) : (unack_q == 6'd0);
     // a cycle after the LNAK or the timeout (link acknowledgements are at least two cycles
     // apart, a frame being two words; an acknowledgement in this cycle defers a timeout retry)
     do_retry = retry_en_i && !disc_q && !rew_q && !fl_q && !ack_in && unack_nz_q &&
@@ -244,19 +239,18 @@ module memchan_link_tx #(
       nak_q <= 1'b0; lack_q <= 1'b0; hb_q <= 1'b0; sync_q <= 1'b0; nak_seq_q <= '0; lack_seq_q <= '0;
       rew_q <= 1'b0; fl_q <= 1'b0; rcnt_q <= '0; timer_q <= '0;
       room_q <= 1'b1; ctl_v_q <= 1'b0; ctl_k_q <= CK_NAK;
-      rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; ack_seq_q <= '0; ack_next_q <= 8'd1;
+      rx_lack_q <= 1'b0; rx_lnak_q <= 1'b0; ack_seq_q <= '0;
       nak_rt_q <= 1'b0; tmo_rt_q <= 1'b0; unack_nz_q <= 1'b0;
       for (int i = 0; i < 32; i++) fend_q[i] <= '0;
     end else begin
       rx_lack_q <= rx_lack_i;
       rx_lnak_q <= rx_lnak_i;
       ack_seq_q <= rx_lnak_i ? rx_seq_i - 1'b1 : rx_seq_i;
-      ack_next_q <= rx_lnak_i ? rx_seq_i : rx_seq_i + 1'b1;
       // retry stage (see do_retry); not again while a rewind or flush is pending or taken
       nak_rt_q   <= rx_lnak_q && ack_in && !rew_q && !fl_q && !do_retry;
       tmo_rt_q   <= !ack_ok && retry_en_i && (timer_q >= ack_timeout_i) && !rew_q && !fl_q &&
                     !do_retry;
-      unack_nz_q <= !unack_none;
+      unack_nz_q <= (unack_d != 6'd0);
       // room for a frame next cycle, if this cycle writes a ring word and ends a frame
       room_q <= (space >= (RA+1)'(MAX_FRAME_WORDS + 1)) && (unack_q < 6'(WINDOW - 1));
       // ring write
@@ -278,7 +272,7 @@ module memchan_link_tx #(
       // the timer pauses while the link is back-pressured (the peer cannot answer what it
       // has not taken); resetting it instead would let every stalled control frame (heartbeats,
       // LACKs of the other direction) restart the count, and a lost LNAK would never be recovered
-      if (ack_ok || !retry_en_i || unack_none) timer_q <= '0;
+      if (ack_ok || !retry_en_i || unack_d == 6'd0) timer_q <= '0;
       else if (!(m_tvalid_o && !m_tready_i)) timer_q <= timer_q + 1'b1;
       if (do_retry) begin
         timer_q <= '0;
@@ -355,11 +349,6 @@ module memchan_link_tx #(
       else                              ob_q[1] <= ram_rdata;
     end
   end
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i)
-    if (unack_none != (unack_d == 6'd0))   // both hold in reset (unack_q = 0)
-      $fatal(1, "memchan_link_tx: unack_none %0d against unack_d %0d", unack_none, unack_d);
-`endif
 endmodule : memchan_link_tx
 
 `default_nettype wire
