@@ -71,10 +71,10 @@ HOST = [
          "test JVM in node 1, node JVMs in nodes 2..4, each namespace a host; TCP's rto_min 10 ms; the loss rules' "
          "counters must show drops); needs root, netns, veth, bridge, nf_tables",
          lane="side", argv=["scripts/conformance-ucx-netns", "loss"], beside="board-java", default=False),
-    Host("ucx-netns-cut", "java", 330, "the failure tests on ucx:// across network namespaces with each failure "
+    Host("ucx-netns-cut", "java", 60, "the failure tests on ucx:// across network namespaces with each failure "
          "a node's link cut (scripts/conformance-ucx-netns cut: memchan.test.failureBy=cut), stores between two "
          "survivors arriving in order through a third node's cut; needs root, netns, veth, bridge",
-         lane="side", argv=["scripts/conformance-ucx-netns", "cut"], beside="board-java", default=False),
+         lane="side", argv=["scripts/conformance-ucx-netns", "cut"], beside="board-java"),
     Host("driver-build", "native", 10, "the module builds with -Werror against the kernel's headers"),
     Host("sparse", "native", 10, "sparse (make C=1) is clean", lane="side",
          needs=("env", "kernel", "driver", "tools")),

@@ -86,7 +86,8 @@ final class DataNotifyScenarios {
 
     /**
      * dn-send LOCATION KEY INDEX DATAKEY DEST: sender number INDEX, its data region routed to DEST. "READY node=N",
-     * then per line: "SEND count" (the next count notifications to DEST: "SENT total"), "TRY node payload" (one
+     * then per line: "SEND count" (the next count notifications to DEST, then the acknowledge barrier: "SENT total"),
+     * "TRY node payload" (one
      * notification: "OK" or "REFUSED kind").
      */
     private static void send(Fabric f, long key, int index, long dataKey, int dest) throws IOException {
@@ -104,6 +105,7 @@ final class DataNotifyScenarios {
                         out.segment().set(JAVA_LONG, 0, sent + 1); // a plain store: the notification publishes it
                         n.signal(dest, (long) index << INDEX_SHIFT | sent);
                     }
+                    f.ackBarrier(); // every one has reached the receiver's queue (on a network, or refused there) before SENT
                     say("SENT " + sent);
                 }
                 case "TRY" -> {
