@@ -445,19 +445,23 @@ public final class UcxBackend implements Backend, NodeShared {
      * ({@link #moveToStandby}).
      */
     private void fromHub(byte[] bytes) {
-        Envelope e;
-        try {
+        Envelope e = null;
+        long streamSeq = 0;
+        try { // only what the bytes are: an error of this node's own (its worker closing) is no message lost
             if (bytes.length > 0 && bytes[0] == HubWire.Type.STREAM_WRITE.ordinal()) { // the bulk of the stream: checked, applied in place
-                long seq = HubWire.checked(bytes);
-                if (seq > 0) {
-                    streamAhead.put(seq, bytes);
-                    applyStream();
-                }
-                return;
+                streamSeq = HubWire.checked(bytes);
+            } else {
+                e = HubWire.decode(bytes);
             }
-            e = HubWire.decode(bytes);
         } catch (MemchanException bad) {
             countErrors(1, "from the hub: " + bad.getMessage());
+            return;
+        }
+        if (e == null) {
+            if (streamSeq > 0) {
+                streamAhead.put(streamSeq, bytes);
+                applyStream();
+            }
             return;
         }
         switch (e.message()) {
@@ -534,8 +538,12 @@ public final class UcxBackend implements Backend, NodeShared {
             trySend(a);
         }
         if (any && !appliedDue) {
-            appliedDue = true;
-            worker.execute(this::sendApplied); // after the messages already queued: one acknowledgement for them
+            try {
+                worker.execute(this::sendApplied); // after the messages already queued: one acknowledgement for them
+                appliedDue = true;
+            } catch (MemchanException closing) {
+                // this process is closing: the host's other processes acknowledge, and the hub sends the next receiver what is not
+            }
         }
     }
 
@@ -779,7 +787,7 @@ public final class UcxBackend implements Backend, NodeShared {
             queued.clear();
             sendLock.notifyAll();
         }
-        if (hostState != null) { // stream messages behind a gap: never applied out of order
+        if (hostState != null && !closed) { // stream messages behind a gap (a closing process's are its host's, which another applies)
             long applied = hostState.applied();
             countErrors(streamAhead.tailMap(applied, false).size(), "stream messages behind a gap after " + applied + " (" + reason + ")");
         }
