@@ -111,6 +111,14 @@ struct memchan_backend {
 	 * bytes into the kernel buffer dst (user memory is written after md->lock is dropped)
 	 */
 	int (*remote_copy)(struct memchan_dev *md, struct memchan_remote *r, void *dst);
+	/*
+	 * MEMCHAN_NOTIFY_DATA, validated by the core (node, page, payload, node ID): what the
+	 * receiver's adapter does with the notification (its RX PCT, its queue, its interrupt).
+	 * NULL where the adapter's receive path does that itself (not yet on hardware): EOPNOTSUPP.
+	 */
+	int (*notify_data)(struct memchan_dev *md, struct memchan_notify_data *n);
+	/* MEMCHAN_NOTIFY_QUEUE, validated by the core (page, grant, node ID); NULL: EOPNOTSUPP */
+	int (*notify_queue)(struct memchan_dev *md, struct memchan_notify_queue *q);
 	/* MEMCHAN_PAGE_COUNTERS, validated by the core; NULL: EOPNOTSUPP */
 	int (*page_counters)(struct memchan_dev *md, struct memchan_page_counters *pc);
 	/* zero this node's access counters of a page (its first receive grant) */

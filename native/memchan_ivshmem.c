@@ -486,24 +486,164 @@ static u32 sf_atomic_inc(u32 *p)
 	return atomic_inc_return((atomic_t *)p);
 }
 
+/* node n's receive interrupt of page as its adapter raises it: IRQ_STATUS, RX_NOTIFY_PAGE, count */
+static void mc_sf_rx_interrupt(struct memchan_dev *md, u32 n, u32 page)
+{
+	u32 count;
+
+	sf_atomic_or(sf_reg(md, n, MC_REG_IRQ_STATUS), MC_IRQ_STATUS_RX_NOTIFY_MASK);
+	WRITE_ONCE(*sf_reg(md, n, MC_REG_RX_NOTIFY_PAGE), page);
+	count = sf_atomic_inc(sf_reg(md, n, MC_REG_NOTIFY_COUNT));
+	if (n == md->node_id)
+		memchan_notify_arrived(md, count);
+}
+
 /* The emulated adapter's receive interrupt (docs/soft-fabric.md). */
 static int mc_sf_notify(struct memchan_dev *md, u32 page, u32 *nodes)
 {
 	const u64 want = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK;
-	u32 n, count;
+	u32 n;
 
 	smp_mb();	/* the caller's data stores before the notification */
 	*nodes = 0;
 	for (n = 0; n < md->max_nodes; n++) {
 		if ((READ_ONCE(*sf_rx_pct(md, n, page)) & want) != want)
 			continue;
-		sf_atomic_or(sf_reg(md, n, MC_REG_IRQ_STATUS), MC_IRQ_STATUS_RX_NOTIFY_MASK);
-		WRITE_ONCE(*sf_reg(md, n, MC_REG_RX_NOTIFY_PAGE), page);
-		count = sf_atomic_inc(sf_reg(md, n, MC_REG_NOTIFY_COUNT));
+		mc_sf_rx_interrupt(md, n, page);
 		*nodes |= BIT(n);
-		if (n == md->node_id)
-			memchan_notify_arrived(md, count);
 	}
+	return 0;
+}
+
+/*
+ * Notifications that carry data (docs/soft-fabric.md): a receiver's queue is a
+ * network page of the shared file (memchan_regs.h MC_NQ_*), run by the lock-free
+ * protocol every producer and consumer of the fabric follows (the library's
+ * SoftNotificationQueue): this driver is the receiver's adapter on the
+ * producer's side and a consumer for the files that receive the page. Other
+ * guests and host processes write the page too, so no loop here waits for them
+ * without bound (MEMCHAN_NQ_TRIES).
+ */
+static void *sf_nq(struct memchan_dev *md, u32 page)
+{
+	struct mc_sf_dev *sf = to_sf(md);
+
+	return sf->fab + sf->data_off + (u64)page * md->page_size;
+}
+
+#define SF_NQ_WORD(q, off)	((u64 *)((q) + (off)))
+
+/* the slot of position pos: its index, and its SEQ word (ENTRY follows) */
+static void *sf_nq_slot(struct memchan_dev *md, void *q, u64 pos, u32 *index)
+{
+	div_u64_rem(pos, (md->page_size - MC_NQ_HEADER_SIZE) / MC_NQ_SLOT_SIZE, index);
+	return q + MC_NQ_HEADER_SIZE + (u64)*index * MC_NQ_SLOT_SIZE;
+}
+
+/* 1 enqueued, 0 the queue is full (counted in OVERFLOW), -EAGAIN TAIL never stayed put */
+static int mc_sf_nq_offer(struct memchan_dev *md, u32 page, u64 entry)
+{
+	void *q = sf_nq(md, page), *slot;
+	atomic64_t *tail = (atomic64_t *)SF_NQ_WORD(q, MC_NQ_TAIL);
+	u64 t, seq, free;
+	u32 i, tries;
+
+	for (tries = 0; tries < MEMCHAN_NQ_TRIES; tries++) {
+		t = atomic64_read_acquire(tail);
+		slot = sf_nq_slot(md, q, t, &i);
+		/* pairs with the release of SEQ by the producer or consumer that wrote it last */
+		seq = smp_load_acquire(SF_NQ_WORD(slot, MC_NQ_SLOT_SEQ));
+		free = t - i;
+		if (seq == free) {
+			if (atomic64_cmpxchg(tail, t, t + 1) != t)
+				continue;	/* another producer claimed t */
+			WRITE_ONCE(*SF_NQ_WORD(slot, MC_NQ_SLOT_ENTRY), entry);
+			/* the entry is in place before SEQ says so */
+			smp_store_release(SF_NQ_WORD(slot, MC_NQ_SLOT_SEQ), t + 1 - i);
+			return 1;
+		}
+		if ((s64)seq < (s64)free) {
+			/*
+			 * the slot still holds the entry of one lap before: full. SEQ only
+			 * grows, so TAIL is still t and the count is exact.
+			 */
+			atomic64_inc((atomic64_t *)SF_NQ_WORD(q, MC_NQ_OVERFLOW));
+			return 0;
+		}
+		/* another producer claimed t and filled the slot: read TAIL again */
+	}
+	return -EAGAIN;
+}
+
+/* the oldest entry into *entry, or MEMCHAN_NQ_EMPTY; -EAGAIN HEAD never stayed put */
+static int mc_sf_nq_take(struct memchan_dev *md, u32 page, u64 *entry)
+{
+	const u32 capacity = (md->page_size - MC_NQ_HEADER_SIZE) / MC_NQ_SLOT_SIZE;
+	void *q = sf_nq(md, page), *slot;
+	atomic64_t *head = (atomic64_t *)SF_NQ_WORD(q, MC_NQ_HEAD);
+	u64 h, seq, holding;
+	u32 i, tries;
+
+	for (tries = 0; tries < MEMCHAN_NQ_TRIES; tries++) {
+		h = atomic64_read_acquire(head);
+		slot = sf_nq_slot(md, q, h, &i);
+		/* pairs with the producer's release of SEQ after its entry */
+		seq = smp_load_acquire(SF_NQ_WORD(slot, MC_NQ_SLOT_SEQ));
+		holding = h + 1 - i;
+		if (seq == holding) {
+			if (atomic64_cmpxchg(head, h, h + 1) != h)
+				continue;	/* another consumer took h */
+			/* the defined bits only: all ones stays MEMCHAN_NQ_EMPTY */
+			*entry = READ_ONCE(*SF_NQ_WORD(slot, MC_NQ_SLOT_ENTRY)) &
+				 (MC_NQ_ENTRY_PAYLOAD_MASK | MC_NQ_ENTRY_SENDER_MASK);
+			/* the entry is read before the slot is free for the position a lap later */
+			smp_store_release(SF_NQ_WORD(slot, MC_NQ_SLOT_SEQ), h + capacity - i);
+			return 0;
+		}
+		if ((s64)seq < (s64)holding) {
+			/* not claimed, or claimed and not yet written */
+			*entry = MEMCHAN_NQ_EMPTY;
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+/* What node n's adapter does with a notification that carries data: RX PCT, queue, interrupt */
+static int mc_sf_notify_data(struct memchan_dev *md, struct memchan_notify_data *n)
+{
+	u64 rx = READ_ONCE(*sf_rx_pct(md, n->node, n->page));
+	u64 entry = (((u64)md->node_id << MC_NQ_ENTRY_SENDER_SHIFT) & MC_NQ_ENTRY_SENDER_MASK) |
+		    ((n->payload << MC_NQ_ENTRY_PAYLOAD_SHIFT) & MC_NQ_ENTRY_PAYLOAD_MASK);
+	int ret;
+
+	if (!(rx & MC_RX_PCT_RX_EN_MASK))
+		return -EACCES;
+	smp_mb();	/* the caller's data stores before the notification */
+	ret = mc_sf_nq_offer(md, n->page, entry);
+	if (ret < 0)
+		return ret;
+	n->queued = ret;
+	if (rx & MC_RX_PCT_IRQ_ON_RX_MASK)
+		mc_sf_rx_interrupt(md, n->node, n->page);
+	return 0;
+}
+
+static int mc_sf_notify_queue(struct memchan_dev *md, struct memchan_notify_queue *q)
+{
+	void *nq = sf_nq(md, q->page);
+	u64 head;
+	int ret;
+
+	q->entry = MEMCHAN_NQ_EMPTY;
+	if (q->flags & MEMCHAN_NQ_TAKE) {
+		ret = mc_sf_nq_take(md, q->page, &q->entry);
+		if (ret)
+			return ret;
+	}
+	q->overflow = atomic64_read((atomic64_t *)SF_NQ_WORD(nq, MC_NQ_OVERFLOW));
+	head = atomic64_read((atomic64_t *)SF_NQ_WORD(nq, MC_NQ_HEAD));
+	q->pending = atomic64_read((atomic64_t *)SF_NQ_WORD(nq, MC_NQ_TAIL)) - head;
 	return 0;
 }
 
@@ -914,6 +1054,8 @@ const struct memchan_backend memchan_ivshmem_backend = {
 	.set_node = mc_sf_set_node,
 	.ack_sweep = mc_sf_barrier,
 	.notify = mc_sf_notify,
+	.notify_data = mc_sf_notify_data,
+	.notify_queue = mc_sf_notify_queue,
 	.loopback = mc_sf_loopback,
 	.release_node = mc_sf_release_dead,
 	.remote = mc_sf_remote,

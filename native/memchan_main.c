@@ -486,6 +486,8 @@ static int memchan_ioc_info(struct memchan_dev *md, struct memchan_file *f, void
 	in->flags |= MEMCHAN_INFO_RX_ATTRS | MEMCHAN_INFO_REMOTE;
 	if (be->mcast_group)
 		in->flags |= MEMCHAN_INFO_MCAST_REGS;
+	if (be->notify_data && be->notify_queue)
+		in->flags |= MEMCHAN_INFO_NOTIFY_DATA;
 	in->max_nodes = md->max_nodes;
 	in->page_size = md->page_size;
 	in->page_count = md->page_count;
@@ -855,6 +857,39 @@ static int memchan_ioc_page_counters(struct memchan_dev *md, struct memchan_file
 	return md->be->page_counters(md, pc);
 }
 
+static int memchan_ioc_notify_data(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_notify_data *n = arg;
+
+	if (n->flags || n->pad || n->queued)
+		return -EINVAL;
+	if (n->node >= md->max_nodes || n->page >= md->page_count ||
+	    n->payload > MC_NQ_ENTRY_PAYLOAD_MASK >> MC_NQ_ENTRY_PAYLOAD_SHIFT)
+		return -EINVAL;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	if (!md->be->notify_data)
+		return -EOPNOTSUPP;
+	return md->be->notify_data(md, n);
+}
+
+static int memchan_ioc_notify_queue(struct memchan_dev *md, struct memchan_file *f, void *arg)
+{
+	struct memchan_notify_queue *q = arg;
+
+	if ((q->flags & ~MEMCHAN_NQ_TAKE) || q->pad || q->entry || q->overflow || q->pending)
+		return -EINVAL;
+	if (q->page >= md->page_count)
+		return -EINVAL;
+	if (md->node_id == MEMCHAN_NODE_NONE)
+		return -ENXIO;
+	if (!md->be->notify_queue)
+		return -EOPNOTSUPP;
+	if (!test_bit(q->page, f->rx_map))
+		return -EACCES;
+	return md->be->notify_queue(md, q);
+}
+
 /* MEMCHAN_WAIT runs without md->lock: it sleeps. */
 static int memchan_ioc_wait(struct memchan_dev *md, struct memchan_file *f,
 			    struct memchan_wait *w)
@@ -921,6 +956,9 @@ static const struct memchan_ioc_desc memchan_iocs[] = {
 	{ MEMCHAN_PAGE_COUNTERS, sizeof(struct memchan_page_counters), true,
 	  memchan_ioc_page_counters },
 	{ MEMCHAN_MCAST_GROUP, sizeof(struct memchan_mcast_group), true, memchan_ioc_mcast_group },
+	{ MEMCHAN_NOTIFY_DATA, sizeof(struct memchan_notify_data), true, memchan_ioc_notify_data },
+	{ MEMCHAN_NOTIFY_QUEUE, sizeof(struct memchan_notify_queue), true,
+	  memchan_ioc_notify_queue },
 };
 
 union memchan_ioc_arg {
@@ -939,6 +977,8 @@ union memchan_ioc_arg {
 	struct memchan_remote remote;
 	struct memchan_page_counters counters;
 	struct memchan_mcast_group mcast;
+	struct memchan_notify_data notify_data;
+	struct memchan_notify_queue notify_queue;
 };
 
 static long memchan_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

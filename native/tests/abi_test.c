@@ -3,8 +3,8 @@
  * abi_test: the ABI of /dev/memchanN on the ivshmem backend (boot abi), one
  * test per case, in order on one fresh fabric: argsz, flags and reserved
  * checks, node claims, grants and the PCT, mmap, notification, barrier,
- * remote read and atomics, the transmit PCT rule's vectors, sysfs, an
- * unprivileged user, an ioctl fuzz. Needs root; node 0 is set by
+ * remote read and atomics, notifications that carry data, the transmit PCT
+ * rule's vectors, sysfs, an unprivileged user, an ioctl fuzz. Needs root; node 0 is set by
  * set_node_claims_block.
  *
  *   abi_test [-l | -t TEST]
@@ -835,6 +835,205 @@ MC_TEST(abi, remote_ops)
 	CHECK(counters(a, 230, 0, 0).reads == 0);
 }
 
+/* MEMCHAN_NOTIFY_DATA: -errno or 0, *queued as the driver answered */
+static int notify_data(int fd, uint32_t node, uint32_t page, uint64_t payload, uint32_t *queued)
+{
+	struct memchan_notify_data n = { .argsz = sizeof(n), .node = node, .page = page,
+					 .payload = payload };
+	int ret = ioctl(fd, MEMCHAN_NOTIFY_DATA, &n);
+
+	if (queued)
+		*queued = n.queued;
+	return ret;
+}
+
+/* MEMCHAN_NOTIFY_QUEUE of page with flags; the struct as the driver filled it */
+static int notify_queue(int fd, uint32_t page, uint32_t flags, struct memchan_notify_queue *q)
+{
+	*q = (struct memchan_notify_queue){ .argsz = sizeof(*q), .flags = flags, .page = page };
+	return ioctl(fd, MEMCHAN_NOTIFY_QUEUE, q);
+}
+
+static uint64_t nq_entry(uint32_t sender, uint64_t payload)
+{
+	return (uint64_t)sender << MC_NQ_ENTRY_SENDER_SHIFT | payload << MC_NQ_ENTRY_PAYLOAD_SHIFT;
+}
+
+/*
+ * Notifications that carry data, refused: every bad argument and every page the
+ * receiver does not receive leaves the queue page, OVERFLOW and both nodes'
+ * interrupt registers as they were; then one that is taken.
+ */
+MC_TEST(abi, notify_data_refused_changes_nothing)
+{
+	int fd = dev_open(), other = dev_open();
+	struct memchan_info in = info(fd);
+	uint64_t ps = in.page_size, max = MC_NQ_ENTRY_PAYLOAD_MASK >> MC_NQ_ENTRY_PAYLOAD_SHIFT;
+	size_t len;
+	char *fab = ctl_map(&len), *nq = fab + U64(fab, MC_SF_HDR_DATA_OFFSET) + 205 * ps;
+	char *nb0 = node_block(fab, 0), *nb1 = node_block(fab, 1), before[8192];
+	uint32_t count0 = U32(nb0, MC_REG_NOTIFY_COUNT), count1 = U32(nb1, MC_REG_NOTIFY_COUNT);
+	struct memchan_notify_data bad = { .argsz = sizeof(bad), .page = 205, .payload = 1 };
+	struct memchan_notify_queue q;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t buf[8] = { 0 };
+	uint32_t queued = 7;
+
+	CHECK(in.flags & MEMCHAN_INFO_NOTIFY_DATA);
+	CHECK(in.node_id == 0 && ps <= sizeof(before));
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 205, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	memcpy(before, nq, ps);
+	/* the struct's own fields */
+	bad.flags = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_DATA, &bad), EINVAL);
+	bad.flags = 0;
+	bad.pad = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_DATA, &bad), EINVAL);
+	bad.pad = 0;
+	bad.queued = 1;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_DATA, &bad), EINVAL);
+	bad.queued = 0;
+	bad.argsz = sizeof(bad) - 8;
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_DATA, &bad), EINVAL);
+	bad.argsz = sizeof(buf);
+	memcpy(buf, &bad, sizeof(bad));
+	bad.argsz = sizeof(bad);
+	buf[7] = 1;	/* a non-zero byte beyond the struct */
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_DATA, buf), E2BIG);
+	/* node, page, payload out of range */
+	EXPECT_ERR(notify_data(fd, in.max_nodes, 205, 1, NULL), EINVAL);
+	EXPECT_ERR(notify_data(fd, MEMCHAN_NODE_NONE, 205, 1, NULL), EINVAL);
+	EXPECT_ERR(notify_data(fd, 0, in.page_count, 1, NULL), EINVAL);
+	EXPECT_ERR(notify_data(fd, 0, 205, max + 1, NULL), EINVAL);
+	EXPECT_ERR(notify_data(fd, 0, 205, ~0ULL, NULL), EINVAL);
+	/* the receiver's RX PCT: node 0 does not receive 206, node 1 not 205 */
+	EXPECT_ERR(notify_data(fd, 0, 206, 1, NULL), EACCES);
+	EXPECT_ERR(notify_data(fd, 1, 205, 1, NULL), EACCES);
+	/* the queue's side: flags, out fields, range, the receive grant of the file */
+	EXPECT_ERR(notify_queue(fd, 205, 2, &q), EINVAL);
+	q = (struct memchan_notify_queue){ .argsz = sizeof(q), .page = 205, .pad = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_QUEUE, &q), EINVAL);
+	q = (struct memchan_notify_queue){ .argsz = sizeof(q), .page = 205, .entry = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_QUEUE, &q), EINVAL);
+	q = (struct memchan_notify_queue){ .argsz = sizeof(q), .page = 205, .pending = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_QUEUE, &q), EINVAL);
+	q = (struct memchan_notify_queue){ .argsz = sizeof(q), .flags = MEMCHAN_NQ_TAKE,
+					   .page = 205, .overflow = 1 };
+	EXPECT_ERR(ioctl(fd, MEMCHAN_NOTIFY_QUEUE, &q), EINVAL);
+	EXPECT_ERR(notify_queue(fd, in.page_count, MEMCHAN_NQ_TAKE, &q), EINVAL);
+	EXPECT_ERR(notify_queue(fd, 206, MEMCHAN_NQ_TAKE, &q), EACCES);
+	EXPECT_ERR(notify_queue(other, 205, MEMCHAN_NQ_TAKE, &q), EACCES);	/* no grant */
+	CHECK(memcmp(before, nq, ps) == 0);
+	CHECK(U32(nb0, MC_REG_NOTIFY_COUNT) == count0 && U32(nb1, MC_REG_NOTIFY_COUNT) == count1);
+	CHECK(poll(&pfd, 1, 0) == 0);
+	EXPECT_OK(notify_queue(fd, 205, MEMCHAN_NQ_TAKE, &q));
+	CHECK(q.entry == MEMCHAN_NQ_EMPTY && q.overflow == 0 && q.pending == 0);
+
+	/* the largest payload is taken, the receive interrupt raised */
+	EXPECT_OK(notify_data(other, 0, 205, max, &queued));
+	CHECK(queued == 1);
+	CHECK(U32(nb0, MC_REG_NOTIFY_COUNT) == count0 + 1);
+	CHECK(U32(nb0, MC_REG_RX_NOTIFY_PAGE) == 205);
+	CHECK(poll(&pfd, 1, 2000) == 1 && (pfd.revents & POLLIN));
+	EXPECT_OK(notify_queue(fd, 205, 0, &q));
+	CHECK(q.entry == MEMCHAN_NQ_EMPTY && q.pending == 1);
+	EXPECT_OK(notify_queue(fd, 205, MEMCHAN_NQ_TAKE, &q));
+	CHECK(q.entry == nq_entry(0, max) && q.pending == 0 && q.overflow == 0);
+	EXPECT_OK(notify_queue(fd, 205, MEMCHAN_NQ_TAKE, &q));
+	CHECK(q.entry == MEMCHAN_NQ_EMPTY);
+	CHECK(U64(nq, MC_NQ_TAIL) == 1 && U64(nq, MC_NQ_HEAD) == 1);
+}
+
+/*
+ * A full queue counts exactly what it refused and keeps the first capacity
+ * entries in order; drained, it takes more across the end of its slots. Without
+ * IRQ_ON_RX nobody is woken.
+ */
+MC_TEST(abi, notify_data_overflow_counted)
+{
+	int fd = dev_open();
+	uint64_t ps = info(fd).page_size, i, cap = (ps - MC_NQ_HEADER_SIZE) / MC_NQ_SLOT_SIZE;
+	size_t len;
+	char *fab = ctl_map(&len), *nq = fab + U64(fab, MC_SF_HDR_DATA_OFFSET) + 207 * ps;
+	uint32_t count0 = U32(node_block(fab, 0), MC_REG_NOTIFY_COUNT), queued, taken = 0;
+	struct memchan_notify_queue q;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 207, 1, 0, 0, NULL));
+	for (i = 0; i < cap + 5; i++) {
+		EXPECT_OK(notify_data(fd, 0, 207, 1000 + i, &queued));
+		EXPECT(queued == (i < cap), "notification %llu: queued %u", (unsigned long long)i,
+		       queued);
+	}
+	EXPECT_OK(notify_queue(fd, 207, 0, &q));
+	CHECK(q.overflow == 5 && q.pending == cap && U64(nq, MC_NQ_OVERFLOW) == 5);
+	for (i = 0; i < cap; i++) {
+		EXPECT_OK(notify_queue(fd, 207, MEMCHAN_NQ_TAKE, &q));
+		taken += q.entry == nq_entry(0, 1000 + i);
+	}
+	EXPECT(taken == cap, "%u of %llu entries in order", taken, (unsigned long long)cap);
+	EXPECT_OK(notify_queue(fd, 207, MEMCHAN_NQ_TAKE, &q));
+	CHECK(q.entry == MEMCHAN_NQ_EMPTY && q.pending == 0 && q.overflow == 5);
+	for (i = 0; i < 3; i++) {
+		EXPECT_OK(notify_data(fd, 0, 207, 7 + i, &queued));
+		CHECK(queued == 1);
+	}
+	for (i = 0; i < 3; i++) {
+		EXPECT_OK(notify_queue(fd, 207, MEMCHAN_NQ_TAKE, &q));
+		CHECK(q.entry == nq_entry(0, 7 + i));
+	}
+	CHECK(q.pending == 0 && q.overflow == 5);
+	CHECK(U64(nq, MC_NQ_TAIL) == cap + 3 && U64(nq, MC_NQ_HEAD) == cap + 3);
+	CHECK(U32(node_block(fab, 0), MC_REG_NOTIFY_COUNT) == count0);
+}
+
+/*
+ * Into another node's queue (node 1 as a host process of the fabric would be: its
+ * RX PCT written through the control node): the sender's ID in the entry, the
+ * receiver's interrupt raised. A slot whose SEQ no producer could have written
+ * (a page that holds no queue) is refused with EAGAIN, nothing changed.
+ */
+MC_TEST(abi, notify_data_other_node_and_bad_page)
+{
+	int fd = dev_open();
+	struct memchan_info in = info(fd);
+	uint64_t ps = in.page_size;
+	size_t len;
+	char *fab = ctl_map(&len), *data = fab + U64(fab, MC_SF_HDR_DATA_OFFSET);
+	char *nb1 = node_block(fab, 1), *nq = data + 208 * ps, *nq2 = data + 212 * ps;
+	volatile uint64_t *rx1 = (volatile uint64_t *)(nb1 +
+		mc_sf_rx_pct_offset(ps, in.page_count) + 208 * MC_RX_PCT_ENTRY_SIZE);
+	uint32_t count1 = U32(nb1, MC_REG_NOTIFY_COUNT), count0, queued;
+	uint32_t status1 = U32(nb1, MC_REG_IRQ_STATUS), page1 = U32(nb1, MC_REG_RX_NOTIFY_PAGE);
+	struct memchan_notify_queue q;
+
+	*rx1 = MC_RX_PCT_RX_EN_MASK | MC_RX_PCT_IRQ_ON_RX_MASK;
+	EXPECT_OK(notify_data(fd, 1, 208, 0xabcdef, &queued));
+	CHECK(queued == 1);
+	CHECK(U64(nq, MC_NQ_TAIL) == 1);
+	CHECK(U64(nq, MC_NQ_HEADER_SIZE + MC_NQ_SLOT_SEQ) == 1);
+	CHECK(U64(nq, MC_NQ_HEADER_SIZE + MC_NQ_SLOT_ENTRY) == nq_entry(0, 0xabcdef));
+	CHECK(U32(nb1, MC_REG_NOTIFY_COUNT) == count1 + 1);
+	CHECK(U32(nb1, MC_REG_IRQ_STATUS) & MC_IRQ_STATUS_RX_NOTIFY_MASK);
+	CHECK(U32(nb1, MC_REG_RX_NOTIFY_PAGE) == 208);
+	EXPECT_ERR(notify_queue(fd, 208, MEMCHAN_NQ_TAKE, &q), EACCES);	/* node 1's, not ours */
+	*rx1 = 0;
+	U32(nb1, MC_REG_IRQ_STATUS) = status1;
+	U32(nb1, MC_REG_RX_NOTIFY_PAGE) = page1;
+	U32(nb1, MC_REG_NOTIFY_COUNT) = count1;
+
+	EXPECT_OK(grant(fd, MEMCHAN_GRANT_RX, 212, 1, 0, MEMCHAN_RX_IRQ, NULL));
+	count0 = U32(node_block(fab, 0), MC_REG_NOTIFY_COUNT);
+	U64(nq2, MC_NQ_HEADER_SIZE + MC_NQ_SLOT_SEQ) = 5;	/* ahead of every position */
+	EXPECT_ERR(notify_data(fd, 0, 212, 1, NULL), EAGAIN);
+	CHECK(U64(nq2, MC_NQ_TAIL) == 0 && U64(nq2, MC_NQ_OVERFLOW) == 0);
+	CHECK(U32(node_block(fab, 0), MC_REG_NOTIFY_COUNT) == count0);
+	U64(nq2, MC_NQ_HEADER_SIZE + MC_NQ_SLOT_SEQ) = 0;
+	EXPECT_OK(notify_data(fd, 0, 212, 1, &queued));
+	CHECK(queued == 1 && U32(node_block(fab, 0), MC_REG_NOTIFY_COUNT) == count0 + 1);
+	EXPECT_OK(notify_queue(fd, 212, MEMCHAN_NQ_TAKE, &q));
+	CHECK(q.entry == nq_entry(0, 1));
+}
+
 MC_TEST(abi, one_route_per_page_across_nodes)
 {
 	int fd = dev_open();
@@ -957,7 +1156,7 @@ static const unsigned int fuzz_cmds[] = {
 	MEMCHAN_GET_API_VERSION, MEMCHAN_INFO, MEMCHAN_SET_NODE, MEMCHAN_PCT, MEMCHAN_GRANT,
 	MEMCHAN_REVOKE, MEMCHAN_BARRIER, MEMCHAN_WAIT, MEMCHAN_SET_EVENTFD, MEMCHAN_NOTIFY,
 	MEMCHAN_LOOPBACK, MEMCHAN_ERRCNT, MEMCHAN_REG_READ, MEMCHAN_RELEASE_NODE,
-	MEMCHAN_REMOTE, MEMCHAN_PAGE_COUNTERS,
+	MEMCHAN_REMOTE, MEMCHAN_PAGE_COUNTERS, MEMCHAN_NOTIFY_DATA, MEMCHAN_NOTIFY_QUEUE,
 };
 
 static const uint32_t fuzz_sizes[] = {
@@ -966,7 +1165,8 @@ static const uint32_t fuzz_sizes[] = {
 	sizeof(struct memchan_wait), sizeof(struct memchan_eventfd), sizeof(struct memchan_notify),
 	sizeof(struct memchan_loopback), sizeof(struct memchan_errcnt), sizeof(struct memchan_reg),
 	sizeof(struct memchan_release), sizeof(struct memchan_remote),
-	sizeof(struct memchan_page_counters),
+	sizeof(struct memchan_page_counters), sizeof(struct memchan_notify_data),
+	sizeof(struct memchan_notify_queue),
 };
 
 MC_TEST(abi, ioctl_fuzz)

@@ -197,8 +197,8 @@ fi
 # their own assumptions: BadInput's soft-fabric file cases (a file's mode, magic and size, and
 # creating over it: there is no file) and its other-uid case (a soft fabric's file mode); Failure's
 # eviction (a node staged in its own PID namespace: unshare --user --pid, which the guest lacks);
-# notifications that carry data (the driver and the adapter have no notification queue yet: dev:
-# refuses them with UNSUPPORTED, docs/architecture.md, "Notifications that carry data")
+# notifications that carry data (the board's adapter has no notification queue yet: dev: refuses
+# them there with UNSUPPORTED, docs/architecture.md, "Notifications that carry data")
 cannot="BadInputConformanceTest.fabricFilesAreCreatedGroupReadWriteOnly()
 BadInputConformanceTest.wrongMagicVersionOrSizeIsRefusedAndNeverWritten()
 BadInputConformanceTest.creatingOverAnExistingFileIsRefused()

@@ -69,6 +69,12 @@
  * directory's mask itself)
  */
 #define MEMCHAN_INFO_MCAST_REGS	(1U << 4)
+/*
+ * out: the driver carries notifications that carry data, MEMCHAN_NOTIFY_DATA and
+ * MEMCHAN_NOTIFY_QUEUE (ivshmem; each answers EOPNOTSUPP where this is clear: the
+ * board's adapter does not enqueue them yet)
+ */
+#define MEMCHAN_INFO_NOTIFY_DATA	(1U << 5)
 struct memchan_info {
 	__u32 argsz;
 	__u32 flags;
@@ -375,6 +381,60 @@ struct memchan_mcast_group {
 	__u32 mask;		/* in with WRITE; out: the register */
 };
 
+/*
+ * MEMCHAN_NOTIFY_DATA (MEMCHAN_INFO_NOTIFY_DATA): a notification that carries data
+ * (docs/driver.md): payload and this node's ID into node node's notification
+ * queue in network page "page" (memchan_regs.h MC_NQ_*: the page in the receiver's
+ * memory), after the caller's earlier stores, as the receiver's adapter enqueues
+ * it: the receiver's RX PCT entry of page must have RX_EN (else EACCES, nothing
+ * changed); when the queue is full the notification is counted in its OVERFLOW
+ * word instead (queued = 0), else queued = 1; then, where the entry has
+ * IRQ_ON_RX, the receiver's receive interrupt (IRQ_STATUS.RX_NOTIFY,
+ * RX_NOTIFY_PAGE, NOTIFY_COUNT: MEMCHAN_WAIT, poll, read and the eventfd wake).
+ * The caller needs no grant of the page. node may be this node.
+ * EINVAL: flags, non-zero pad or queued, node >= max_nodes, page >= page_count,
+ * payload above MC_NQ_ENTRY_PAYLOAD_MASK; ENXIO without a node ID; EAGAIN when
+ * TAIL moved under MEMCHAN_NQ_TRIES attempts in a row (producers racing without
+ * end, or a page that does not hold a queue), nothing enqueued or counted;
+ * EOPNOTSUPP on hardware.
+ */
+#define MEMCHAN_NQ_TRIES	4096
+struct memchan_notify_data {
+	__u32 argsz;
+	__u32 flags;
+	__u32 node;
+	__u32 page;
+	__u64 payload;		/* 48 bits: MC_NQ_ENTRY_PAYLOAD_MASK */
+	__u32 queued;		/* out: 1 enqueued, 0 counted in OVERFLOW */
+	__u32 pad;
+};
+
+/*
+ * MEMCHAN_NOTIFY_QUEUE (MEMCHAN_INFO_NOTIFY_DATA): this node's notification
+ * queue in network page "page", which the open file must hold a receive grant of
+ * (else EACCES): its OVERFLOW word and the entries pending (TAIL - HEAD); with
+ * MEMCHAN_NQ_TAKE first take the oldest entry as a consumer of the queue does
+ * (several files and processes may take from one queue; each entry goes to one).
+ * entry: the ENTRY word taken (payload and sender, MC_NQ_ENTRY_*), or
+ * MEMCHAN_NQ_EMPTY when the queue is empty (or without TAKE). The receiver waits
+ * for entries on the receive interrupt: a receive grant with MEMCHAN_RX_IRQ, then
+ * MEMCHAN_WAIT, poll, read or the eventfd, as for MEMCHAN_NOTIFY.
+ * EINVAL: unknown flags, non-zero pad or out fields, page >= page_count; ENXIO
+ * without a node ID; EAGAIN when HEAD moved under MEMCHAN_NQ_TRIES attempts in a
+ * row, nothing taken; EOPNOTSUPP on hardware.
+ */
+#define MEMCHAN_NQ_TAKE		(1U << 0)
+#define MEMCHAN_NQ_EMPTY	0xffffffffffffffffULL
+struct memchan_notify_queue {
+	__u32 argsz;
+	__u32 flags;
+	__u32 page;
+	__u32 pad;
+	__u64 entry;		/* out */
+	__u64 overflow;		/* out */
+	__u64 pending;		/* out */
+};
+
 #define MEMCHAN_IOC_MAGIC	0xB7
 
 #define MEMCHAN_GET_API_VERSION	_IO(MEMCHAN_IOC_MAGIC, 0x00)
@@ -394,5 +454,7 @@ struct memchan_mcast_group {
 #define MEMCHAN_REMOTE		_IO(MEMCHAN_IOC_MAGIC, 0x0e)
 #define MEMCHAN_PAGE_COUNTERS	_IO(MEMCHAN_IOC_MAGIC, 0x0f)
 #define MEMCHAN_MCAST_GROUP	_IO(MEMCHAN_IOC_MAGIC, 0x10)
+#define MEMCHAN_NOTIFY_DATA	_IO(MEMCHAN_IOC_MAGIC, 0x11)
+#define MEMCHAN_NOTIFY_QUEUE	_IO(MEMCHAN_IOC_MAGIC, 0x12)
 
 #endif /* _UAPI_LINUX_MEMCHAN_H */

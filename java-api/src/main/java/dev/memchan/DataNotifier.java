@@ -21,8 +21,8 @@ import java.time.Duration;
  * nothing, and may be called from any thread; several processes of one node may poll one queue, each entry
  * going to one of them.
  *
- * <p>Backends: the soft fabric and {@code ucx:} carry them; the driver's {@code dev:} backend (ivshmem and the
- * board) refuses both factories with UNSUPPORTED: neither the driver nor the adapter has a notification queue yet.
+ * <p>Backends: the soft fabric, {@code ucx:} and the driver's {@code dev:} backend on ivshmem carry them; on a board
+ * {@code dev:} refuses both factories with UNSUPPORTED: the adapter has no notification queue yet.
  */
 public final class DataNotifier implements AutoCloseable {
     /** The payload's width. */

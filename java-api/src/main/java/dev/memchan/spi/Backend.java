@@ -111,13 +111,13 @@ public interface Backend extends AutoCloseable {
 
     /**
      * Refuses with UNSUPPORTED unless this backend carries notifications with data ({@link #postNotification},
-     * {@link #openNotificationQueue}). The soft fabric and {@code ucx:} do; the driver and its adapters have no
-     * notification queue yet.
+     * {@link #openNotificationQueue}). The soft fabric, {@code ucx:} and the driver on ivshmem do; a board's adapter
+     * has no notification queue yet.
      */
     default void requireNotificationData() {
         throw new dev.memchan.MemchanException(dev.memchan.MemchanException.Kind.UNSUPPORTED,
-                location() + ": notifications that carry data are not supported on this backend: the driver and the adapter"
-                        + " have no notification queue yet (docs/architecture.md, \"Notifications that carry data\")");
+                location() + ": notifications that carry data are not supported on this backend"
+                        + " (docs/architecture.md, \"Notifications that carry data\")");
     }
 
     /**

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * Notifications that carry data ({@link DataNotifier}) across real processes: payload and sender arrive in order
  * per sender and after the sender's earlier stores, none is lost while the receiver does not poll, a full queue
  * counts exactly the notifications it refused, and bad input is refused with nothing changed. Skipped, by an
- * assumption that quotes the backend's refusal, where the backend has no notification queue (the driver's).
+ * assumption that quotes the backend's refusal, where the backend has no notification queue (a board's adapter).
  */
 class DataNotificationConformanceTest {
     private static final Duration T = TestBackend.allowance(Duration.ofSeconds(180));

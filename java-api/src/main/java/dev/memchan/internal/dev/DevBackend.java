@@ -4,10 +4,13 @@ import dev.memchan.MemchanException;
 import dev.memchan.MemchanException.Kind;
 import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
+import dev.memchan.internal.soft.SoftNotificationQueue;
+import dev.memchan.layout.NotifyQueueDescriptor;
 import dev.memchan.layout.RxPct;
 import dev.memchan.layout.TxPct;
 import dev.memchan.spi.Backend;
 import dev.memchan.spi.MappedGrant;
+import dev.memchan.spi.NotificationQueue;
 import dev.memchan.spi.RemoteWindow;
 
 import java.io.IOException;
@@ -57,10 +60,13 @@ public final class DevBackend implements Backend {
     private final long incarnation;
     /** The driver reads and writes the adapter's MCAST_GROUP registers (MEMCHAN_INFO_MCAST_REGS). */
     private final boolean multicastRegisters;
+    /** The driver carries notifications with data on this adapter (MEMCHAN_INFO_NOTIFY_DATA). */
+    private final boolean notificationData;
     private final int[] txRefs;
     private final int[] rxRefs;
     private final List<MappedGrant> grants = new ArrayList<>();
     private final List<DevRemoteWindow> remotes = new ArrayList<>();
+    private final List<DevNotificationQueue> queues = new ArrayList<>();
     private boolean closed;
     /** A descriptor of the device this backend holds a flock through ({@link AdapterGlob}), or -1. */
     private int heldLock = -1;
@@ -97,6 +103,7 @@ public final class DevBackend implements Backend {
         this.caps = Uapi.memchan_info.caps(info);
         this.incarnation = Uapi.memchan_info.incarnation(info);
         this.multicastRegisters = (Uapi.memchan_info.flags(info) & Uapi.INFO_MCAST_REGS) != 0;
+        this.notificationData = (Uapi.memchan_info.flags(info) & Uapi.INFO_NOTIFY_DATA) != 0;
         this.txRefs = new int[pageCount];
         this.rxRefs = new int[pageCount];
     }
@@ -127,6 +134,11 @@ public final class DevBackend implements Backend {
         MemorySegment s = arena.allocate(layout);
         s.set(JAVA_INT, layout.byteOffset(MemoryLayout.PathElement.groupElement("argsz")), (int) layout.byteSize());
         return s;
+    }
+
+    /** A zeroed argument struct of {@code layout} per thread, reused by every call of that thread. */
+    static ThreadLocal<MemorySegment> threadArgs(StructLayout layout) {
+        return ThreadLocal.withInitial(() -> args(Arena.ofAuto(), layout));
     }
 
     private void ioctl(long request, MemorySegment arg, String what) throws ErrnoException {
@@ -669,6 +681,59 @@ public final class DevBackend implements Backend {
         }
     }
 
+    private static final ThreadLocal<MemorySegment> NOTIFY_DATA_ARGS = threadArgs(Uapi.memchan_notify_data.LAYOUT);
+
+    /**
+     * The driver's ivshmem backend carries them (MEMCHAN_INFO_NOTIFY_DATA); a board's adapter does not enqueue
+     * them yet, and the driver answers for it with UNSUPPORTED.
+     */
+    @Override
+    public void requireNotificationData() {
+        if (!notificationData) {
+            throw new MemchanException(Kind.UNSUPPORTED, location + ": notifications that carry data are not supported on "
+                    + (backendKind == Uapi.BACKEND_HW ? "the board: its adapter's receive path has no notification queue yet"
+                    : "this driver backend") + " (the driver carries them on ivshmem; docs/architecture.md, \"Notifications"
+                    + " that carry data\")");
+        }
+    }
+
+    /** MEMCHAN_NOTIFY_DATA: the driver checks the receiver's RX PCT, enqueues and raises its interrupt. */
+    @Override
+    public void postNotification(int dest, int page, long payload) {
+        ensureOpen();
+        requireNotificationData();
+        SoftNotificationQueue.checkNotification(dest, maxNodes, page, pageCount, payload);
+        MemorySegment s = NOTIFY_DATA_ARGS.get();
+        Uapi.memchan_notify_data.node(s, dest);
+        Uapi.memchan_notify_data.page(s, page);
+        Uapi.memchan_notify_data.payload(s, payload);
+        Uapi.memchan_notify_data.queued(s, 0); // an output: the driver wants it 0 on the way in
+        try {
+            ioctl(Uapi.NOTIFY_DATA, s, "notify data");
+        } catch (ErrnoException e) {
+            if (e.errno() == Posix.EACCES) {
+                throw new MemchanException(Kind.PERMISSION, "node " + dest + " does not receive page " + page
+                        + " (its receive PCT there is without RX_EN): no notification queue of it there", e);
+            }
+            throw fail("notification with data to node " + dest + " in page " + page, e);
+        }
+    }
+
+    @Override
+    public synchronized NotificationQueue openNotificationQueue(int page) {
+        ensureOpen();
+        requireNotificationData();
+        checkRange(page, 1);
+        DevNotificationQueue q = DevNotificationQueue.open(fd, location, node, page, NotifyQueueDescriptor.capacity(pageSize),
+                this::releaseQueue);
+        queues.add(q);
+        return q;
+    }
+
+    private synchronized void releaseQueue(DevNotificationQueue q) {
+        queues.remove(q);
+    }
+
     @Override
     public int notifyCount() {
         return readRegister(REG_NOTIFY_COUNT);
@@ -729,6 +794,9 @@ public final class DevBackend implements Backend {
         }
         for (DevRemoteWindow w : new ArrayList<>(remotes)) {
             w.close();
+        }
+        for (DevNotificationQueue q : new ArrayList<>(queues)) {
+            q.close();
         }
         Posix.close(fd); // the driver drops every grant this file still holds
         if (heldLock >= 0) {

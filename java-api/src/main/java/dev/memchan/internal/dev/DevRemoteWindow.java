@@ -6,7 +6,6 @@ import dev.memchan.internal.nativeio.ErrnoException;
 import dev.memchan.internal.nativeio.Posix;
 import dev.memchan.spi.RemoteWindow;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 
@@ -20,11 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
  * allocation per operation.
  */
 final class DevRemoteWindow implements RemoteWindow {
-    private static final ThreadLocal<MemorySegment> ARGS = ThreadLocal.withInitial(() -> {
-        MemorySegment s = Arena.ofAuto().allocate(Uapi.memchan_remote.LAYOUT);
-        Uapi.memchan_remote.argsz(s, (int) Uapi.memchan_remote.LAYOUT.byteSize());
-        return s;
-    });
+    private static final ThreadLocal<MemorySegment> ARGS = DevBackend.threadArgs(Uapi.memchan_remote.LAYOUT);
 
     private final int fd;
     private final String location;

@@ -53,6 +53,9 @@ public final class Uapi {
     /** {@code MEMCHAN_INFO_MCAST_REGS}: {@code (1U << 4)}. */
     public static final int INFO_MCAST_REGS = 16;
 
+    /** {@code MEMCHAN_INFO_NOTIFY_DATA}: {@code (1U << 5)}. */
+    public static final int INFO_NOTIFY_DATA = 32;
+
     /** {@code MEMCHAN_NODE_TAKEOVER}: {@code (1U << 0)}. */
     public static final int NODE_TAKEOVER = 1;
 
@@ -119,6 +122,15 @@ public final class Uapi {
     /** {@code MEMCHAN_MCAST_WRITE}: {@code (1U << 0)}. */
     public static final int MCAST_WRITE = 1;
 
+    /** {@code MEMCHAN_NQ_TRIES}: {@code 4096}. */
+    public static final int NQ_TRIES = 4096;
+
+    /** {@code MEMCHAN_NQ_TAKE}: {@code (1U << 0)}. */
+    public static final int NQ_TAKE = 1;
+
+    /** {@code MEMCHAN_NQ_EMPTY}: {@code 0xffffffffffffffffULL}. */
+    public static final long NQ_EMPTY = 0xFFFFFFFFFFFFFFFFL;
+
     /** {@code MEMCHAN_IOC_MAGIC}: {@code 0xB7}. */
     public static final int IOC_MAGIC = 183;
 
@@ -172,6 +184,12 @@ public final class Uapi {
 
     /** ioctl request {@code MEMCHAN_MCAST_GROUP}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x10)}. */
     public static final long MCAST_GROUP = 0xB710L;
+
+    /** ioctl request {@code MEMCHAN_NOTIFY_DATA}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x11)}. */
+    public static final long NOTIFY_DATA = 0xB711L;
+
+    /** ioctl request {@code MEMCHAN_NOTIFY_QUEUE}: {@code _IO(MEMCHAN_IOC_MAGIC, 0x12)}. */
+    public static final long NOTIFY_QUEUE = 0xB712L;
 
     /**
      * {@code struct memchan_info}: 128 bytes, aligned to 8.
@@ -1480,6 +1498,182 @@ public final class Uapi {
         /** Sets {@code mask}. */
         public static void mask(MemorySegment s, int v) {
             s.set(JAVA_INT, 12, v);
+        }
+    }
+
+    /**
+     * {@code struct memchan_notify_data}: 32 bytes, aligned to 8.
+     */
+    public static final class memchan_notify_data {
+        private memchan_notify_data() {
+        }
+
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_INT.withName("argsz"),
+                JAVA_INT.withName("flags"),
+                JAVA_INT.withName("node"),
+                JAVA_INT.withName("page"),
+                JAVA_LONG.withName("payload"),
+                JAVA_INT.withName("queued"),
+                JAVA_INT.withName("pad")
+        ).withName("memchan_notify_data");
+
+        /** {@code __u32 argsz} at offset 0. */
+        public static int argsz(MemorySegment s) {
+            return s.get(JAVA_INT, 0);
+        }
+
+        /** Sets {@code argsz}. */
+        public static void argsz(MemorySegment s, int v) {
+            s.set(JAVA_INT, 0, v);
+        }
+
+        /** {@code __u32 flags} at offset 4. */
+        public static int flags(MemorySegment s) {
+            return s.get(JAVA_INT, 4);
+        }
+
+        /** Sets {@code flags}. */
+        public static void flags(MemorySegment s, int v) {
+            s.set(JAVA_INT, 4, v);
+        }
+
+        /** {@code __u32 node} at offset 8. */
+        public static int node(MemorySegment s) {
+            return s.get(JAVA_INT, 8);
+        }
+
+        /** Sets {@code node}. */
+        public static void node(MemorySegment s, int v) {
+            s.set(JAVA_INT, 8, v);
+        }
+
+        /** {@code __u32 page} at offset 12. */
+        public static int page(MemorySegment s) {
+            return s.get(JAVA_INT, 12);
+        }
+
+        /** Sets {@code page}. */
+        public static void page(MemorySegment s, int v) {
+            s.set(JAVA_INT, 12, v);
+        }
+
+        /** {@code __u64 payload} at offset 16: 48 bits: MC_NQ_ENTRY_PAYLOAD_MASK. */
+        public static long payload(MemorySegment s) {
+            return s.get(JAVA_LONG, 16);
+        }
+
+        /** Sets {@code payload}. */
+        public static void payload(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 16, v);
+        }
+
+        /** {@code __u32 queued} at offset 24: out: 1 enqueued, 0 counted in OVERFLOW. */
+        public static int queued(MemorySegment s) {
+            return s.get(JAVA_INT, 24);
+        }
+
+        /** Sets {@code queued}. */
+        public static void queued(MemorySegment s, int v) {
+            s.set(JAVA_INT, 24, v);
+        }
+
+        /** {@code __u32 pad} at offset 28. */
+        public static int pad(MemorySegment s) {
+            return s.get(JAVA_INT, 28);
+        }
+
+        /** Sets {@code pad}. */
+        public static void pad(MemorySegment s, int v) {
+            s.set(JAVA_INT, 28, v);
+        }
+    }
+
+    /**
+     * {@code struct memchan_notify_queue}: 40 bytes, aligned to 8.
+     */
+    public static final class memchan_notify_queue {
+        private memchan_notify_queue() {
+        }
+
+        public static final StructLayout LAYOUT = MemoryLayout.structLayout(
+                JAVA_INT.withName("argsz"),
+                JAVA_INT.withName("flags"),
+                JAVA_INT.withName("page"),
+                JAVA_INT.withName("pad"),
+                JAVA_LONG.withName("entry"),
+                JAVA_LONG.withName("overflow"),
+                JAVA_LONG.withName("pending")
+        ).withName("memchan_notify_queue");
+
+        /** {@code __u32 argsz} at offset 0. */
+        public static int argsz(MemorySegment s) {
+            return s.get(JAVA_INT, 0);
+        }
+
+        /** Sets {@code argsz}. */
+        public static void argsz(MemorySegment s, int v) {
+            s.set(JAVA_INT, 0, v);
+        }
+
+        /** {@code __u32 flags} at offset 4. */
+        public static int flags(MemorySegment s) {
+            return s.get(JAVA_INT, 4);
+        }
+
+        /** Sets {@code flags}. */
+        public static void flags(MemorySegment s, int v) {
+            s.set(JAVA_INT, 4, v);
+        }
+
+        /** {@code __u32 page} at offset 8. */
+        public static int page(MemorySegment s) {
+            return s.get(JAVA_INT, 8);
+        }
+
+        /** Sets {@code page}. */
+        public static void page(MemorySegment s, int v) {
+            s.set(JAVA_INT, 8, v);
+        }
+
+        /** {@code __u32 pad} at offset 12. */
+        public static int pad(MemorySegment s) {
+            return s.get(JAVA_INT, 12);
+        }
+
+        /** Sets {@code pad}. */
+        public static void pad(MemorySegment s, int v) {
+            s.set(JAVA_INT, 12, v);
+        }
+
+        /** {@code __u64 entry} at offset 16: out. */
+        public static long entry(MemorySegment s) {
+            return s.get(JAVA_LONG, 16);
+        }
+
+        /** Sets {@code entry}. */
+        public static void entry(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 16, v);
+        }
+
+        /** {@code __u64 overflow} at offset 24: out. */
+        public static long overflow(MemorySegment s) {
+            return s.get(JAVA_LONG, 24);
+        }
+
+        /** Sets {@code overflow}. */
+        public static void overflow(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 24, v);
+        }
+
+        /** {@code __u64 pending} at offset 32: out. */
+        public static long pending(MemorySegment s) {
+            return s.get(JAVA_LONG, 32);
+        }
+
+        /** Sets {@code pending}. */
+        public static void pending(MemorySegment s, long v) {
+            s.set(JAVA_LONG, 32, v);
         }
     }
 }
